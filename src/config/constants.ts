@@ -1,0 +1,28 @@
+// Constants fixed by the specification (gateway-api.md sections 4, 8, 9; contracts.md section 4).
+
+export const API_VERSION = "2026-10-04";
+export const API_BASE_PATH = "/v1";
+
+export const LIMITS = {
+  requestsPageDefault: 20,
+  requestsPageMax: 100,
+  tagsPerRequest: 20,
+  traceIdLength: 40,
+  parentSpanLength: 24,
+  invalidationTags: 100,
+  invalidationTagLength: 120,
+  bodyBytes: 10 * 1024 * 1024,
+} as const;
+
+export const ROUTING_PROFILES = [
+  "gw-auto", "gw-fast", "gw-balanced", "gw-quality", "gw-max", "gw-reasoning", "gw-code",
+] as const;
+export type RoutingProfile = (typeof ROUTING_PROFILES)[number];
+export const DEFAULT_PROFILE: RoutingProfile = "gw-auto";
+
+export const KEY_SCOPES = ["chat", "embeddings", "models", "cache", "requests"] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+/** gateway-api.md section 5.3: `requests` must be granted explicitly. */
+export const DEFAULT_SCOPES: readonly KeyScope[] = ["chat", "embeddings", "models", "cache"];
+
+export const TEST_MODEL_PREFIX = "gw-test:";

@@ -1,0 +1,52 @@
+// The one error class of gw: a public code from codes.ts plus the param at fault and an optional
+// status override (413 for oversized bodies keeps the code invalid_request, contracts.md section 4).
+import { ERROR_CODES, type CodeInfo, type ErrorCode } from "./codes.ts";
+
+export interface GwErrorOptions {
+  param?: string | null;
+  status?: number;
+  /** Seconds the caller should wait (429, 503 from upstream). */
+  retryAfter?: number;
+  cause?: unknown;
+}
+
+export class GwError extends Error {
+  readonly code: ErrorCode;
+  readonly info: CodeInfo;
+  readonly param: string | null;
+  readonly status: number;
+  readonly retryAfter: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: GwErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "GwError";
+    this.code = code;
+    this.info = ERROR_CODES[code];
+    this.param = options.param ?? null;
+    this.status = options.status ?? this.info.status;
+    this.retryAfter = options.retryAfter;
+  }
+
+  /** The body of contracts.md section 2. */
+  toBody(requestId: string | null): { error: Record<string, unknown> } {
+    return {
+      error: {
+        message: this.message,
+        type: this.info.type,
+        code: this.code,
+        param: this.param,
+        category: this.info.category,
+        request_id: requestId,
+      },
+    };
+  }
+}
+
+export const invalidRequest = (message: string, param: string | null = null): GwError =>
+  new GwError("invalid_request", message, { param });
+
+/** Anything that is not a GwError becomes an internal error; the message never leaks details. */
+export function toGwError(err: unknown): GwError {
+  if (err instanceof GwError) return err;
+  return new GwError("internal_error", "The gateway failed to process the request.", { cause: err });
+}

@@ -1,0 +1,46 @@
+// The only place ids are minted. Ids sort by creation time (48-bit ms timestamp, then a
+// per-process counter, then randomness), so `ORDER BY id DESC` is newest first and a request id
+// works as a pagination cursor.
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower case
+
+let lastMs = 0;
+let counter = 0;
+
+function timePart(ms: number): string {
+  let out = "";
+  let n = ms;
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[n % 32] + out;
+    n = Math.floor(n / 32);
+  }
+  return out;
+}
+
+function randomPart(length: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  let out = "";
+  for (const b of bytes) out += ALPHABET[b & 31];
+  return out;
+}
+
+/** 10 chars of time, 4 of counter, 8 of randomness: 22 chars, monotonic within a process. */
+export function sortableId(now = Date.now()): string {
+  if (now > lastMs) {
+    lastMs = now;
+    counter = 0;
+  } else {
+    counter++;
+  }
+  const c = counter.toString(32).padStart(4, "0");
+  return timePart(lastMs) + c + randomPart(8);
+}
+
+export const newRequestId = (): string => `req_${sortableId()}`;
+export const newTraceId = (): string => `trc_${sortableId()}`;
+export const newProjectId = (): string => `prj_${sortableId()}`;
+export const newKeyId = (): string => `key_${sortableId()}`;
+export const newCompletionId = (): string => `chatcmpl-${sortableId()}`;
+export const newSpanId = (): string => randomPart(16);
+export const newCallId = (): string => `call_${randomPart(24)}`;
+/** Secret part of an API key: 40 chars of base32 = 200 bits. */
+export const newKeySecret = (): string => randomPart(40);

@@ -1,0 +1,45 @@
+// Shape of the model catalog data file (models.json) and of its GW_CONFIG overrides
+// (contracts.md section 6, gateway-api.md 2.6).
+
+export const TASK_KINDS = [
+  "general", "coding", "math", "reasoning", "translation", "summarization", "extraction",
+  "classification", "creative", "chat", "qa", "agent", "vision",
+] as const;
+export type TaskKind = (typeof TASK_KINDS)[number];
+
+export interface ModelCapabilities {
+  tools: boolean;
+  vision: boolean;
+  json: boolean;
+  reasoning: boolean;
+  embeddings: boolean;
+}
+
+export interface CatalogModel {
+  /** `<provider>/<model>` */
+  id: string;
+  provider: string;
+  /** The id the provider's API expects. */
+  upstream_id: string;
+  name: string;
+  owned_by: string;
+  /** Release date, epoch seconds. */
+  created: number;
+  /** USD per million tokens. */
+  input_price: number;
+  output_price: number;
+  cached_input_price: number | null;
+  context_window: number;
+  max_output_tokens: number;
+  capabilities: ModelCapabilities;
+  /** 0..1 per task kind; `general` is the overall score shown as `gw.quality`. */
+  quality: Record<TaskKind, number>;
+  /** Embedding models only. */
+  dimensions?: number;
+}
+
+export interface CatalogFile {
+  /** Date the prices were read, YYYY-MM-DD. */
+  prices_as_of: string;
+  models: CatalogModel[];
+}
