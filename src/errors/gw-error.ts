@@ -8,6 +8,8 @@ export interface GwErrorOptions {
   /** Seconds the caller should wait (429, 503 from upstream). */
   retryAfter?: number;
   cause?: unknown;
+  /** Text safe for the request log when `message` carries upstream text meant only for the caller. */
+  logMessage?: string;
 }
 
 export class GwError extends Error {
@@ -16,6 +18,7 @@ export class GwError extends Error {
   readonly param: string | null;
   readonly status: number;
   readonly retryAfter: number | undefined;
+  readonly logMessage: string;
 
   constructor(code: ErrorCode, message: string, options: GwErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -25,6 +28,7 @@ export class GwError extends Error {
     this.param = options.param ?? null;
     this.status = options.status ?? this.info.status;
     this.retryAfter = options.retryAfter;
+    this.logMessage = options.logMessage ?? message;
   }
 
   /** The body of contracts.md section 2. */

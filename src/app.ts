@@ -1,0 +1,20 @@
+// Composes the HTTP app: the one file that lists every route (architecture: app.ts).
+import { Elysia } from "elysia";
+import { API_BASE_PATH } from "./config/constants.ts";
+import type { Deps } from "./deps.ts";
+import { adminRoutes } from "./http/admin/admin-routes.ts";
+import { contextPlugin } from "./http/context.ts";
+import { chatCompletionsRoute } from "./http/routes/chat-completions.ts";
+import { modelsRoute } from "./http/routes/models.ts";
+import { requestsRoute } from "./http/routes/requests.ts";
+
+export function createApp(deps: Deps) {
+  const api = new Elysia({ prefix: API_BASE_PATH })
+    .use(chatCompletionsRoute(deps))
+    .use(modelsRoute(deps))
+    .use(requestsRoute(deps));
+  if (deps.config.adminToken) api.use(adminRoutes(deps, deps.config.adminToken));
+  return new Elysia().use(contextPlugin(deps.logger)).use(api);
+}
+
+export type App = ReturnType<typeof createApp>;

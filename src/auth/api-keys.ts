@@ -1,0 +1,73 @@
+// gw API keys (gateway-api.md 5): `gw_live_`/`gw_test_` plus a random secret; stored only as SHA-256.
+import { DEFAULT_SCOPES, KEY_SCOPES, type KeyScope } from "../config/constants.ts";
+import { GwError } from "../errors/gw-error.ts";
+import { sha256Hex } from "../lib/hash.ts";
+import { newKeyId, newKeySecret } from "../lib/ids.ts";
+import type { ApiKey, ApiKeysRepo, KeyMode } from "../store/repos/api-keys.ts";
+import type { Project, ProjectsRepo } from "../store/repos/projects.ts";
+
+const KEY_PATTERN = /^gw_(live|test)_[0-9a-z]{40}$/;
+
+export interface AuthContext {
+  project: Project;
+  key: ApiKey;
+  /** True for `gw_test_` keys: simulated answers, provider `sandbox`. */
+  test: boolean;
+}
+
+export interface NewKeyInput {
+  projectId: string;
+  name?: string | null;
+  scopes?: readonly KeyScope[] | null;
+  mode?: KeyMode;
+  byok?: boolean;
+  ipAllowlist?: string[] | null;
+}
+
+export const isKeyScope = (s: string): s is KeyScope => (KEY_SCOPES as readonly string[]).includes(s);
+
+/** Creates a key; the plain secret is returned once and never stored. */
+export function issueKey(repo: ApiKeysRepo, input: NewKeyInput, now = Date.now()): { key: ApiKey; secret: string } {
+  const mode = input.mode ?? "live";
+  const secret = `gw_${mode}_${newKeySecret()}`;
+  const key = repo.create({
+    id: newKeyId(),
+    projectId: input.projectId,
+    name: input.name ?? null,
+    keyHash: sha256Hex(secret),
+    mode,
+    scopes: [...(input.scopes && input.scopes.length > 0 ? input.scopes : DEFAULT_SCOPES)],
+    byok: input.byok ?? false,
+    ipAllowlist: input.ipAllowlist ?? null,
+    createdAt: now,
+    revokedAt: null,
+  });
+  return { key, secret };
+}
+
+const unauthorized = (message: string) => new GwError("invalid_api_key", message);
+
+/** Resolves `Authorization: Bearer <key>` to its project; every failure is 401 invalid_api_key. */
+export function authenticate(
+  header: string | null,
+  repos: { apiKeys: ApiKeysRepo; projects: ProjectsRepo },
+): AuthContext {
+  if (!header) throw unauthorized("Missing API key. Send it as 'Authorization: Bearer <API_KEY>'.");
+  if (!header.startsWith("Bearer ")) {
+    throw unauthorized("Malformed Authorization header. Expected 'Bearer <API_KEY>'.");
+  }
+  const token = header.slice(7).trim();
+  if (!KEY_PATTERN.test(token)) throw unauthorized("Malformed API key. gw keys start with gw_live_ or gw_test_.");
+  const key = repos.apiKeys.findByHash(sha256Hex(token));
+  if (!key) throw unauthorized("Unknown API key.");
+  if (key.revokedAt !== null) throw unauthorized("This API key has been revoked.");
+  const project = repos.projects.get(key.projectId);
+  if (!project) throw unauthorized("The project of this API key no longer exists.");
+  return { project, key, test: key.mode === "test" };
+}
+
+export function requireScope(auth: AuthContext, scope: KeyScope): void {
+  if (!auth.key.scopes.includes(scope)) {
+    throw new GwError("permission_denied", `This API key lacks the '${scope}' scope required by this endpoint.`);
+  }
+}

@@ -1,0 +1,81 @@
+// The gw command line (contracts.md sections 1 and 3): serve, and offline project/key admin that
+// works directly on the data directory's database, printing JSON.
+import { createProject, projectView } from "./admin/projects.ts";
+import { isKeyScope, issueKey } from "./auth/api-keys.ts";
+import type { KeyScope } from "./config/constants.ts";
+import { loadConfig, parseArgs, type Flags } from "./config/env.ts";
+import { openRepos } from "./deps.ts";
+import { serveUntilSignal } from "./server.ts";
+import { openDatabase } from "./store/db.ts";
+
+const USAGE = `Usage:
+  gw serve [--port N] [--host H] [--data DIR]
+  gw projects create --name NAME [--data DIR]
+  gw keys create --project ID [--scopes chat,models,...] [--test] [--name NAME] [--data DIR]
+  gw keys revoke KEY_ID [--data DIR]`;
+
+class UsageError extends Error {}
+
+const need = (flags: Flags, name: string): string => {
+  const v = flags[name];
+  if (typeof v !== "string" || v === "") throw new UsageError(`--${name} is required.`);
+  return v;
+};
+
+function parseScopes(text: string | boolean | undefined): KeyScope[] | null {
+  if (typeof text !== "string") return null;
+  const scopes = text.split(",").map((s) => s.trim()).filter(Boolean);
+  const bad = scopes.filter((s) => !isKeyScope(s));
+  if (bad.length > 0) throw new UsageError(`Unknown scope(s): ${bad.join(", ")}.`);
+  return scopes as KeyScope[];
+}
+
+function adminCommand(words: string[], flags: Flags): unknown {
+  const config = loadConfig(flags);
+  const db = openDatabase(config.dataDir);
+  const repos = openRepos(db);
+  try {
+    const [noun, verb, arg] = words;
+    if (noun === "projects" && verb === "create") {
+      return projectView(createProject(repos.projects, { name: need(flags, "name") }));
+    }
+    if (noun === "keys" && verb === "create") {
+      const project = repos.projects.get(need(flags, "project"));
+      if (!project) throw new UsageError(`No project '${flags.project}'.`);
+      const name = typeof flags.name === "string" ? flags.name : null;
+      const { key, secret } = issueKey(repos.apiKeys, {
+        projectId: project.id, name, scopes: parseScopes(flags.scopes), mode: flags.test ? "test" : "live",
+      });
+      return { object: "key", id: key.id, key: secret, scopes: key.scopes, mode: key.mode, created_at: new Date(key.createdAt).toISOString() };
+    }
+    if (noun === "keys" && verb === "revoke") {
+      if (!arg) throw new UsageError("gw keys revoke needs a KEY_ID.");
+      const key = repos.apiKeys.revoke(arg, Date.now());
+      if (!key) throw new UsageError(`No key '${arg}'.`);
+      return { object: "key", id: key.id, revoked: true };
+    }
+    throw new UsageError(`Unknown command: ${words.join(" ")}`);
+  } finally {
+    db.close();
+  }
+}
+
+export function runCli(argv: readonly string[]): number {
+  const { words, flags } = parseArgs(argv);
+  try {
+    if (words.length === 0 || words[0] === "serve") {
+      serveUntilSignal(loadConfig(flags));
+      return -1; // keeps running
+    }
+    if (words[0] === "help" || flags.help) {
+      process.stdout.write(USAGE + "\n");
+      return 0;
+    }
+    process.stdout.write(JSON.stringify(adminCommand(words, flags), null, 2) + "\n");
+    return 0;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`gw: ${message}\n${err instanceof UsageError ? USAGE + "\n" : ""}`);
+    return err instanceof UsageError ? 2 : 1;
+  }
+}

@@ -1,0 +1,78 @@
+// Validated configuration from flags and environment (contracts.md section 1), frozen once at start.
+import { resolve } from "node:path";
+
+export interface ProviderEnv {
+  apiKey: string | null;
+  baseUrl: string | null;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  adminToken: string | null;
+  configFile: string | null;
+  logLevel: string;
+  /** Provider id (lower case) -> key and base URL as read from the environment. */
+  providers: Readonly<Record<string, ProviderEnv>>;
+}
+
+/** Providers enabled by `<NAME>_API_KEY`; local servers are enabled by `<NAME>_BASE_URL` alone. */
+export const KEYED_PROVIDERS = [
+  "openai", "anthropic", "gemini", "mistral", "groq", "deepseek", "xai", "together", "openrouter",
+] as const;
+export const LOCAL_PROVIDERS = ["ollama", "vllm"] as const;
+
+export type Flags = Record<string, string | boolean>;
+
+function flagString(flags: Flags, name: string): string | undefined {
+  const value = flags[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`Invalid port "${text}": expected an integer from 0 to 65535.`);
+  }
+  return port;
+}
+
+export function loadConfig(flags: Flags = {}, env: Record<string, string | undefined> = process.env): Config {
+  const providers: Record<string, ProviderEnv> = {};
+  for (const name of [...KEYED_PROVIDERS, ...LOCAL_PROVIDERS]) {
+    const upper = name.toUpperCase();
+    providers[name] = { apiKey: env[`${upper}_API_KEY`] || null, baseUrl: env[`${upper}_BASE_URL`] || null };
+  }
+  return Object.freeze({
+    port: parsePort(flagString(flags, "port") ?? env.PORT ?? "8080"),
+    host: flagString(flags, "host") ?? env.HOST ?? "127.0.0.1",
+    dataDir: resolve(flagString(flags, "data") ?? env.GW_DATA_DIR ?? "./data"),
+    adminToken: env.GW_ADMIN_TOKEN || null,
+    configFile: flagString(flags, "config") ?? env.GW_CONFIG ?? null,
+    logLevel: env.GW_LOG_LEVEL || "info",
+    providers: Object.freeze(providers),
+  });
+}
+
+/** `--name value`, `--name=value` and bare `--flag` into a map; positional words are returned apart. */
+export function parseArgs(argv: readonly string[]): { words: string[]; flags: Flags } {
+  const words: string[] = [];
+  const flags: Flags = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith("--")) {
+      words.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    if (eq > 0) {
+      flags[arg.slice(2, eq)] = arg.slice(eq + 1);
+    } else if (i + 1 < argv.length && !(argv[i + 1] as string).startsWith("--")) {
+      flags[arg.slice(2)] = argv[++i] as string;
+    } else {
+      flags[arg.slice(2)] = true;
+    }
+  }
+  return { words, flags };
+}

@@ -1,0 +1,11 @@
+// Versions of the components that handle a request (gateway-api.md 2.2 `versions`). Bump a
+// component's version when its decisions change, so logged requests say which logic served them.
+import pkg from "../../package.json" with { type: "json" };
+
+export const COMPONENT_VERSIONS = Object.freeze({
+  gateway: pkg.version,
+  api: "2026-10-04",
+  router: "profiles-1",
+  intelligence: "keywords-1",
+  catalog: "1",
+});

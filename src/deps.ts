@@ -1,0 +1,69 @@
+// Everything the request path needs, built once at start and injected (architecture: deps.ts).
+import type { Database } from "bun:sqlite";
+import { existsSync, readFileSync } from "node:fs";
+import type { Config } from "./config/env.ts";
+import { createLogger, type Logger } from "./observability/logger.ts";
+import { buildRegistry, type ProviderRegistry } from "./providers/registry.ts";
+import { sandboxProvider } from "./providers/sandbox/index.ts";
+import type { Provider } from "./providers/types.ts";
+import { buildCatalog, type Catalog } from "./routing/catalog.ts";
+import type { CatalogModel } from "./routing/catalog-types.ts";
+import { openDatabase } from "./store/db.ts";
+import { LogWriter } from "./store/log-writer.ts";
+import { apiKeysRepo } from "./store/repos/api-keys.ts";
+import { projectsRepo } from "./store/repos/projects.ts";
+import { requestsRepo } from "./store/repos/requests.ts";
+
+export interface Repos {
+  projects: ReturnType<typeof projectsRepo>;
+  apiKeys: ReturnType<typeof apiKeysRepo>;
+  requests: ReturnType<typeof requestsRepo>;
+}
+
+export interface Deps {
+  config: Config;
+  db: Database;
+  repos: Repos;
+  catalog: Catalog;
+  providers: ProviderRegistry;
+  sandbox: Provider;
+  logWriter: LogWriter;
+  logger: Logger;
+}
+
+interface ConfigFile {
+  models?: CatalogModel[];
+}
+
+/** GW_CONFIG: an optional JSON file; today it carries catalog overrides (`models`). */
+export function readConfigFile(path: string | null): ConfigFile {
+  if (!path) return {};
+  if (!existsSync(path)) throw new Error(`GW_CONFIG file not found: ${path}`);
+  const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
+  if (typeof parsed !== "object" || parsed === null) throw new Error(`GW_CONFIG must hold a JSON object: ${path}`);
+  return parsed as ConfigFile;
+}
+
+export function openRepos(db: Database): Repos {
+  return { projects: projectsRepo(db), apiKeys: apiKeysRepo(db), requests: requestsRepo(db) };
+}
+
+export function buildDeps(config: Config, options: { logger?: Logger } = {}): Deps {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const db = openDatabase(config.dataDir);
+  const repos = openRepos(db);
+  const file = readConfigFile(config.configFile);
+  const logWriter = new LogWriter(repos.requests, {
+    onError: (err, rows) => logger.error({ err, rows }, "request log write failed; will retry"),
+  });
+  return {
+    config,
+    db,
+    repos,
+    catalog: buildCatalog(undefined, file.models ?? []),
+    providers: buildRegistry(config),
+    sandbox: sandboxProvider(),
+    logWriter,
+    logger,
+  };
+}

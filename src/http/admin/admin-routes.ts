@@ -1,0 +1,68 @@
+// The admin API (contracts.md section 3), enabled only when GW_ADMIN_TOKEN is set. Project keys
+// never reach it: anything but the admin token answers 401.
+import { Elysia } from "elysia";
+import { timingSafeEqual } from "node:crypto";
+import { createProject, projectView, splitNullPolicyKeys, updateProject } from "../../admin/projects.ts";
+import { issueKey } from "../../auth/api-keys.ts";
+import { GwError } from "../../errors/gw-error.ts";
+import { CreateKeyBody, CreateProjectBody, CreditsBody, UpdateProjectBody } from "../../schema/admin.ts";
+import { compileValidator, parseJsonObject } from "../../schema/validate.ts";
+import { readBodyText } from "../../pipeline/stages/parse.ts";
+import type { Deps } from "../../deps.ts";
+
+const validateCreate = compileValidator(CreateProjectBody);
+const validateUpdate = compileValidator(UpdateProjectBody);
+const validateKey = compileValidator(CreateKeyBody);
+const validateCredits = compileValidator(CreditsBody);
+
+const readJson = async (request: Request) => parseJsonObject(await readBodyText(request));
+
+function checkAdmin(token: string, header: string | null): void {
+  const given = header?.startsWith("Bearer ") ? header.slice(7).trim() : "";
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) {
+    throw new GwError("invalid_api_key", "The admin API needs 'Authorization: Bearer <GW_ADMIN_TOKEN>'.");
+  }
+}
+
+function projectOr404(deps: Deps, id: string) {
+  const project = deps.repos.projects.get(id);
+  if (!project) throw new GwError("not_found", `No project '${id}'.`, { param: "id" });
+  return project;
+}
+
+export const adminRoutes = (deps: Deps, token: string) =>
+  new Elysia({ prefix: "/admin" })
+    .onBeforeHandle(({ request }) => checkAdmin(token, request.headers.get("authorization")))
+    .post("/projects", async ({ request, set }) => {
+      const project = createProject(deps.repos.projects, validateCreate(await readJson(request)));
+      set.status = 201;
+      return projectView(project);
+    }, { parse: "none" })
+    .get("/projects/:id", ({ params }) => projectView(projectOr404(deps, params.id)))
+    .patch("/projects/:id", async ({ request, params }) => {
+      const { body, nullKeys } = splitNullPolicyKeys(await readJson(request));
+      return projectView(updateProject(deps.repos.projects, params.id, validateUpdate(body), nullKeys));
+    }, { parse: "none" })
+    .post("/projects/:id/keys", async ({ request, params, set }) => {
+      const project = projectOr404(deps, params.id);
+      const input = validateKey(await readJson(request));
+      const { key, secret } = issueKey(deps.repos.apiKeys, {
+        projectId: project.id, name: input.name ?? null, scopes: input.scopes ?? null, mode: input.mode ?? "live",
+        byok: input.byok ?? false, ipAllowlist: input.ip_allowlist ?? null,
+      });
+      set.status = 201;
+      return { object: "key", id: key.id, key: secret, scopes: key.scopes, mode: key.mode, created_at: new Date(key.createdAt).toISOString() };
+    }, { parse: "none" })
+    .delete("/keys/:key_id", ({ params }) => {
+      const key = deps.repos.apiKeys.revoke(params.key_id, Date.now());
+      if (!key) throw new GwError("not_found", `No key '${params.key_id}'.`, { param: "key_id" });
+      return { object: "key", id: key.id, revoked: true };
+    })
+    .post("/projects/:id/credits", async ({ request, params }) => {
+      projectOr404(deps, params.id);
+      const { amount } = validateCredits(await readJson(request));
+      const project = deps.repos.projects.addCredits(params.id, amount);
+      return { object: "credits", balance: project?.balance ?? 0 };
+    }, { parse: "none" });

@@ -1,0 +1,32 @@
+// GET /requests and GET /requests/{id} (gateway-api.md 4.9, 4.10): the calling key's project only.
+import { Elysia } from "elysia";
+import { GwError } from "../../errors/gw-error.ts";
+import { parseRequestsQuery } from "../../schema/requests.ts";
+import type { Deps } from "../../deps.ts";
+import { authPlugin } from "../auth.ts";
+import { logEntry, requestDetail } from "../serializers/request-log.ts";
+
+export const requestsRoute = (deps: Deps) =>
+  new Elysia()
+    .use(authPlugin(deps))
+    .get(
+      "/requests",
+      ({ query, auth }) => {
+        const filters = parseRequestsQuery(query);
+        // Read-your-writes: rows still queued from just-served requests are written first.
+        if (deps.logWriter.pending > 0) deps.logWriter.flush();
+        const { rows, hasMore } = deps.repos.requests.list(auth.project.id, filters);
+        return { object: "list", data: rows.map(logEntry), has_more: hasMore, last_id: rows.at(-1)?.id ?? null };
+      },
+      { scope: "requests" },
+    )
+    .get(
+      "/requests/:request_id",
+      ({ params, auth }) => {
+        if (deps.logWriter.pending > 0) deps.logWriter.flush();
+        const record = deps.repos.requests.get(auth.project.id, params.request_id);
+        if (!record) throw new GwError("not_found", `No request '${params.request_id}' in this project.`, { param: "request_id" });
+        return requestDetail(record);
+      },
+      { scope: "requests" },
+    );

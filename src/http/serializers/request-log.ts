@@ -1,0 +1,44 @@
+// Request log entry (gateway-api.md 2.1) and request detail (2.2) on the wire. Only metadata:
+// prompts and answers are never stored, so they cannot appear here.
+import type { RequestRecord } from "../../store/repos/requests.ts";
+
+export function logEntry(r: RequestRecord) {
+  return {
+    request_id: r.id,
+    trace_id: r.traceId,
+    created_at: new Date(r.createdAt).toISOString(),
+    requested_model: r.requestedModel,
+    selected_model: r.selectedModel,
+    provider: r.provider,
+    task: r.task,
+    task_subtype: r.taskSubtype,
+    input_tokens: r.inputTokens,
+    output_tokens: r.outputTokens,
+    cost: r.cost,
+    saved: r.saved,
+    cache: r.cache,
+    status: r.status,
+    error: r.errorCode ? { code: r.errorCode, message: r.errorMessage } : null,
+    error_category: r.errorCategory,
+    latency_ms: r.latencyMs,
+    ttft_ms: r.ttftMs,
+    fallbacks: r.fallbacks,
+    workflow_id: r.workflowId,
+    step: r.step,
+    tags: r.tags,
+    endpoint: r.endpoint,
+    stream: r.stream,
+    test: r.test,
+  };
+}
+
+export function requestDetail(r: RequestRecord) {
+  const { versions, ...trace } = (r.trace ?? {}) as { versions?: unknown } & Record<string, unknown>;
+  return {
+    object: "request",
+    ...logEntry(r),
+    trace: r.trace ? trace : null,
+    versions: versions ?? null,
+    overhead_ms: r.overheadMs,
+  };
+}

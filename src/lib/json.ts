@@ -1,0 +1,16 @@
+// Small JSON helpers shared by the store and the HTTP layer.
+
+export type JsonObject = Record<string, unknown>;
+
+export const isObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Parses JSON that gw itself wrote; a corrupt value reads as the fallback rather than throwing. */
+export function parseStored<T>(text: string | null | undefined, fallback: T): T {
+  if (text == null) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}

@@ -1,0 +1,24 @@
+// pino JSON logs. Prompts and answers are never passed to the logger; the redaction paths are a
+// second line of defence for headers and bodies that a future call site might hand it.
+import pino, { type Logger } from "pino";
+
+export type { Logger };
+
+const REDACT = [
+  "authorization", "*.authorization", "headers.authorization", "req.headers.authorization",
+  "messages", "*.messages", "content", "*.content", "input", "*.input", "body", "*.body", "api_key", "*.api_key",
+];
+
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const dest = destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  return pino({ level, base: { service: "gw" }, redact: { paths: REDACT, censor: "[redacted]" } }, dest);
+}
+
+/** Flushes a logger's buffered lines (on shutdown), tolerating destinations without flush. */
+export function flushLogger(logger: Logger): void {
+  try {
+    logger.flush();
+  } catch {
+    // A destination that cannot flush has nothing buffered.
+  }
+}

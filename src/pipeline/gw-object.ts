@@ -1,0 +1,23 @@
+// The `gw` object on completions and stream summaries (gateway-api.md 2.5), and the gw response
+// headers (4.2), both read from the request state.
+import type { RequestState } from "./state.ts";
+
+export function gwObject(state: RequestState) {
+  return {
+    request_id: state.requestId,
+    selected_model: state.selected?.id ?? null,
+    provider: state.provider,
+    cost: state.cost,
+    saved: state.saved,
+    cache: null,
+    fallbacks: state.fallbacks,
+    test: state.auth.test,
+  };
+}
+
+export function gwHeaders(state: RequestState): Record<string, string> {
+  const headers: Record<string, string> = { "x-gw-cache": "miss" };
+  if (state.selected) headers["x-gw-model"] = state.selected.id;
+  if (state.provider) headers["x-gw-provider"] = state.provider;
+  return headers;
+}

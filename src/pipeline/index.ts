@@ -1,0 +1,74 @@
+// The chat pipeline: the manifest of stages in order, and the runner that opens a span for each,
+// records timings, and turns a thrown error into the span's status and the request's outcome.
+//
+//   authenticate  (http layer)  reads Authorization           -> auth          (span "auth")
+//   parse         body + headers, validated                   -> request, stream, tags, trace ids
+//   analyze       token count, task                           -> inputTokens, task
+//   route         profile or model id -> ranked models        -> ranked, candidates, reason
+//   call          attempts with fallback, one llm span each   -> selected, attempts, completion|events
+//   meter         usage -> cost and saved                     -> cost, saved
+//   record        request-log row + trace, queued; log line   (always runs, also on failure)
+//
+// Streams: call returns typed events; stream-out.ts taps them and runs meter and record at the end.
+import { toGwError, type GwError } from "../errors/gw-error.ts";
+import type { Deps } from "../deps.ts";
+import { gwHeaders, gwObject } from "./gw-object.ts";
+import { analyze } from "./stages/analyze.ts";
+import { call } from "./stages/call.ts";
+import { meter } from "./stages/meter.ts";
+import { parse } from "./stages/parse.ts";
+import { record } from "./stages/record.ts";
+import { route } from "./stages/route.ts";
+import type { RequestState } from "./state.ts";
+import { streamOut, type OutEvent } from "./stream-out.ts";
+
+type Stage = (deps: Deps, state: RequestState) => void | Promise<void>;
+
+const PRE_CALL: ReadonlyArray<readonly [string, Stage]> = [
+  ["parse", parse],
+  ["analyze", analyze],
+  ["route", route],
+  ["call", call],
+];
+
+export type ChatOutcome =
+  | { kind: "json"; status: number; body: Record<string, unknown>; headers: Record<string, string> }
+  | { kind: "stream"; events: AsyncIterable<OutEvent>; headers: Record<string, string> }
+  | { kind: "error"; error: GwError; headers: Record<string, string> };
+
+async function runStage(deps: Deps, state: RequestState, name: string, stage: Stage): Promise<void> {
+  const start = state.spans.now();
+  try {
+    await stage(deps, state);
+    // The call stage's time is in its llm spans; it gets a timing, not a span of its own.
+    if (name === "call") state.spans.timings.call = state.spans.now() - start;
+    else state.spans.add(name, start, state.spans.now(), null);
+  } catch (err) {
+    const error = toGwError(err);
+    if (name !== "call") state.spans.add(name, start, state.spans.now(), error.code);
+    state.failedStep = name;
+    throw error;
+  }
+}
+
+function fail(deps: Deps, state: RequestState, err: unknown): ChatOutcome {
+  const error = toGwError(err);
+  if (error.code === "internal_error") deps.logger.error({ err: error.cause ?? err, request_id: state.requestId }, "pipeline failed");
+  state.error = error;
+  state.status = error.status;
+  record(deps, state);
+  return { kind: "error", error, headers: gwHeaders(state) };
+}
+
+export async function runChat(deps: Deps, state: RequestState): Promise<ChatOutcome> {
+  try {
+    for (const [name, stage] of PRE_CALL) await runStage(deps, state, name, stage);
+  } catch (err) {
+    return fail(deps, state, err);
+  }
+  if (state.events) return { kind: "stream", events: streamOut(deps, state, state.events), headers: gwHeaders(state) };
+  meter(deps, state);
+  record(deps, state);
+  const body = { ...state.completion!, model: state.selected!.id, gw: gwObject(state) };
+  return { kind: "json", status: 200, body, headers: gwHeaders(state) };
+}

@@ -1,0 +1,66 @@
+// Stage call: tries the ranked models in order until one answers (fallback). Writes selected,
+// provider, attempts, fallbacks, upstreamMs, and completion or events. One `llm` span per attempt.
+import { GwError } from "../../errors/gw-error.ts";
+import type { Provider, ProviderCall } from "../../providers/types.ts";
+import { UpstreamFailure } from "../../providers/upstream-failure.ts";
+import type { CatalogModel } from "../../routing/catalog-types.ts";
+import type { Deps } from "../../deps.ts";
+import type { RequestState } from "../state.ts";
+
+function providerFor(deps: Deps, state: RequestState, model: CatalogModel): Provider | undefined {
+  return state.auth.test ? deps.sandbox : deps.providers.get(model.provider);
+}
+
+/** The per-attempt boundary: anything an adapter throws becomes an upstream failure. */
+function asFailure(err: unknown, deps: Deps): UpstreamFailure {
+  if (err instanceof UpstreamFailure) return err;
+  deps.logger.error({ err }, "provider adapter threw an unexpected error");
+  return new UpstreamFailure("transient", "The provider call failed unexpectedly.", null, undefined, "upstream_error");
+}
+
+export async function call(deps: Deps, state: RequestState): Promise<void> {
+  let last: UpstreamFailure | null = null;
+  for (const [index, model] of state.ranked.entries()) {
+    const provider = providerFor(deps, state, model);
+    if (!provider) continue;
+    const providerCall: ProviderCall = { model, request: state.request!, signal: state.abort.signal, attempt: state.attempts.length };
+    const start = state.spans.now();
+    const attrs = { provider: provider.id, model: model.id, attempt: providerCall.attempt, stream: state.stream };
+    try {
+      if (state.stream) state.events = await provider.stream(providerCall);
+      else state.completion = await provider.complete(providerCall);
+    } catch (err) {
+      const failure = asFailure(err, deps);
+      const end = state.spans.now();
+      const code = failure.toGwError().code;
+      state.spans.add("llm", start, end, code, attrs);
+      state.upstreamMs += end - start;
+      state.attempts.push({
+        model: model.id, provider: provider.id, status: "error", error_code: code,
+        failure_class: failure.failureClass, upstream_status: failure.upstreamStatus, duration_ms: Math.round(end - start),
+      });
+      last = failure;
+      if (!failure.canFallback || state.abort.signal.aborted) break;
+      continue;
+    }
+    state.selected = model;
+    state.provider = provider.id;
+    state.fallbacks = index;
+    // For streams the llm span and attempt are closed when the stream ends (see stream-out.ts).
+    state.attempts.push({
+      model: model.id, provider: provider.id, status: "ok", error_code: null, failure_class: null,
+      upstream_status: 200, duration_ms: 0,
+    });
+    if (!state.stream) {
+      const end = state.spans.now();
+      state.spans.add("llm", start, end, null, attrs);
+      state.upstreamMs += end - start;
+      state.attempts[state.attempts.length - 1]!.duration_ms = Math.round(end - start);
+    } else {
+      state.llmStart = start;
+    }
+    return;
+  }
+  if (last) throw last.toGwError();
+  throw new GwError("no_model_available", "No enabled provider can serve this request.");
+}

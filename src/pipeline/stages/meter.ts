@@ -1,0 +1,21 @@
+// Stage meter: model cost of the answer (before markup) and the saving against the baseline.
+// Writes usage, cost, saved. See docs/decisions.md for the baseline behind `saved`.
+import { costOf, type TokenCounts } from "../../routing/cost.ts";
+import { BASELINE_MODEL_ID } from "../../routing/profiles.ts";
+import type { Deps } from "../../deps.ts";
+import type { RequestState } from "../state.ts";
+
+export function meter(deps: Deps, state: RequestState): void {
+  const usage = state.usage ?? state.completion?.usage;
+  if (!usage || !state.selected) return;
+  state.usage = usage;
+  const counts: TokenCounts = {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+  };
+  state.cost = costOf(state.selected, counts);
+  // An explicit model is its own baseline; a profile is measured against the reference model.
+  const baseline = state.profile ? (deps.catalog.get(BASELINE_MODEL_ID) ?? state.selected) : state.selected;
+  state.saved = Math.round((costOf(baseline, counts) - state.cost) * 1e10) / 1e10;
+}

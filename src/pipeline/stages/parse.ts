@@ -1,0 +1,89 @@
+// Stage parse: reads the body within the size limit, validates it (schema, then the rules a schema
+// cannot say) and the trace headers. Writes request, requestedModel, stream, tags, workflow, step.
+import { DEFAULT_PROFILE, LIMITS } from "../../config/constants.ts";
+import { GwError, invalidRequest } from "../../errors/gw-error.ts";
+import type { ChatRequest } from "../../providers/types.ts";
+import { ChatCompletionsBody } from "../../schema/chat-completions.ts";
+import { compileValidator, parseJsonObject } from "../../schema/validate.ts";
+import type { Deps } from "../../deps.ts";
+import type { RequestState } from "../state.ts";
+
+const validateBody = compileValidator(ChatCompletionsBody);
+
+export async function readBodyText(req: Request, limit = LIMITS.bodyBytes): Promise<string> {
+  const tooLarge = () => new GwError("invalid_request", `The request body exceeds ${limit} bytes.`, { status: 413 });
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > limit) throw tooLarge();
+  const bytes = await req.arrayBuffer();
+  if (bytes.byteLength > limit) throw tooLarge();
+  return new TextDecoder().decode(bytes);
+}
+
+/** Cross-field rules of the OpenAI format that the schema cannot express. */
+function checkMessages(req: ChatRequest): void {
+  for (const [i, m] of req.messages.entries()) {
+    const hasContent = m.content !== undefined && m.content !== null;
+    if (m.role === "tool" && typeof m.tool_call_id !== "string") {
+      throw invalidRequest(`Messages with role 'tool' need a 'tool_call_id'.`, `messages[${i}].tool_call_id`);
+    }
+    if (m.role === "assistant" && !hasContent && !m.tool_calls?.length) {
+      throw invalidRequest(`Assistant messages need 'content' or 'tool_calls'.`, `messages[${i}].content`);
+    }
+    if (m.role !== "assistant" && !hasContent) {
+      throw invalidRequest(`Messages with role '${m.role}' need 'content'.`, `messages[${i}].content`);
+    }
+    if (m.role !== "user" && Array.isArray(m.content) && m.content.some((p) => p.type !== "text")) {
+      throw invalidRequest(`Only user messages may contain image parts.`, `messages[${i}].content`);
+    }
+  }
+}
+
+function checkTools(req: ChatRequest): void {
+  const choice = req.tool_choice;
+  if (choice !== undefined && choice !== "none" && !req.tools?.length) {
+    throw invalidRequest("'tool_choice' is only allowed when 'tools' are specified.", "tool_choice");
+  }
+  if (typeof choice === "object" && !req.tools?.some((t) => t.function.name === choice.function.name)) {
+    throw invalidRequest(`'tool_choice' names the function '${choice.function.name}', which is not in 'tools'.`, "tool_choice");
+  }
+  const names = new Set<string>();
+  for (const [i, t] of (req.tools ?? []).entries()) {
+    if (names.has(t.function.name)) throw invalidRequest(`Duplicate tool name '${t.function.name}'.`, `tools[${i}].function.name`);
+    names.add(t.function.name);
+  }
+}
+
+function readTraceHeaders(state: RequestState): void {
+  const traceId = state.http.headers.get("x-gw-trace-id");
+  if (traceId !== null) {
+    if (traceId.length === 0 || traceId.length > LIMITS.traceIdLength) {
+      throw invalidRequest(`X-Gw-Trace-Id must be 1 to ${LIMITS.traceIdLength} characters.`, "X-Gw-Trace-Id");
+    }
+    state.traceId = traceId;
+  }
+  const parent = state.http.headers.get("x-gw-parent-span");
+  if (parent !== null) {
+    if (parent.length === 0 || parent.length > LIMITS.parentSpanLength) {
+      throw invalidRequest(`X-Gw-Parent-Span must be 1 to ${LIMITS.parentSpanLength} characters.`, "X-Gw-Parent-Span");
+    }
+    state.parentSpanId = parent;
+  }
+}
+
+export async function parse(_deps: Deps, state: RequestState): Promise<void> {
+  readTraceHeaders(state);
+  const raw = parseJsonObject(await readBodyText(state.http));
+  // Whatever the body says, the log should name the model and tags the caller asked for.
+  if (typeof raw.model === "string") state.requestedModel = raw.model;
+  const body = validateBody(raw);
+  const req = body as unknown as ChatRequest;
+  checkMessages(req);
+  checkTools(req);
+  req.model = body.model ?? DEFAULT_PROFILE;
+  state.request = req;
+  state.requestedModel = req.model;
+  state.stream = body.stream === true;
+  state.tags = body.tags ?? [];
+  state.workflowId = body.gw?.workflow_id ?? null;
+  state.step = body.gw?.step ?? body.metadata?.step ?? null;
+}

@@ -1,0 +1,77 @@
+// Stage record: the request-log row and trace, queued off the response path, and one log line.
+// A logging failure never fails a request (architecture rule 3).
+import { COMPONENT_VERSIONS } from "../../config/versions.ts";
+import type { RequestRecord } from "../../store/repos/requests.ts";
+import { round3 } from "../../observability/trace.ts";
+import type { Deps } from "../../deps.ts";
+import { errorTrace } from "../error-trace.ts";
+import type { RequestState } from "../state.ts";
+
+function traceOf(state: RequestState, latencyMs: number) {
+  const err = state.error ?? null;
+  return {
+    trace_id: state.traceId,
+    spans: state.spans.root(state.parentSpanId, latencyMs, err?.code ?? null),
+    detected: state.task
+      ? { task: state.task.task, subtype: state.task.subtype, source: state.task.source, input_tokens: state.inputTokens }
+      : null,
+    profile: state.profile,
+    candidates: state.candidates,
+    reason: state.reason,
+    attempts: state.attempts,
+    selected: state.selected ? { model: state.selected.id, provider: state.provider } : null,
+    timings: { ...state.spans.timings, total: round3(latencyMs) },
+    error: err ? errorTrace(state, err, state.failedStep ?? null) : null,
+    tools: state.request?.tools ? { count: state.request.tools.length, choice: typeof state.request.tool_choice === "object" ? "function" : (state.request.tool_choice ?? "auto") } : null,
+    usage_estimated: state.usageEstimated,
+    client_disconnected: state.clientDisconnected,
+    versions: COMPONENT_VERSIONS,
+  };
+}
+
+export function record(deps: Deps, state: RequestState): void {
+  try {
+    const latencyMs = performance.now() - state.t0;
+    const err = state.error ?? null;
+    const row: RequestRecord = {
+      id: state.requestId,
+      projectId: state.auth.project.id,
+      keyId: state.auth.key.id,
+      traceId: state.traceId,
+      createdAt: state.createdAt,
+      endpoint: state.endpoint,
+      requestedModel: state.requestedModel,
+      selectedModel: state.selected?.id ?? null,
+      provider: state.provider,
+      task: state.task?.task ?? null,
+      taskSubtype: state.task?.subtype ?? null,
+      inputTokens: state.usage?.prompt_tokens ?? state.inputTokens,
+      outputTokens: state.usage?.completion_tokens ?? 0,
+      cost: state.cost,
+      saved: state.saved,
+      cache: null,
+      status: state.status,
+      errorCode: err?.code ?? null,
+      errorMessage: err?.logMessage ?? null,
+      errorCategory: err?.info.category ?? null,
+      latencyMs: Math.round(latencyMs),
+      ttftMs: state.ttftMs === null ? null : Math.round(state.ttftMs),
+      overheadMs: round3(Math.max(0, latencyMs - state.upstreamMs)),
+      fallbacks: state.fallbacks,
+      workflowId: state.workflowId,
+      step: state.step,
+      tags: state.tags,
+      stream: state.stream,
+      test: state.auth.test,
+      trace: traceOf(state, latencyMs),
+    };
+    deps.logWriter.enqueue(row);
+    deps.logger.info({
+      request_id: row.id, project_id: row.projectId, endpoint: row.endpoint, status: row.status,
+      model: row.selectedModel, provider: row.provider, latency_ms: row.latencyMs, fallbacks: row.fallbacks,
+      error_code: row.errorCode, test: row.test,
+    }, "request");
+  } catch (err) {
+    deps.logger.error({ err, request_id: state.requestId }, "could not record the request");
+  }
+}

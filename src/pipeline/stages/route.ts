@@ -1,0 +1,99 @@
+// Stage route: turns the requested profile or model id into a ranked list of models that can
+// serve this request. Writes scenario, profile, ranked, candidates, reason.
+import { ROUTING_PROFILES, type RoutingProfile } from "../../config/constants.ts";
+import { GwError, invalidRequest } from "../../errors/gw-error.ts";
+import { isTestModel, testScenarioOf } from "../../providers/sandbox/scenarios.ts";
+import type { ChatRequest } from "../../providers/types.ts";
+import type { CatalogModel } from "../../routing/catalog-types.ts";
+import { maxCostOf } from "../../routing/cost.ts";
+import { PROFILE_MODELS } from "../../routing/profiles.ts";
+import type { Deps } from "../../deps.ts";
+import type { RequestState } from "../state.ts";
+
+const isProfile = (name: string): name is RoutingProfile => (ROUTING_PROFILES as readonly string[]).includes(name);
+
+interface Needs {
+  tools: boolean;
+  vision: boolean;
+  json: boolean;
+  tokens: number;
+  outputBound: number | undefined;
+  maxCost: number | undefined;
+}
+
+function needsOf(req: ChatRequest, inputTokens: number): Needs {
+  const outputBound = req.max_completion_tokens ?? req.max_tokens ?? undefined;
+  return {
+    tools: (req.tools?.length ?? 0) > 0,
+    vision: req.messages.some((m) => Array.isArray(m.content) && m.content.some((p) => p.type === "image_url")),
+    json: req.response_format !== undefined && req.response_format.type !== "text",
+    tokens: inputTokens + (outputBound ?? 0),
+    outputBound,
+    maxCost: typeof req.max_cost === "number" ? req.max_cost : undefined,
+  };
+}
+
+/** Why a model cannot serve this request, or null when it can. */
+function exclusion(deps: Deps, state: RequestState, m: CatalogModel, needs: Needs): string | null {
+  if (m.capabilities.embeddings) return "embedding model";
+  if (!state.auth.test && !deps.providers.get(m.provider)) return `provider ${m.provider} not enabled`;
+  if (needs.tools && !m.capabilities.tools) return "no tool support";
+  if (needs.vision && !m.capabilities.vision) return "no vision support";
+  if (needs.json && !m.capabilities.json) return "no JSON mode";
+  if (needs.tokens > m.context_window) return `context window ${m.context_window} too small`;
+  if (needs.maxCost !== undefined) {
+    const worst = maxCostOf(m, state.inputTokens, needs.outputBound);
+    if (worst > needs.maxCost) return `could cost up to $${worst} > max_cost $${needs.maxCost}`;
+  }
+  return null;
+}
+
+function rank(deps: Deps, state: RequestState, ids: readonly string[], needs: Needs): void {
+  for (const id of ids) {
+    const m = deps.catalog.get(id);
+    if (!m) continue;
+    const why = exclusion(deps, state, m, needs);
+    state.candidates.push({ model: m.id, provider: m.provider, rank: why ? null : state.ranked.length, ...(why ? { excluded: why } : {}) });
+    if (!why) state.ranked.push(m);
+  }
+}
+
+function routeTestModel(deps: Deps, state: RequestState, model: string, needs: Needs): void {
+  const scenario = state.auth.test ? testScenarioOf(model) : undefined;
+  if (!scenario) throw new GwError("model_not_found", `The model '${model}' does not exist.`, { param: "model" });
+  state.scenario = scenario;
+  if (scenario.kind === "gateway") throw new GwError(scenario.code, `Simulated ${scenario.code} (test mode).`);
+  rank(deps, state, PROFILE_MODELS["gw-auto"], needs);
+  if (scenario.kind === "fallback") {
+    // The second attempt must go to another provider, as a real fallback would.
+    const first = state.ranked[0];
+    const other = state.ranked.find((m) => m.provider !== first?.provider);
+    state.ranked = first && other ? [first, other] : state.ranked.slice(0, 2);
+  } else {
+    state.ranked = state.ranked.slice(0, 1);
+  }
+  state.reason = `test scenario ${model}`;
+}
+
+export function route(deps: Deps, state: RequestState): void {
+  const req = state.request!;
+  const model = req.model;
+  const needs = needsOf(req, state.inputTokens);
+  if (isTestModel(model)) routeTestModel(deps, state, model, needs);
+  else if (isProfile(model)) {
+    state.profile = model;
+    rank(deps, state, PROFILE_MODELS[model], needs);
+    state.reason = state.ranked[0] ? `first eligible model of profile ${model}` : null;
+  } else {
+    const m = deps.catalog.resolve(model);
+    if (!m) throw new GwError("model_not_found", `The model '${model}' does not exist.`, { param: "model" });
+    if (m.capabilities.embeddings) throw invalidRequest(`'${m.id}' is an embedding model; use /embeddings.`, "model");
+    rank(deps, state, [m.id], needs);
+    const why = state.candidates[0]?.excluded;
+    if (why) throw new GwError("no_model_available", `The model '${m.id}' cannot serve this request: ${why}.`, { param: "model" });
+    state.reason = "model requested explicitly";
+  }
+  if (state.ranked.length === 0) {
+    throw new GwError("no_model_available", "No model can serve this request; see the trace for why each was excluded.");
+  }
+}

@@ -1,0 +1,118 @@
+// The request state the pipeline stages read and write (see the manifest in index.ts).
+import type { AuthContext } from "../auth/api-keys.ts";
+import type { GwError } from "../errors/gw-error.ts";
+import type { SpanRecorder } from "../observability/trace.ts";
+import type { ChatCompletion, ChatRequest, ChunkEvent, FailureClass, Usage } from "../providers/types.ts";
+import type { TestScenario } from "../providers/sandbox/scenarios.ts";
+import type { CatalogModel } from "../routing/catalog-types.ts";
+import type { DetectedTask } from "../analysis/task.ts";
+
+export interface Attempt {
+  model: string;
+  provider: string;
+  status: "ok" | "error";
+  error_code: string | null;
+  failure_class: FailureClass | null;
+  upstream_status: number | null;
+  duration_ms: number;
+}
+
+export interface Candidate {
+  model: string;
+  provider: string;
+  rank: number | null;
+  /** Why the model was left out; absent for the ranked candidates. */
+  excluded?: string;
+}
+
+export interface RequestState {
+  readonly requestId: string;
+  readonly endpoint: "chat.completions";
+  readonly createdAt: number;
+  readonly t0: number;
+  readonly auth: AuthContext;
+  readonly http: Request;
+  readonly spans: SpanRecorder;
+  /** Aborted when the client goes away: cancels the upstream call. */
+  readonly abort: AbortController;
+  traceId: string;
+  parentSpanId: string | null;
+
+  // parse
+  request?: ChatRequest;
+  requestedModel: string | null;
+  stream: boolean;
+  tags: string[];
+  workflowId: string | null;
+  step: string | null;
+
+  // analyze
+  inputTokens: number;
+  task?: DetectedTask;
+
+  // route
+  scenario?: TestScenario;
+  profile: string | null;
+  ranked: CatalogModel[];
+  candidates: Candidate[];
+  reason: string | null;
+
+  // call
+  selected?: CatalogModel;
+  provider: string | null;
+  attempts: Attempt[];
+  fallbacks: number;
+  completion?: ChatCompletion;
+  events?: AsyncIterable<ChunkEvent>;
+  ttftMs: number | null;
+  upstreamMs: number;
+  /** Start of the streaming attempt, for its llm span. */
+  llmStart?: number;
+
+  // meter
+  usage?: Usage;
+  cost: number;
+  saved: number;
+
+  /** Usage counted by gw because the upstream sent none. */
+  usageEstimated: boolean;
+  clientDisconnected: boolean;
+
+  // outcome
+  status: number;
+  error?: GwError;
+  /** The stage that threw, for trace.error. */
+  failedStep?: string;
+}
+
+export function newState(init: {
+  requestId: string; traceId: string; parentSpanId: string | null; auth: AuthContext; http: Request;
+  spans: SpanRecorder; t0: number;
+}): RequestState {
+  return {
+    ...init,
+    endpoint: "chat.completions",
+    createdAt: Date.now(),
+    abort: new AbortController(),
+    requestedModel: null,
+    stream: false,
+    tags: [],
+    workflowId: null,
+    step: null,
+    inputTokens: 0,
+    profile: null,
+    ranked: [],
+    candidates: [],
+    reason: null,
+    provider: null,
+    attempts: [],
+    fallbacks: 0,
+    ttftMs: null,
+    upstreamMs: 0,
+    cost: 0,
+    saved: 0,
+    usageEstimated: false,
+    clientDisconnected: false,
+    status: 200,
+  };
+}

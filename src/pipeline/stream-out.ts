@@ -1,0 +1,89 @@
+// Taps a provider stream on its way to the client: time to first token, usage (counted when the
+// upstream sends none), then the gw.summary chunk, or an in-stream error (gateway-api.md 4.4, 7.1).
+// When the stream ends for any reason, the llm span closes and meter and record run.
+import { countTextTokens } from "../analysis/tokens.ts";
+import { toGwError } from "../errors/gw-error.ts";
+import { UpstreamFailure } from "../providers/upstream-failure.ts";
+import type { ChatChunk, ChunkEvent } from "../providers/types.ts";
+import { normalizeUsage } from "../providers/openai-compatible/response.ts";
+import type { Deps } from "../deps.ts";
+import { gwObject } from "./gw-object.ts";
+import { meter } from "./stages/meter.ts";
+import { record } from "./stages/record.ts";
+import type { RequestState } from "./state.ts";
+
+export type OutEvent =
+  | ChunkEvent
+  | { type: "summary"; body: Record<string, unknown> }
+  | { type: "error"; body: { error: Record<string, unknown> } };
+
+function deltaText(chunk: ChatChunk): string {
+  let text = "";
+  for (const c of chunk.choices) {
+    if (c.delta.content) text += c.delta.content;
+    for (const t of c.delta.tool_calls ?? []) text += (t.function?.name ?? "") + (t.function?.arguments ?? "");
+  }
+  return text;
+}
+
+function closeLlmSpan(state: RequestState, errorCode: string | null): void {
+  const start = state.llmStart ?? state.spans.now();
+  const end = state.spans.now();
+  const attempt = state.attempts.at(-1);
+  state.spans.add("llm", start, end, errorCode, { provider: state.provider, model: state.selected?.id ?? null, stream: true });
+  state.upstreamMs += end - start;
+  if (attempt) {
+    attempt.duration_ms = Math.round(end - start);
+    if (errorCode) (attempt.status = "error"), (attempt.error_code = errorCode);
+  }
+}
+
+export async function* streamOut(deps: Deps, state: RequestState, events: AsyncIterable<ChunkEvent>): AsyncGenerator<OutEvent> {
+  let streamId: string | null = null;
+  let created = Math.floor(state.createdAt / 1000);
+  let produced = "";
+  let finished = false;
+  try {
+    for await (const event of events) {
+      const chunk = event.chunk;
+      streamId ??= chunk.id;
+      created = chunk.created ?? created;
+      const text = deltaText(chunk);
+      if (text) {
+        state.ttftMs ??= performance.now() - state.t0;
+        produced += text;
+      }
+      if (chunk.usage) state.usage = normalizeUsage(chunk.usage) ?? undefined;
+      yield event;
+    }
+    finished = true;
+    closeLlmSpan(state, null);
+    if (!state.usage) estimateUsage(state, produced);
+    meter(deps, state);
+    yield { type: "summary", body: { id: streamId, object: "gw.summary", created, model: state.selected?.id, choices: [], gw: gwObject(state) } };
+  } catch (err) {
+    const error = err instanceof UpstreamFailure ? err.toGwError() : toGwError(err);
+    if (!finished) closeLlmSpan(state, error.code);
+    state.error = error;
+    state.failedStep = "call";
+    if (!state.usage) estimateUsage(state, produced);
+    meter(deps, state);
+    yield { type: "error", body: error.toBody(state.requestId) };
+  } finally {
+    if (!finished && !state.error) {
+      // The client went away: stop the upstream and still meter what was produced.
+      state.clientDisconnected = true;
+      state.abort.abort();
+      closeLlmSpan(state, null);
+      if (!state.usage) estimateUsage(state, produced);
+      meter(deps, state);
+    }
+    record(deps, state);
+  }
+}
+
+function estimateUsage(state: RequestState, produced: string): void {
+  const completion = countTextTokens(produced);
+  state.usage = { prompt_tokens: state.inputTokens, completion_tokens: completion, total_tokens: state.inputTokens + completion };
+  state.usageEstimated = true;
+}

@@ -1,0 +1,46 @@
+// Maps an OpenAI-compatible error response to a failure class (decides fallback) and public code.
+import { isObject } from "../../lib/json.ts";
+import { UpstreamFailure } from "../upstream-failure.ts";
+
+function upstreamMessage(body: string): { message: string | null; code: string | null } {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (isObject(parsed) && isObject(parsed.error)) {
+      const { message, code } = parsed.error;
+      return { message: typeof message === "string" ? message : null, code: typeof code === "string" ? code : null };
+    }
+  } catch {
+    // Not JSON: nothing more to learn from it.
+  }
+  return { message: null, code: null };
+}
+
+function retryAfterSeconds(headers: Headers): number | undefined {
+  const value = headers.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds));
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+export function parseError(status: number, body: string, headers: Headers, provider: string): UpstreamFailure {
+  const { message, code } = upstreamMessage(body);
+  if (status === 429) {
+    return new UpstreamFailure("rate_limit", `${provider} rate limit reached (HTTP 429).`, status, retryAfterSeconds(headers));
+  }
+  if (status === 401 || status === 403) {
+    return new UpstreamFailure("credential", `${provider} rejected gw's credentials (HTTP ${status}).`, status);
+  }
+  if (status === 404) return new UpstreamFailure("model_gone", `${provider} does not serve this model (HTTP 404).`, status);
+  if (status === 408 || status === 504) return new UpstreamFailure("timeout", `${provider} timed out (HTTP ${status}).`, status);
+  if (status === 400 || status === 413 || status === 422) {
+    const kind = code === "context_length_exceeded" ? "context_length" : "caller";
+    const detail = message ? `Provider said: ${message}` : undefined;
+    return new UpstreamFailure(kind, `${provider} rejected the request (HTTP ${status}).`, status, undefined, undefined, detail);
+  }
+  if (status === 503 || status === 529) {
+    return new UpstreamFailure("transient", `${provider} is unavailable (HTTP ${status}).`, status, retryAfterSeconds(headers));
+  }
+  return new UpstreamFailure("transient", `${provider} failed (HTTP ${status}).`, status, undefined, "upstream_error");
+}

@@ -1,0 +1,39 @@
+// Maps the canonical chat request to an OpenAI-compatible upstream request (pure).
+import type { ChatRequest, ProviderCall } from "../types.ts";
+import type { UpstreamRequest } from "../transport.ts";
+
+export interface OpenAICompatibleOptions {
+  baseUrl: string;
+  apiKey: string | null;
+  /** OpenAI's reasoning models take max_completion_tokens and reject max_tokens. */
+  renameMaxTokensForReasoning?: boolean;
+}
+
+/** gw's extension fields (gateway-api.md 4.3) never leave the gateway. */
+const GW_FIELDS = new Set(["routing", "max_cost", "optimization", "metadata", "tags", "cache", "gw"]);
+
+export function toUpstreamBody(call: ProviderCall, options: OpenAICompatibleOptions): ChatRequest {
+  const out: ChatRequest = { model: call.model.upstream_id, messages: call.request.messages };
+  for (const [k, v] of Object.entries(call.request)) {
+    if (k === "model" || k === "messages" || GW_FIELDS.has(k) || v === undefined) continue;
+    out[k] = v;
+  }
+  if (options.renameMaxTokensForReasoning && call.model.capabilities.reasoning && out.max_tokens !== undefined) {
+    out.max_completion_tokens ??= out.max_tokens;
+    delete out.max_tokens;
+  }
+  // gw meters every stream, so it always asks for the usage chunk.
+  if (out.stream) out.stream_options = { ...(out.stream_options ?? {}), include_usage: true };
+  return out;
+}
+
+export function buildRequest(call: ProviderCall, options: OpenAICompatibleOptions): UpstreamRequest {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  if (call.request.stream) headers.accept = "text/event-stream";
+  return {
+    url: `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`,
+    headers,
+    body: JSON.stringify(toUpstreamBody(call, options)),
+  };
+}

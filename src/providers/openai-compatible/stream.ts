@@ -1,0 +1,43 @@
+// Reads an OpenAI-compatible SSE stream into typed chunk events, keeping each upstream data line
+// as `raw` so the encoder passes it through without re-serialising (design card: zero-copy).
+import { decodeSse } from "../sse-decoder.ts";
+import type { ChatChunk, ChunkEvent } from "../types.ts";
+import { UpstreamFailure } from "../upstream-failure.ts";
+import { isObject } from "../../lib/json.ts";
+
+export async function* parseStream(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+  provider: string,
+): AsyncGenerator<ChunkEvent> {
+  let done = false;
+  try {
+    for await (const event of decodeSse(body, signal)) {
+      const data = event.data;
+      if (data === "[DONE]") {
+        done = true;
+        break;
+      }
+      if (data === "") continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        throw new UpstreamFailure("transient", `${provider} sent a stream line that is not JSON.`, 200, undefined, "upstream_error");
+      }
+      if (!isObject(parsed)) continue;
+      if (isObject(parsed.error)) {
+        throw new UpstreamFailure("transient", `${provider} reported an error mid-stream.`, 200, undefined, "upstream_error");
+      }
+      if (!Array.isArray(parsed.choices)) continue;
+      yield { type: "chunk", chunk: parsed as ChatChunk, raw: data };
+    }
+  } catch (err) {
+    if (err instanceof UpstreamFailure) throw err;
+    if (signal.aborted) throw new UpstreamFailure("transient", "The request was cancelled by the client.");
+    throw new UpstreamFailure("transient", `The ${provider} stream broke off.`, 200, undefined, "upstream_error");
+  }
+  if (!done && !signal.aborted) {
+    throw new UpstreamFailure("transient", `The ${provider} stream ended before [DONE].`, 200, undefined, "upstream_error");
+  }
+}

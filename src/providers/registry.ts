@@ -1,0 +1,31 @@
+// Which providers are enabled (contracts.md section 1: a provider is on when its key is set, local
+// servers when their base URL is set) and the Provider that serves each.
+import type { Config } from "../config/env.ts";
+import { DEFAULT_BASE_URLS, openAICompatibleProvider } from "./openai-compatible/index.ts";
+import type { Provider } from "./types.ts";
+
+export interface ProviderRegistry {
+  get(providerId: string): Provider | undefined;
+  enabled(): string[];
+}
+
+export function buildRegistry(config: Config): ProviderRegistry {
+  const providers = new Map<string, Provider>();
+  for (const [id, baseUrl] of Object.entries(DEFAULT_BASE_URLS)) {
+    const env = config.providers[id];
+    if (!env?.apiKey) continue;
+    providers.set(id, openAICompatibleProvider(id, {
+      baseUrl: env.baseUrl ?? baseUrl,
+      apiKey: env.apiKey,
+      renameMaxTokensForReasoning: id === "openai",
+    }));
+  }
+  for (const id of ["ollama", "vllm"]) {
+    const env = config.providers[id];
+    if (env?.baseUrl) providers.set(id, openAICompatibleProvider(id, { baseUrl: env.baseUrl, apiKey: env.apiKey }));
+  }
+  return {
+    get: (id) => providers.get(id),
+    enabled: () => [...providers.keys()],
+  };
+}

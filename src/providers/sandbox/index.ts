@@ -1,0 +1,69 @@
+// The sandbox provider behind `gw_test_` keys: simulated answers, no network, and the on-demand
+// failures of contracts.md section 5 raised as real upstream failures so fallback and errors run.
+import type { ChatChunk, ChatCompletion, ChunkEvent, Provider, ProviderCall } from "../types.ts";
+import { UpstreamFailure } from "../upstream-failure.ts";
+import { simulateCompletion } from "./answer.ts";
+import { isTestModel, testScenarioOf, type TestScenario } from "./scenarios.ts";
+
+export const SANDBOX_PROVIDER = "sandbox";
+
+function failureFor(scenario: TestScenario | undefined, attempt: number): UpstreamFailure | null {
+  if (scenario?.kind === "upstream") {
+    const retryAfter = scenario.failureClass === "rate_limit" ? 1 : undefined;
+    return new UpstreamFailure(scenario.failureClass, `Simulated ${scenario.code} (test mode).`, null, retryAfter, scenario.code);
+  }
+  if (scenario?.kind === "fallback" && attempt === 0) {
+    return new UpstreamFailure("transient", "Simulated provider outage on the first choice (test mode).", 503);
+  }
+  return null;
+}
+
+/** Splits a completion into the chunk sequence OpenAI sends (role, deltas, finish, usage). */
+function* chunksOf(c: ChatCompletion): Generator<ChatChunk> {
+  const head = { id: c.id, object: "chat.completion.chunk" as const, created: c.created, model: c.model };
+  const choice = c.choices[0];
+  yield { ...head, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] };
+  for (const [index, call] of (choice?.message.tool_calls ?? []).entries()) {
+    yield { ...head, choices: [{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }, finish_reason: null }] };
+    for (const piece of call.function.arguments.match(/.{1,16}/gs) ?? []) {
+      yield { ...head, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null }] };
+    }
+  }
+  for (const piece of choice?.message.content?.match(/\S+\s*/g) ?? []) {
+    yield { ...head, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] };
+  }
+  yield { ...head, choices: [{ index: 0, delta: {}, finish_reason: choice?.finish_reason ?? "stop" }] };
+  yield { ...head, choices: [], usage: c.usage };
+}
+
+const scenarioOf = (call: ProviderCall): TestScenario | undefined =>
+  isTestModel(call.request.model) ? testScenarioOf(call.request.model) : undefined;
+
+export function sandboxProvider(): Provider {
+  return {
+    id: SANDBOX_PROVIDER,
+    async complete(call) {
+      const failure = failureFor(scenarioOf(call), call.attempt);
+      if (failure) throw failure;
+      return simulateCompletion(call);
+    },
+    async stream(call) {
+      const scenario = scenarioOf(call);
+      const failure = failureFor(scenario, call.attempt);
+      if (failure) throw failure;
+      const completion = simulateCompletion(call);
+      return (async function* (): AsyncGenerator<ChunkEvent> {
+        let sent = 0;
+        for (const chunk of chunksOf(completion)) {
+          if (call.signal.aborted) return;
+          // stream_error: a few deltas reach the client, then the stream fails (gateway-api.md 7.1).
+          if (scenario?.kind === "stream_error" && sent === 3) {
+            throw new UpstreamFailure("transient", "Simulated failure after the stream started (test mode).", null, undefined, "upstream_error");
+          }
+          yield { type: "chunk", chunk };
+          sent++;
+        }
+      })();
+    },
+  };
+}

@@ -1,0 +1,141 @@
+// Owns Server-Sent Events framing for gw: a byte-correct WHATWG SSE decoder for
+// upstream provider streams, and the two encoders gw uses to write SSE to clients.
+
+export interface SseEvent {
+  /** Value of the last `event:` field, or null when the event had none. */
+  event: string | null;
+  /** `data:` lines joined with "\n". */
+  data: string;
+  /** The stream's last event ID (persists across events, per the spec), when non-empty. */
+  id?: string;
+}
+
+const LF = 10;
+const COLON = 58;
+const SPACE = 32;
+
+/** Incremental line/field parser over already-decoded text. */
+class SseParser {
+  private buf = "";
+  private skipLf = false; // the previous text ended with CR: a leading LF belongs to it
+  private data = "";
+  private hasData = false;
+  private event: string | null = null;
+  private lastId = "";
+
+  feed(text: string, out: SseEvent[]): void {
+    if (text.length === 0) return;
+    const scanFrom = this.buf.length; // the kept remainder holds no line terminator
+    const buf = scanFrom === 0 ? text : this.buf + text;
+    let pos = 0;
+    if (this.skipLf) {
+      this.skipLf = false;
+      if (buf.charCodeAt(0) === LF) pos = 1;
+    }
+    let lf = buf.indexOf("\n", Math.max(pos, scanFrom));
+    let cr = buf.indexOf("\r", Math.max(pos, scanFrom));
+    while (lf !== -1 || cr !== -1) {
+      const start = pos;
+      let end: number;
+      if (cr === -1 || (lf !== -1 && lf < cr)) {
+        end = lf;
+        pos = lf + 1;
+      } else {
+        end = cr;
+        pos = cr + 1;
+        if (pos === buf.length) this.skipLf = true;
+        else if (buf.charCodeAt(pos) === LF) pos++;
+      }
+      if (start === end) this.dispatch(out);
+      else this.field(buf.slice(start, end));
+      if (lf !== -1 && lf < pos) lf = buf.indexOf("\n", pos);
+      if (cr !== -1 && cr < pos) cr = buf.indexOf("\r", pos);
+    }
+    this.buf = pos === 0 ? buf : buf.slice(pos);
+  }
+
+  /** End of input: a final unterminated line and a pending event are still delivered. */
+  end(out: SseEvent[]): void {
+    if (this.buf.length > 0) this.field(this.buf);
+    this.buf = "";
+    this.dispatch(out);
+  }
+
+  private field(line: string): void {
+    if (line.charCodeAt(0) === COLON) return; // comment
+    const colon = line.indexOf(":");
+    let name = line;
+    let value = "";
+    if (colon !== -1) {
+      name = line.slice(0, colon);
+      const v = line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1;
+      value = line.slice(v);
+    }
+    if (name === "data") {
+      this.data = this.hasData ? `${this.data}\n${value}` : value;
+      this.hasData = true;
+    } else if (name === "event") {
+      this.event = value.length > 0 ? value : null; // an empty type means the default
+    } else if (name === "id") {
+      if (value.indexOf("\0") === -1) this.lastId = value;
+    } // "retry" and unknown fields are ignored
+  }
+
+  private dispatch(out: SseEvent[]): void {
+    if (this.hasData) {
+      const ev: SseEvent = { event: this.event, data: this.data };
+      if (this.lastId.length > 0) ev.id = this.lastId;
+      out.push(ev);
+    }
+    this.data = "";
+    this.hasData = false;
+    this.event = null;
+  }
+}
+
+/** Reads an SSE body and yields its events. On abort the body is cancelled and the abort reason thrown. */
+export async function* decodeSse(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+): AsyncGenerator<SseEvent> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  const out: SseEvent[] = [];
+  let finished = false;
+  const onAbort = (): void => {
+    reader.cancel(signal?.reason).catch(() => undefined);
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    while (true) {
+      signal?.throwIfAborted();
+      const { value, done } = await reader.read();
+      signal?.throwIfAborted();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }), out);
+      if (out.length > 0) {
+        const events = out.splice(0, out.length);
+        for (let i = 0; i < events.length; i++) yield events[i] as SseEvent;
+      }
+    }
+    parser.feed(decoder.decode(), out);
+    parser.end(out);
+    finished = true;
+    for (let i = 0; i < out.length; i++) yield out[i] as SseEvent;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    if (!finished) reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+}
+
+/** One unnamed SSE frame. `data` must not contain newlines (JSON.stringify output). */
+export function encodeSseData(data: string): string {
+  return `data: ${data}\n\n`;
+}
+
+/** One named SSE frame. `data` must not contain newlines (JSON.stringify output). */
+export function encodeSseEvent(event: string, data: string): string {
+  return `event: ${event}\ndata: ${data}\n\n`;
+}

@@ -1,0 +1,66 @@
+// Admin API bodies (contracts.md section 3): projects, policy keys, keys and credits.
+import { Type, type Static } from "@sinclair/typebox";
+import { KEY_SCOPES } from "../config/constants.ts";
+
+const lit = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
+const Usd = Type.Number({ minimum: 0 });
+
+export const PolicySchema = Type.Object({
+  cache: Type.Optional(Type.Boolean()),
+  semantic_cache: Type.Optional(Type.Boolean()),
+  semantic_mode: Type.Optional(lit(["conservative", "balanced", "aggressive"])),
+  semantic_threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  cache_ttl: Type.Optional(Type.Integer({ minimum: 1 })),
+  retention: Type.Optional(lit(["standard", "minimal", "zero", "redacted"])),
+  pii: Type.Optional(lit(["allow", "redact", "block"])),
+  secrets: Type.Optional(lit(["allow", "redact", "block"])),
+  allowed_providers: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  blocked_providers: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  regions: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  ip_allowlist: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  rate_limits: Type.Optional(Type.Object({
+    rpm: Type.Optional(Type.Integer({ minimum: 1 })),
+    tpm: Type.Optional(Type.Integer({ minimum: 1 })),
+  }, { additionalProperties: false })),
+  budgets: Type.Optional(Type.Object({ daily: Type.Optional(Usd), monthly: Type.Optional(Usd) }, { additionalProperties: false })),
+  budget_action: Type.Optional(lit(["block", "downgrade", "warn"])),
+  trace_sample_rate: Type.Optional(Type.Union([1, 0.5, 0.1, 0.01].map((r) => Type.Literal(r)))),
+}, { additionalProperties: false });
+export type Policy = Static<typeof PolicySchema>;
+
+const Billing = Type.Object({
+  mode: Type.Optional(lit(["prepaid", "postpaid"])),
+  credit_limit: Type.Optional(Type.Union([Usd, Type.Null()])),
+}, { additionalProperties: false });
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const PlanSchema = lit(["free", "pro", "business"]);
+
+export const CreateProjectBody = Type.Object({
+  name: Name,
+  plan: Type.Optional(PlanSchema),
+  billing: Type.Optional(Billing),
+  policy: Type.Optional(PolicySchema),
+}, { additionalProperties: false });
+export type CreateProjectBody = Static<typeof CreateProjectBody>;
+
+export const UpdateProjectBody = Type.Object({
+  name: Type.Optional(Name),
+  plan: Type.Optional(PlanSchema),
+  billing: Type.Optional(Billing),
+  policy: Type.Optional(PolicySchema),
+}, { additionalProperties: false });
+export type UpdateProjectBody = Static<typeof UpdateProjectBody>;
+
+export const CreateKeyBody = Type.Object({
+  name: Type.Optional(Name),
+  scopes: Type.Optional(Type.Array(lit(KEY_SCOPES), { minItems: 1 })),
+  mode: Type.Optional(lit(["live", "test"])),
+  byok: Type.Optional(Type.Boolean()),
+  ip_allowlist: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+}, { additionalProperties: false });
+export type CreateKeyBody = Static<typeof CreateKeyBody>;
+
+export const CreditsBody = Type.Object({
+  amount: Type.Number({ exclusiveMinimum: 0, maximum: 1e9 }),
+}, { additionalProperties: false });

@@ -1,0 +1,107 @@
+// POST /chat/completions body (gateway-api.md 4.4 and the extension fields of 4.3). Unknown
+// fields are accepted: OpenAI clients send seed, n, logprobs, stream_options and more.
+import { Type, type Static } from "@sinclair/typebox";
+import { LIMITS } from "../config/constants.ts";
+
+const open = { additionalProperties: true } as const;
+const Str = Type.String();
+const NonEmpty = Type.String({ minLength: 1 });
+
+const TextPart = Type.Object({ type: Type.Literal("text"), text: Str }, open);
+const ImagePart = Type.Object({
+  type: Type.Literal("image_url"),
+  image_url: Type.Union([Str, Type.Object({ url: NonEmpty, detail: Type.Optional(Str) }, open)]),
+}, open);
+export const ContentPartSchema = Type.Union([TextPart, ImagePart]);
+
+const ToolCallSchema = Type.Object({
+  id: Str,
+  type: Type.Literal("function"),
+  function: Type.Object({ name: NonEmpty, arguments: Str }, open),
+}, open);
+
+export const ChatMessageSchema = Type.Object({
+  role: Type.Union(["system", "developer", "user", "assistant", "tool"].map((r) => Type.Literal(r))),
+  content: Type.Optional(Type.Union([Str, Type.Array(ContentPartSchema), Type.Null()])),
+  name: Type.Optional(Str),
+  tool_calls: Type.Optional(Type.Array(ToolCallSchema)),
+  tool_call_id: Type.Optional(Str),
+}, open);
+
+export const FunctionToolSchema = Type.Object({
+  type: Type.Literal("function"),
+  function: Type.Object({
+    name: Type.String({ minLength: 1, maxLength: 64, pattern: "^[a-zA-Z0-9_-]+$" }),
+    description: Type.Optional(Str),
+    parameters: Type.Optional(Type.Record(Str, Type.Unknown())),
+    strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  }, open),
+}, open);
+
+const ToolChoiceSchema = Type.Union([
+  Type.Literal("none"), Type.Literal("auto"), Type.Literal("required"),
+  Type.Object({ type: Type.Literal("function"), function: Type.Object({ name: NonEmpty }, open) }, open),
+]);
+
+const ResponseFormatSchema = Type.Union([
+  Type.Object({ type: Type.Literal("text") }, open),
+  Type.Object({ type: Type.Literal("json_object") }, open),
+  Type.Object({
+    type: Type.Literal("json_schema"),
+    json_schema: Type.Object({
+      name: Type.String({ minLength: 1, maxLength: 64 }),
+      schema: Type.Optional(Type.Record(Str, Type.Unknown())),
+      strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+      description: Type.Optional(Str),
+    }, open),
+  }, open),
+]);
+
+const Tag = Type.String({ minLength: 1, maxLength: LIMITS.invalidationTagLength });
+
+export const ChatCompletionsBody = Type.Object({
+  model: Type.Optional(NonEmpty),
+  messages: Type.Array(ChatMessageSchema, { minItems: 1 }),
+  tools: Type.Optional(Type.Array(FunctionToolSchema, { maxItems: 128 })),
+  tool_choice: Type.Optional(ToolChoiceSchema),
+  response_format: Type.Optional(ResponseFormatSchema),
+  max_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  max_completion_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  temperature: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()])),
+  top_p: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])),
+  stop: Type.Optional(Type.Union([Str, Type.Array(Str, { maxItems: 4 }), Type.Null()])),
+  n: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 128 }), Type.Null()])),
+  stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  user: Type.Optional(Str),
+  routing: Type.Optional(Type.Object({
+    mode: Type.Optional(Type.Union(["economy", "balanced", "quality", "max"].map((m) => Type.Literal(m)))),
+    min_quality: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  }, open)),
+  max_cost: Type.Optional(Type.Number({ minimum: 0 })),
+  optimization: Type.Optional(Type.Record(Str, Type.Unknown())),
+  metadata: Type.Optional(Type.Object({
+    task: Type.Optional(Str),
+    priority: Type.Optional(Type.Union(["realtime", "batch", "normal"].map((p) => Type.Literal(p)))),
+    customer_tier: Type.Optional(Str),
+    step: Type.Optional(Str),
+    session_id: Type.Optional(Str),
+  }, open)),
+  tags: Type.Optional(Type.Array(Tag, { maxItems: LIMITS.tagsPerRequest })),
+  cache: Type.Optional(Type.Object({
+    mode: Type.Optional(Type.Union([Type.Literal("bypass"), Type.Literal("default")])),
+    refresh: Type.Optional(Type.Boolean()),
+    tags: Type.Optional(Type.Array(Tag, { maxItems: LIMITS.tagsPerRequest })),
+  }, open)),
+  gw: Type.Optional(Type.Object({
+    step: Type.Optional(Str),
+    workflow_id: Type.Optional(Str),
+    workflow_budget: Type.Optional(Type.Number({ minimum: 0 })),
+    versions: Type.Optional(Type.Object({
+      prompt: Type.Optional(Str), tools: Type.Optional(Str), knowledge: Type.Optional(Str), memory: Type.Optional(Str),
+    }, open)),
+    session_id: Type.Optional(Str),
+    agent: Type.Optional(Str),
+  }, open)),
+}, open);
+
+export type ChatCompletionsBody = Static<typeof ChatCompletionsBody>;

@@ -1,0 +1,51 @@
+// Compiles a TypeBox schema once and turns its first error into 400 invalid_request naming the
+// param in OpenAI's style (`messages[0].role`).
+import type { Static, TSchema } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { invalidRequest } from "../errors/gw-error.ts";
+
+/** `/messages/0/role` -> `messages[0].role` */
+export function paramOf(path: string): string {
+  let out = "";
+  for (const part of path.split("/").slice(1)) {
+    const key = part.replace(/~1/g, "/").replace(/~0/g, "~");
+    out += /^\d+$/.test(key) ? `[${key}]` : out ? `.${key}` : key;
+  }
+  return out;
+}
+
+/** For a union of literals, name the allowed values instead of TypeBox's "Expected union value". */
+function describe(schema: TSchema, message: string): string {
+  const options = (schema as { anyOf?: Array<{ const?: unknown }> }).anyOf;
+  if (options?.length && options.every((o) => o.const !== undefined)) {
+    return `expected one of ${options.map((o) => JSON.stringify(o.const)).join(", ")}`;
+  }
+  return message.replace(/^Expected/, "expected");
+}
+
+export function compileValidator<T extends TSchema>(schema: T): (value: unknown) => Static<T> {
+  const check = TypeCompiler.Compile(schema);
+  return (value) => {
+    if (check.Check(value)) return value;
+    const first = check.Errors(value).First();
+    const param = first ? paramOf(first.path) : null;
+    const reason = first ? describe(first.schema, first.message) : "invalid value";
+    throw invalidRequest(param ? `Invalid value for '${param}': ${reason}.` : `Invalid request body: ${reason}.`, param);
+  };
+}
+
+/** The body must be a JSON object; anything else names no param but says what was wrong. */
+export function parseJsonObject(text: string): Record<string, unknown> {
+  if (text.trim() === "") throw invalidRequest("The request body is empty; expected a JSON object.");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : "parse error";
+    throw invalidRequest(`The request body is not valid JSON (${detail}).`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw invalidRequest("The request body must be a JSON object.");
+  }
+  return value as Record<string, unknown>;
+}

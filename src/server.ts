@@ -1,0 +1,45 @@
+// `gw serve`: config -> store -> deps -> listen -> graceful stop (queued log rows are flushed).
+import { createApp } from "./app.ts";
+import { bootstrapIfEmpty, firstRunBanner } from "./bootstrap.ts";
+import { API_BASE_PATH } from "./config/constants.ts";
+import type { Config } from "./config/env.ts";
+import { buildDeps, type Deps } from "./deps.ts";
+import { flushLogger } from "./observability/logger.ts";
+
+/** Bun's own cap sits above gw's 10 MiB limit, so gw answers oversized bodies in its envelope. */
+const BUN_BODY_CAP = 32 * 1024 * 1024;
+
+export interface RunningServer {
+  url: string;
+  deps: Deps;
+  stop(): Promise<void>;
+}
+
+export function startServer(config: Config, options: { deps?: Deps; quiet?: boolean } = {}): RunningServer {
+  const deps = options.deps ?? buildDeps(config);
+  const boot = bootstrapIfEmpty(deps.repos);
+  const app = createApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: BUN_BODY_CAP });
+  const url = `http://${config.host}:${app.server!.port}${API_BASE_PATH}`;
+  if (boot && !options.quiet) process.stdout.write(firstRunBanner(boot, url) + "\n");
+  deps.logger.info({ url, providers: deps.providers.enabled(), data_dir: config.dataDir }, "gw listening");
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await app.stop(false);
+      deps.logWriter.flush();
+      deps.db.close();
+      flushLogger(deps.logger);
+    })());
+  return { url, deps, stop };
+}
+
+export function serveUntilSignal(config: Config): void {
+  const server = startServer(config);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      server.deps.logger.info({ signal }, "gw stopping: finishing requests and flushing the request log");
+      server.stop().then(() => process.exit(0), () => process.exit(1));
+    });
+  }
+}

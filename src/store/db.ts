@@ -1,0 +1,19 @@
+// Opens the embedded SQLite database in the data directory (WAL, foreign keys) and migrates it.
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { migrate } from "./migrate.ts";
+
+export const DB_FILE = "gw.sqlite";
+
+export function openDatabase(dataDir: string): Database {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new Database(join(dataDir, DB_FILE), { create: true, strict: true });
+  db.run("PRAGMA journal_mode = WAL");
+  // NORMAL with WAL is durable across process crashes; an acknowledged commit survives a restart.
+  db.run("PRAGMA synchronous = NORMAL");
+  db.run("PRAGMA foreign_keys = ON");
+  db.run("PRAGMA busy_timeout = 5000");
+  migrate(db);
+  return db;
+}

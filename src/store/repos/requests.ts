@@ -1,0 +1,130 @@
+// Request log and traces (gateway-api.md 2.1, 2.2, 4.9, 4.10). Every read is scoped by project.
+import type { Database } from "bun:sqlite";
+import { parseStored, type JsonObject } from "../../lib/json.ts";
+
+export interface RequestRecord {
+  id: string;
+  projectId: string;
+  keyId: string | null;
+  traceId: string;
+  createdAt: number;
+  endpoint: string;
+  requestedModel: string | null;
+  selectedModel: string | null;
+  provider: string | null;
+  task: string | null;
+  taskSubtype: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cost: number;
+  saved: number;
+  cache: string | null;
+  status: number;
+  errorCode: string | null;
+  errorMessage: string | null;
+  errorCategory: string | null;
+  latencyMs: number;
+  ttftMs: number | null;
+  overheadMs: number | null;
+  fallbacks: number;
+  workflowId: string | null;
+  step: string | null;
+  tags: string[];
+  stream: boolean;
+  test: boolean;
+  /** Null when the trace was not kept. */
+  trace: JsonObject | null;
+}
+
+export interface RequestFilters {
+  limit: number;
+  after?: string | undefined;
+  model?: string | undefined;
+  status?: number | undefined;
+  workflowId?: string | undefined;
+  traceId?: string | undefined;
+}
+
+interface RequestRow {
+  id: string; project_id: string; key_id: string | null; trace_id: string; created_at: number;
+  endpoint: string; requested_model: string | null; selected_model: string | null; provider: string | null;
+  task: string | null; task_subtype: string | null; input_tokens: number; output_tokens: number;
+  cost: number; saved: number; cache: string | null; status: number; error_code: string | null;
+  error_message: string | null; error_category: string | null; latency_ms: number; ttft_ms: number | null;
+  overhead_ms: number | null; fallbacks: number; workflow_id: string | null; step: string | null;
+  tags: string; stream: number; test: number;
+}
+
+const fromRow = (r: RequestRow, trace: JsonObject | null): RequestRecord => ({
+  id: r.id, projectId: r.project_id, keyId: r.key_id, traceId: r.trace_id, createdAt: r.created_at,
+  endpoint: r.endpoint, requestedModel: r.requested_model, selectedModel: r.selected_model,
+  provider: r.provider, task: r.task, taskSubtype: r.task_subtype, inputTokens: r.input_tokens,
+  outputTokens: r.output_tokens, cost: r.cost, saved: r.saved, cache: r.cache, status: r.status,
+  errorCode: r.error_code, errorMessage: r.error_message, errorCategory: r.error_category,
+  latencyMs: r.latency_ms, ttftMs: r.ttft_ms, overheadMs: r.overhead_ms, fallbacks: r.fallbacks,
+  workflowId: r.workflow_id, step: r.step, tags: parseStored<string[]>(r.tags, []),
+  stream: r.stream === 1, test: r.test === 1, trace,
+});
+
+const toParams = (r: RequestRecord) => ({
+  id: r.id, project_id: r.projectId, key_id: r.keyId, trace_id: r.traceId, created_at: r.createdAt,
+  endpoint: r.endpoint, requested_model: r.requestedModel, selected_model: r.selectedModel,
+  provider: r.provider, task: r.task, task_subtype: r.taskSubtype, input_tokens: r.inputTokens,
+  output_tokens: r.outputTokens, cost: r.cost, saved: r.saved, cache: r.cache, status: r.status,
+  error_code: r.errorCode, error_message: r.errorMessage, error_category: r.errorCategory,
+  latency_ms: r.latencyMs, ttft_ms: r.ttftMs, overhead_ms: r.overheadMs, fallbacks: r.fallbacks,
+  workflow_id: r.workflowId, step: r.step, tags: JSON.stringify(r.tags), stream: r.stream ? 1 : 0,
+  test: r.test ? 1 : 0,
+});
+
+const COLUMNS = Object.keys(toParams({} as RequestRecord));
+
+export function requestsRepo(db: Database) {
+  const insertRow = db.query(
+    `INSERT OR IGNORE INTO requests (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((c) => "$" + c).join(", ")})`,
+  );
+  const insertTrace = db.query(
+    "INSERT OR IGNORE INTO traces (request_id, project_id, data) VALUES ($request_id, $project_id, $data)",
+  );
+  const byId = db.query<RequestRow, [string, string]>("SELECT * FROM requests WHERE id = ? AND project_id = ?");
+  const traceById = db.query<{ data: string }, [string, string]>(
+    "SELECT data FROM traces WHERE request_id = ? AND project_id = ?",
+  );
+  const insertBatch = db.transaction((records: RequestRecord[]) => {
+    for (const r of records) {
+      insertRow.run(toParams(r));
+      if (r.trace) insertTrace.run({ request_id: r.id, project_id: r.projectId, data: JSON.stringify(r.trace) });
+    }
+  });
+  // Filtered list statements are prepared on first use per filter combination, then reused.
+  const listStatements = new Map<string, ReturnType<typeof db.query<RequestRow, Record<string, string | number>>>>();
+
+  function list(projectId: string, f: RequestFilters): { rows: RequestRecord[]; hasMore: boolean } {
+    const where = ["project_id = $project_id"];
+    const params: Record<string, string | number> = { project_id: projectId, limit: f.limit + 1 };
+    if (f.after !== undefined) (where.push("id < $after"), (params.after = f.after));
+    if (f.model !== undefined) (where.push("selected_model = $model"), (params.model = f.model));
+    if (f.status !== undefined) (where.push("status = $status"), (params.status = f.status));
+    if (f.workflowId !== undefined) (where.push("workflow_id = $workflow"), (params.workflow = f.workflowId));
+    if (f.traceId !== undefined) (where.push("trace_id = $trace"), (params.trace = f.traceId));
+    const sql = `SELECT * FROM requests WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT $limit`;
+    let stmt = listStatements.get(sql);
+    if (!stmt) listStatements.set(sql, (stmt = db.query<RequestRow, Record<string, string | number>>(sql)));
+    const rows = stmt.all(params);
+    const hasMore = rows.length > f.limit;
+    return { rows: rows.slice(0, f.limit).map((r) => fromRow(r, null)), hasMore };
+  }
+
+  return {
+    insertBatch: (records: RequestRecord[]): void => insertBatch(records),
+    list,
+    get(projectId: string, id: string): RequestRecord | null {
+      const row = byId.get(id, projectId);
+      if (!row) return null;
+      const trace = traceById.get(id, projectId);
+      return fromRow(row, trace ? parseStored<JsonObject | null>(trace.data, null) : null);
+    },
+  };
+}
+
+export type RequestsRepo = ReturnType<typeof requestsRepo>;
