@@ -32,7 +32,7 @@ export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   let out = "";
-  for (const part of content) if (isRecord(part) && typeof part.text === "string") out += part.text;
+  for (const part of content as unknown[]) if (isRecord(part) && typeof part.text === "string") out += part.text;
   return out;
 }
 
@@ -58,7 +58,7 @@ export function defaultToolCall(body: Json): ToolCallSpec | null {
   if (isRecord(choice) && isRecord(choice.function) && typeof choice.function.name === "string") {
     return { name: choice.function.name, arguments: "{}" };
   }
-  for (const t of tools) {
+  for (const t of tools as unknown[]) {
     if (isRecord(t) && isRecord(t.function) && typeof t.function.name === "string") {
       return { name: t.function.name, arguments: "{}" };
     }

@@ -1,0 +1,8 @@
+// Builds dist/gw: one self-contained executable (bun build --compile) that runs from any directory.
+import { $ } from "bun";
+import { mkdirSync, statSync } from "node:fs";
+
+mkdirSync("dist", { recursive: true });
+await $`bun build --compile --minify-whitespace --minify-syntax --sourcemap=none src/main.ts --outfile dist/gw`;
+const size = statSync("dist/gw").size;
+console.log(`dist/gw: ${(size / 1024 / 1024).toFixed(1)} MiB`);

@@ -1,0 +1,57 @@
+// Smoke test of the compiled binary: copies dist/gw into an empty temp dir, starts it there, reads
+// the first-run test key it prints, makes one chat completion through the official openai SDK
+// (plain and streamed), then stops it with SIGTERM and checks the request reached the log.
+import OpenAI from "openai";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const dir = mkdtempSync(join(tmpdir(), "gw-smoke-"));
+const binary = join(dir, "gw");
+copyFileSync(resolve("dist/gw"), binary);
+const port = 20000 + Math.floor(Math.random() * 20000);
+const proc = Bun.spawn([binary, "serve", "--port", String(port)], {
+  cwd: dir,
+  env: { PATH: "/usr/bin:/bin", HOME: dir, GW_LOG_LEVEL: "warn" },
+  stdout: "pipe",
+  stderr: "inherit",
+});
+
+async function readKey(): Promise<string> {
+  const reader = proc.stdout.getReader();
+  let text = "";
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+    const match = text.match(/gw_test_[0-9a-z]{40}/);
+    if (match) return match[0];
+  }
+  throw new Error(`dist/gw did not print a test key; output was:\n${text}`);
+}
+
+let failed = 0;
+try {
+  const key = await readKey();
+  const client = new OpenAI({ apiKey: key, baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+  const completion = await client.chat.completions.create({ model: "gw-auto", messages: [{ role: "user", content: "Hello!" }] });
+  if (!completion.choices[0]?.message.content) throw new Error("empty completion");
+  let streamed = "";
+  const stream = await client.chat.completions.create({ model: "gw-auto", stream: true, messages: [{ role: "user", content: "Hi" }] });
+  for await (const chunk of stream) streamed += chunk.choices[0]?.delta.content ?? "";
+  if (!streamed) throw new Error("empty stream");
+  console.log(`smoke: dist/gw answered from an empty directory (${completion.model}, ${completion.usage?.total_tokens} tokens)`);
+} catch (err) {
+  failed = 1;
+  console.error("smoke: FAILED", err);
+} finally {
+  proc.kill("SIGTERM");
+  const code = await proc.exited;
+  if (code !== 0 && failed === 0) {
+    failed = 1;
+    console.error(`smoke: dist/gw exited with ${code} on SIGTERM`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(failed);
