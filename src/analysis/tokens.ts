@@ -26,3 +26,14 @@ export function countMessageTokens(messages: readonly ChatMessage[]): number {
   for (const m of messages) total += PER_MESSAGE + countTextTokens(messageText(m)) + (m.name ? 1 : 0);
   return total;
 }
+
+/**
+ * A strict upper bound without running the tokenizer: a byte-level BPE token is at least one UTF-8
+ * byte, so bytes >= tokens. Routing checks limits on this bound and counts exactly only when a
+ * limit fails on it, so the tokenizer stays off the request path for ordinary prompts.
+ */
+export function boundMessageTokens(messages: readonly ChatMessage[]): number {
+  let total = REPLY_PRIMER;
+  for (const m of messages) total += PER_MESSAGE + Buffer.byteLength(messageText(m)) + (m.name ? 1 : 0);
+  return total;
+}

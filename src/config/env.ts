@@ -13,6 +13,8 @@ export interface Config {
   adminToken: string | null;
   configFile: string | null;
   logLevel: string;
+  /** Time allowed for an upstream's response headers (`GW_UPSTREAM_TIMEOUT_MS`, default 120 s). */
+  upstreamTimeoutMs: number;
   /** Provider id (lower case) -> key and base URL as read from the environment. */
   providers: Readonly<Record<string, ProviderEnv>>;
 }
@@ -28,6 +30,14 @@ export type Flags = Record<string, string | boolean>;
 function flagString(flags: Flags, name: string): string | undefined {
   const value = flags[name];
   return typeof value === "string" ? value : undefined;
+}
+
+function parseTimeoutMs(text: string): number {
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms <= 0) {
+    throw new Error(`Invalid GW_UPSTREAM_TIMEOUT_MS "${text}": expected a positive integer (milliseconds).`);
+  }
+  return ms;
 }
 
 function parsePort(text: string): number {
@@ -51,6 +61,7 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     adminToken: env.GW_ADMIN_TOKEN || null,
     configFile: flagString(flags, "config") ?? env.GW_CONFIG ?? null,
     logLevel: env.GW_LOG_LEVEL || "info",
+    upstreamTimeoutMs: parseTimeoutMs(env.GW_UPSTREAM_TIMEOUT_MS || "120000"),
     providers: Object.freeze(providers),
   });
 }

@@ -16,10 +16,18 @@ function timePart(ms: number): string {
   return out;
 }
 
+// Random bytes come from a pool refilled 4 KiB at a time: one getRandomValues call per ~100 ids
+// instead of one per id (ids are minted several times per request: request, spans, completion).
+const pool = new Uint8Array(4096);
+let poolPos = pool.length;
+
 function randomPart(length: number): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  if (poolPos + length > pool.length) {
+    crypto.getRandomValues(pool);
+    poolPos = 0;
+  }
   let out = "";
-  for (const b of bytes) out += ALPHABET[b & 31];
+  for (let i = 0; i < length; i++) out += ALPHABET[(pool[poolPos++] as number) & 31];
   return out;
 }
 

@@ -1,12 +1,14 @@
 // pino JSON logs. Prompts and answers are never passed to the logger; the redaction paths are a
 // second line of defence for headers and bodies that a future call site might hand it.
+import "./diagnostics-polyfill.ts";
 import pino, { type Logger } from "pino";
 
 export type { Logger };
 
+// Exact paths only: wildcard paths make pino walk every logged object on every line.
 const REDACT = [
-  "authorization", "*.authorization", "headers.authorization", "req.headers.authorization",
-  "messages", "*.messages", "content", "*.content", "input", "*.input", "body", "*.body", "api_key", "*.api_key",
+  "authorization", "headers.authorization", "req.headers.authorization",
+  "messages", "content", "input", "body", "prompt", "api_key",
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {

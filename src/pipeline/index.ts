@@ -3,7 +3,7 @@
 //
 //   authenticate  (http layer)  reads Authorization           -> auth          (span "auth")
 //   parse         body + headers, validated                   -> request, stream, tags, trace ids
-//   analyze       token count, task                           -> inputTokens, task
+//   analyze       input token bound, task                     -> inputTokens, task
 //   route         profile or model id -> ranked models        -> ranked, candidates, reason
 //   call          attempts with fallback, one llm span each   -> selected, attempts, completion|events
 //   meter         usage -> cost and saved                     -> cost, saved

@@ -1,7 +1,7 @@
 // Taps a provider stream on its way to the client: time to first token, usage (counted when the
 // upstream sends none), then the gw.summary chunk, or an in-stream error (gateway-api.md 4.4, 7.1).
 // When the stream ends for any reason, the llm span closes and meter and record run.
-import { countTextTokens } from "../analysis/tokens.ts";
+import { countMessageTokens, countTextTokens } from "../analysis/tokens.ts";
 import { toGwError } from "../errors/gw-error.ts";
 import { UpstreamFailure } from "../providers/upstream-failure.ts";
 import type { ChatChunk, ChunkEvent } from "../providers/types.ts";
@@ -62,6 +62,9 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
     meter(deps, state);
     yield { type: "summary", body: { id: streamId, object: "gw.summary", created, model: state.selected?.id, choices: [], gw: gwObject(state) } };
   } catch (err) {
+    // The client went away and its abort broke the upstream read: that is a disconnect (finally
+    // below), not a provider failure to log and count against availability.
+    if (!finished && state.abort.signal.aborted) return;
     const error = err instanceof UpstreamFailure ? err.toGwError() : toGwError(err);
     if (!finished) closeLlmSpan(state, error.code);
     state.error = error;
@@ -83,7 +86,8 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
 }
 
 function estimateUsage(state: RequestState, produced: string): void {
+  const prompt = state.request ? countMessageTokens(state.request.messages) : 0;
   const completion = countTextTokens(produced);
-  state.usage = { prompt_tokens: state.inputTokens, completion_tokens: completion, total_tokens: state.inputTokens + completion };
+  state.usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   state.usageEstimated = true;
 }

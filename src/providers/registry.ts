@@ -11,6 +11,7 @@ export interface ProviderRegistry {
 
 export function buildRegistry(config: Config): ProviderRegistry {
   const providers = new Map<string, Provider>();
+  const transport = { headersTimeoutMs: config.upstreamTimeoutMs };
   for (const [id, baseUrl] of Object.entries(DEFAULT_BASE_URLS)) {
     const env = config.providers[id];
     if (!env?.apiKey) continue;
@@ -18,11 +19,11 @@ export function buildRegistry(config: Config): ProviderRegistry {
       baseUrl: env.baseUrl ?? baseUrl,
       apiKey: env.apiKey,
       renameMaxTokensForReasoning: id === "openai",
-    }));
+    }, transport));
   }
   for (const id of ["ollama", "vllm"]) {
     const env = config.providers[id];
-    if (env?.baseUrl) providers.set(id, openAICompatibleProvider(id, { baseUrl: env.baseUrl, apiKey: env.apiKey }));
+    if (env?.baseUrl) providers.set(id, openAICompatibleProvider(id, { baseUrl: env.baseUrl, apiKey: env.apiKey }, transport));
   }
   return {
     get: (id) => providers.get(id),

@@ -21,20 +21,25 @@ export async function send(
   signal: AbortSignal,
   options: TransportOptions = DEFAULT_TRANSPORT,
 ): Promise<Response> {
-  const deadline = AbortSignal.timeout(options.headersTimeoutMs);
+  // The deadline bounds the wait for headers only: fetch's signal also governs the body, so a
+  // timer that stayed armed would cut streams that run longer than the time-out.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.headersTimeoutMs);
   try {
     return await fetch(req.url, {
       method: "POST",
       headers: req.headers,
       body: req.body,
-      signal: AbortSignal.any([signal, deadline]),
+      signal: AbortSignal.any([signal, deadline.signal]),
     });
   } catch (err) {
-    if (deadline.aborted) {
+    if (deadline.signal.aborted) {
       throw new UpstreamFailure("timeout", `The provider did not answer within ${options.headersTimeoutMs} ms.`);
     }
     if (signal.aborted) throw new UpstreamFailure("transient", "The request was cancelled by the client.");
     const reason = err instanceof Error ? err.message : String(err);
     throw new UpstreamFailure("transient", `Could not reach the provider: ${reason}`);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -2,7 +2,7 @@
 // param in OpenAI's style (`messages[0].role`).
 import type { Static, TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { invalidRequest } from "../errors/gw-error.ts";
+import { GwError, invalidRequest } from "../errors/gw-error.ts";
 
 /** `/messages/0/role` -> `messages[0].role` */
 export function paramOf(path: string): string {
@@ -41,8 +41,11 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (err) {
+    // The parser's detail quotes the body (a prompt, maybe): the caller sees it, the request log does not.
     const detail = err instanceof Error ? err.message : "parse error";
-    throw invalidRequest(`The request body is not valid JSON (${detail}).`);
+    throw new GwError("invalid_request", `The request body is not valid JSON (${detail}).`, {
+      logMessage: "The request body is not valid JSON.",
+    });
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw invalidRequest("The request body must be a JSON object.");

@@ -13,7 +13,7 @@ function traceOf(state: RequestState, latencyMs: number) {
     trace_id: state.traceId,
     spans: state.spans.root(state.parentSpanId, latencyMs, err?.code ?? null),
     detected: state.task
-      ? { task: state.task.task, subtype: state.task.subtype, source: state.task.source, input_tokens: state.inputTokens }
+      ? { task: state.task.task, subtype: state.task.subtype, source: state.task.source, input_tokens_bound: state.inputTokens }
       : null,
     profile: state.profile,
     candidates: state.candidates,
@@ -45,7 +45,7 @@ export function record(deps: Deps, state: RequestState): void {
       provider: state.provider,
       task: state.task?.task ?? null,
       taskSubtype: state.task?.subtype ?? null,
-      inputTokens: state.usage?.prompt_tokens ?? state.inputTokens,
+      inputTokens: state.usage?.prompt_tokens ?? 0,
       outputTokens: state.usage?.completion_tokens ?? 0,
       cost: state.cost,
       saved: state.saved,

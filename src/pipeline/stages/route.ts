@@ -1,6 +1,7 @@
 // Stage route: turns the requested profile or model id into a ranked list of models that can
 // serve this request. Writes scenario, profile, ranked, candidates, reason.
 import { ROUTING_PROFILES, type RoutingProfile } from "../../config/constants.ts";
+import { countMessageTokens } from "../../analysis/tokens.ts";
 import { GwError, invalidRequest } from "../../errors/gw-error.ts";
 import { isTestModel, testScenarioOf } from "../../providers/sandbox/scenarios.ts";
 import type { ChatRequest } from "../../providers/types.ts";
@@ -16,21 +17,28 @@ interface Needs {
   tools: boolean;
   vision: boolean;
   json: boolean;
-  tokens: number;
   outputBound: number | undefined;
   maxCost: number | undefined;
+  /** Input tokens: the strict byte bound, or the tokenizer's exact count when the bound fails a limit. */
+  inputTokens(exact: boolean): number;
 }
 
-function needsOf(req: ChatRequest, inputTokens: number): Needs {
-  const outputBound = req.max_completion_tokens ?? req.max_tokens ?? undefined;
+function needsOf(state: RequestState): Needs {
+  const req = state.request!;
+  let exact: number | undefined;
   return {
     tools: (req.tools?.length ?? 0) > 0,
     vision: req.messages.some((m) => Array.isArray(m.content) && m.content.some((p) => p.type === "image_url")),
     json: req.response_format !== undefined && req.response_format.type !== "text",
-    tokens: inputTokens + (outputBound ?? 0),
-    outputBound,
+    outputBound: req.max_completion_tokens ?? req.max_tokens ?? undefined,
     maxCost: typeof req.max_cost === "number" ? req.max_cost : undefined,
+    inputTokens: (wantExact) => (wantExact ? (exact ??= countMessageTokens(req.messages)) : state.inputTokens),
   };
+}
+
+/** Checks a limit on the cheap bound, and only when that fails, on the exact count. */
+function fits(needs: Needs, ok: (tokens: number) => boolean): boolean {
+  return ok(needs.inputTokens(false)) || ok(needs.inputTokens(true));
 }
 
 /** Why a model cannot serve this request, or null when it can. */
@@ -40,10 +48,12 @@ function exclusion(deps: Deps, state: RequestState, m: CatalogModel, needs: Need
   if (needs.tools && !m.capabilities.tools) return "no tool support";
   if (needs.vision && !m.capabilities.vision) return "no vision support";
   if (needs.json && !m.capabilities.json) return "no JSON mode";
-  if (needs.tokens > m.context_window) return `context window ${m.context_window} too small`;
-  if (needs.maxCost !== undefined) {
-    const worst = maxCostOf(m, state.inputTokens, needs.outputBound);
-    if (worst > needs.maxCost) return `could cost up to $${worst} > max_cost $${needs.maxCost}`;
+  if (!fits(needs, (t) => t + (needs.outputBound ?? 0) <= m.context_window)) {
+    return `context window ${m.context_window} too small`;
+  }
+  const cap = needs.maxCost;
+  if (cap !== undefined && !fits(needs, (t) => maxCostOf(m, t, needs.outputBound) <= cap)) {
+    return `could cost up to $${maxCostOf(m, needs.inputTokens(true), needs.outputBound)} > max_cost $${cap}`;
   }
   return null;
 }
@@ -78,7 +88,7 @@ function routeTestModel(deps: Deps, state: RequestState, model: string, needs: N
 export function route(deps: Deps, state: RequestState): void {
   const req = state.request!;
   const model = req.model;
-  const needs = needsOf(req, state.inputTokens);
+  const needs = needsOf(state);
   if (isTestModel(model)) routeTestModel(deps, state, model, needs);
   else if (isProfile(model)) {
     state.profile = model;

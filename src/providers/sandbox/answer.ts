@@ -50,7 +50,8 @@ function jsonAnswer(req: ChatRequest, modelId: string, seed: number): string | n
 
 /** Cuts text to the token limit the request set, as a real model stops at max_tokens. */
 function truncate(text: string, limit: number | undefined): { text: string; cut: boolean } {
-  if (limit === undefined) return { text, cut: false };
+  // Tokens never outnumber bytes, so a text within the limit in bytes needs no tokenizing.
+  if (limit === undefined || Buffer.byteLength(text) <= limit) return { text, cut: false };
   const tokens = encode(text);
   return tokens.length <= limit ? { text, cut: false } : { text: decode(tokens.slice(0, limit)), cut: true };
 }

@@ -31,5 +31,8 @@ export const TEST_SCENARIO_NAMES = Object.keys(SCENARIOS);
 export const isTestModel = (model: string): boolean => model.startsWith(TEST_MODEL_PREFIX);
 
 /** The scenario named by a `gw-test:<name>` model, or undefined for an unknown name. */
-export const testScenarioOf = (model: string): TestScenario | undefined =>
-  SCENARIOS[model.slice(TEST_MODEL_PREFIX.length)];
+export const testScenarioOf = (model: string): TestScenario | undefined => {
+  const name = model.slice(TEST_MODEL_PREFIX.length);
+  // Own keys only: `gw-test:constructor` must not find Object.prototype members.
+  return Object.hasOwn(SCENARIOS, name) ? SCENARIOS[name] : undefined;
+};
