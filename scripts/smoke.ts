@@ -1,6 +1,6 @@
 // Smoke test of the compiled binary: copies dist/gw into an empty temp dir, starts it there, reads
 // the first-run test key it prints, makes one chat completion through the official openai SDK
-// (plain and streamed), then stops it with SIGTERM and checks the request reached the log.
+// (plain and streamed), runs `gw doctor` there, then stops it with SIGTERM and checks the request reached the log.
 import OpenAI from "openai";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +9,12 @@ import { join, resolve } from "node:path";
 const dir = mkdtempSync(join(tmpdir(), "gw-smoke-"));
 const binary = join(dir, "gw");
 copyFileSync(resolve("dist/gw"), binary);
+// The native addon, SQLite migrations, tokenizer and catalog must all work inside the binary.
+const doctorRun = Bun.spawnSync([binary, "doctor"], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir } });
+if (doctorRun.exitCode !== 0) {
+  console.error("smoke: dist/gw doctor failed\n" + doctorRun.stdout.toString() + doctorRun.stderr.toString());
+  process.exit(1);
+}
 const port = 20000 + Math.floor(Math.random() * 20000);
 const proc = Bun.spawn([binary, "serve", "--port", String(port)], {
   cwd: dir,

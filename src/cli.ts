@@ -5,6 +5,7 @@ import { isKeyScope, issueKey } from "./auth/api-keys.ts";
 import type { KeyScope } from "./config/constants.ts";
 import { loadConfig, parseArgs, type Flags } from "./config/env.ts";
 import { openRepos } from "./deps.ts";
+import { doctor } from "./doctor.ts";
 import { serveUntilSignal } from "./server.ts";
 import { openDatabase } from "./store/db.ts";
 
@@ -12,7 +13,8 @@ const USAGE = `Usage:
   gw serve [--port N] [--host H] [--data DIR]
   gw projects create --name NAME [--data DIR]
   gw keys create --project ID [--scopes chat,models,...] [--test] [--name NAME] [--data DIR]
-  gw keys revoke KEY_ID [--data DIR]`;
+  gw keys revoke KEY_ID [--data DIR]
+  gw doctor                  checks SQLite, the vector-index addon, the tokenizer and the catalog`;
 
 class UsageError extends Error {}
 
@@ -66,6 +68,11 @@ export function runCli(argv: readonly string[]): number {
     if (words.length === 0 || words[0] === "serve") {
       serveUntilSignal(loadConfig(flags));
       return -1; // keeps running
+    }
+    if (words[0] === "doctor") {
+      const report = doctor();
+      process.stdout.write(JSON.stringify(report, null, 2) + "\n");
+      return report.ok ? 0 : 1;
     }
     if (words[0] === "help" || flags.help) {
       process.stdout.write(USAGE + "\n");
