@@ -25,8 +25,10 @@ const need = (flags: Flags, name: string): string => {
 };
 
 function parseScopes(text: string | boolean | undefined): KeyScope[] | null {
-  if (typeof text !== "string") return null;
+  if (text === undefined) return null;
+  if (typeof text !== "string") throw new UsageError("--scopes needs a comma-separated list, e.g. chat,models.");
   const scopes = text.split(",").map((s) => s.trim()).filter(Boolean);
+  if (scopes.length === 0) throw new UsageError("--scopes needs at least one scope.");
   const bad = scopes.filter((s) => !isKeyScope(s));
   if (bad.length > 0) throw new UsageError(`Unknown scope(s): ${bad.join(", ")}.`);
   return scopes as KeyScope[];

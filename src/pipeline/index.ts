@@ -21,6 +21,7 @@ import { record } from "./stages/record.ts";
 import { route } from "./stages/route.ts";
 import type { RequestState } from "./state.ts";
 import { streamOut, type OutEvent } from "./stream-out.ts";
+import { round3 } from "../observability/trace.ts";
 
 type Stage = (deps: Deps, state: RequestState) => void | Promise<void>;
 
@@ -41,7 +42,7 @@ async function runStage(deps: Deps, state: RequestState, name: string, stage: St
   try {
     await stage(deps, state);
     // The call stage's time is in its llm spans; it gets a timing, not a span of its own.
-    if (name === "call") state.spans.timings.call = state.spans.now() - start;
+    if (name === "call") state.spans.timings.call = round3(state.spans.now() - start);
     else state.spans.add(name, start, state.spans.now(), null);
   } catch (err) {
     const error = toGwError(err);

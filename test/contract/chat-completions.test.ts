@@ -147,7 +147,7 @@ describe("gateway-api.md 4.4 and contracts.md 7: streaming framing", () => {
     expect(res.headers.get("x-gw-api-version")).toBe("2026-10-04");
     expect(res.headers.get("x-gw-provider")).toBe("sandbox");
 
-    const summary = frames.at(-1) as Chunk;
+    const summary = frames.at(-1) as unknown as Chunk;
     const chunks = frames.slice(0, -1) as unknown as Chunk[];
     expect(chunks.length).toBeGreaterThan(2);
     expect(frames.filter((f) => f.object === "gw.summary")).toHaveLength(1);

@@ -18,8 +18,8 @@ interface Case {
   name: string;
   /** A JSON-able body, or a raw string sent as is. */
   body: unknown;
-  /** The param the error must name (or a pattern it must match); null means the error names none. */
-  param: string | RegExp | null;
+  /** The param the error must name (or a pattern it must match); null: none; absent: not checked. */
+  param?: string | RegExp | null;
   headers?: Record<string, string>;
 }
 
@@ -30,10 +30,12 @@ const CASES: Case[] = [
   { name: "JSON array", body: "[1,2]", param: null },
   { name: "JSON string", body: '"hello"', param: null },
   { name: "JSON null", body: "null", param: null },
+  { name: "deeply nested JSON", body: `{"messages":${"[".repeat(100_000)}${"]".repeat(100_000)}}`, param: /^messages/ },
   { name: "missing messages", body: { model: "gw-auto" }, param: "messages" },
   { name: "messages not an array", body: { messages: "hi" }, param: "messages" },
   { name: "messages empty", body: { messages: [] }, param: "messages" },
   { name: "message not an object", body: { messages: ["hi"] }, param: "messages[0]" },
+  { name: "message null", body: { messages: [null] }, param: "messages[0]" },
   { name: "bad role", body: { messages: [{ role: "wizard", content: "hi" }] }, param: "messages[0].role" },
   { name: "role missing", body: { messages: [{ content: "hi" }] }, param: "messages[0].role" },
   { name: "content a number", body: { messages: [{ role: "user", content: 42 }] }, param: "messages[0].content" },
@@ -102,6 +104,25 @@ const CASES: Case[] = [
     body: { messages: msgs, response_format: { type: "json_schema", json_schema: { schema: { type: "object" } } } },
     param: "response_format",
   },
+  // The sandbox cannot sample these schemas; a real provider rejects them with a 400 as well.
+  {
+    name: "json_schema with an unresolvable $ref",
+    body: { messages: msgs, response_format: { type: "json_schema", json_schema: { name: "x", schema: { $ref: "#/$defs/missing" } } } },
+  },
+  {
+    name: "json_schema that no value satisfies",
+    body: {
+      messages: msgs,
+      response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { a: false }, required: ["a"] } } },
+    },
+  },
+  {
+    name: "tool parameters with an unresolvable $ref",
+    body: {
+      messages: msgs, tool_choice: "required",
+      tools: [{ type: "function", function: { name: "f", parameters: { type: "object", properties: { a: { $ref: "#/nope" } }, required: ["a"] } } }],
+    },
+  },
   { name: "21 tags", body: { messages: msgs, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, param: "tags" },
   { name: "tags not strings", body: { messages: msgs, tags: [1, 2] }, param: "tags[0]" },
   { name: "metadata.priority bad", body: { messages: msgs, metadata: { priority: "urgent" } }, param: "metadata.priority" },
@@ -128,7 +149,7 @@ describe("gateway-api.md 4.4 and 7: malformed chat bodies answer 400 invalid_req
       const res = await chat(gw, c.body, c.headers ?? {});
       const err = await expectError(res, 400, "invalid_request", {
         type: "invalid_request_error", category: "VALIDATION_FAILED",
-        ...(c.param instanceof RegExp ? {} : { param: c.param }),
+        ...(c.param instanceof RegExp || c.param === undefined ? {} : { param: c.param }),
       });
       if (c.param instanceof RegExp) expect(err.param).toMatch(c.param);
     });
@@ -142,6 +163,22 @@ describe("gateway-api.md 4.4 and 7: malformed chat bodies answer 400 invalid_req
     expect((detail.error as Json).code).toBe("invalid_request");
     expect(detail.error_category).toBe("VALIDATION_FAILED");
     expect(detail.requested_model).toBe("gw-fast");
+  });
+});
+
+describe("gateway-api.md 7: a schema the sandbox cannot satisfy is the caller's error", () => {
+  test("it is one attempt (no fallback) logged as a 400, not an upstream failure", async () => {
+    for (const stream of [false, true]) {
+      const res = await chat(gw, {
+        model: "gw-auto", messages: msgs, stream,
+        response_format: { type: "json_schema", json_schema: { name: "x", schema: { $ref: "#/$defs/missing" } } },
+      });
+      const err = await expectError(res, 400, "invalid_request", { category: "VALIDATION_FAILED" });
+      const detail = await requestDetail(gw, err.request_id as string);
+      expect(detail.status).toBe(400);
+      expect(detail.error_category).toBe("VALIDATION_FAILED");
+      expect((detail.trace as { attempts: unknown[] }).attempts).toHaveLength(1);
+    }
   });
 });
 

@@ -147,6 +147,29 @@ describe("GET /requests/{request_id} (gateway-api.md 4.10, 2.2)", () => {
     expect(trace.selected ?? null).toBeNull();
   });
 
+  test("trace headers at their limits are kept; one character more is 400 naming the header (contracts.md 4)", async () => {
+    const traceId = "t".repeat(40);
+    const parent = "p".repeat(24);
+    const atLimit = await chat(gw, gw.testKey, ask("Say hello."), { "X-Gw-Trace-Id": traceId, "X-Gw-Parent-Span": parent });
+    expect(atLimit.status).toBe(200);
+    await gw.drain();
+    const d = await detail(gw, atLimit.id);
+    expect(d.trace_id).toBe(traceId);
+    expect(traceOf(d).spans.find((s) => s.name === "request")!.parent_span_id).toBe(parent);
+    expect((await list(gw, `?trace_id=${traceId}`)).data.map((e) => e.request_id)).toEqual([atLimit.id]);
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ "X-Gw-Trace-Id": "t".repeat(41) }, "x-gw-trace-id"],
+      [{ "X-Gw-Parent-Span": "p".repeat(25) }, "x-gw-parent-span"],
+    ];
+    for (const [headers, param] of cases) {
+      const res = await post(`${gw.url}/chat/completions`, gw.testKey, ask("Say hello."), headers);
+      expect(res.status).toBe(400);
+      const { error } = (await res.json()) as { error: Json };
+      expect(error.code).toBe("invalid_request");
+      expect(String(error.param).toLowerCase()).toBe(param);
+    }
+  });
+
   test("an unknown id: 404 not_found", async () => {
     for (const id of ["req_00000000000000000000000", "nope"]) {
       const res = await get(`${gw.url}/requests/${id}`, gw.testKey);

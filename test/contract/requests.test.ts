@@ -220,6 +220,17 @@ describe("GET /requests: cursor pagination (gateway-api.md 4.9, 8)", () => {
     expect([...ids(first), ...ids(second)]).toEqual([...sentIds].reverse().slice(0, 6));
   });
 
+  test("a page that ends exactly at the last row has no more", async () => {
+    const exact = await list(gw, "?limit=25");
+    expect(exact.data).toHaveLength(25);
+    expect(exact.has_more).toBe(false);
+    const short = await list(gw, "?limit=24");
+    expect(short.has_more).toBe(true);
+    const tail = await list(gw, `?limit=5&after=${sentIds[5]}`);
+    expect(ids(tail)).toEqual(sentIds.slice(0, 5).reverse());
+    expect(tail.has_more).toBe(false);
+  });
+
   test("limit=100 returns all 25 rows in one page", async () => {
     const page = await list(gw, "?limit=100");
     expect(ids(page)).toEqual([...sentIds].reverse());

@@ -36,6 +36,17 @@ function* chunksOf(c: ChatCompletion): Generator<ChatChunk> {
   yield { ...head, choices: [], usage: c.usage };
 }
 
+/** A schema the simulator cannot satisfy is the caller's fault, as a real provider's 400 would be. */
+function simulate(call: ProviderCall): ChatCompletion {
+  try {
+    return simulateCompletion(call);
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.startsWith("schema-sample:")) throw err;
+    const why = err.message.slice("schema-sample:".length).trim();
+    throw new UpstreamFailure("caller", "The request's JSON schema cannot be satisfied (test mode).", 400, undefined, "invalid_request", why);
+  }
+}
+
 const scenarioOf = (call: ProviderCall): TestScenario | undefined =>
   isTestModel(call.request.model) ? testScenarioOf(call.request.model) : undefined;
 
@@ -45,13 +56,13 @@ export function sandboxProvider(): Provider {
     async complete(call) {
       const failure = failureFor(scenarioOf(call), call.attempt);
       if (failure) throw failure;
-      return simulateCompletion(call);
+      return simulate(call);
     },
     async stream(call) {
       const scenario = scenarioOf(call);
       const failure = failureFor(scenario, call.attempt);
       if (failure) throw failure;
-      const completion = simulateCompletion(call);
+      const completion = simulate(call);
       return (async function* (): AsyncGenerator<ChunkEvent> {
         let sent = 0;
         for (const chunk of chunksOf(completion)) {

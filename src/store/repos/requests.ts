@@ -1,6 +1,8 @@
-// Request log and traces (gateway-api.md 2.1, 2.2, 4.9, 4.10). Every read is scoped by project.
+// Request log (gateway-api.md 2.1, 4.9, 4.10); a row and its trace are written in one transaction.
+// Every read is scoped by project.
 import type { Database } from "bun:sqlite";
 import { parseStored, type JsonObject } from "../../lib/json.ts";
+import { tracesRepo, type TracesRepo } from "./traces.ts";
 
 export interface RequestRecord {
   id: string;
@@ -83,21 +85,15 @@ const COLUMNS = Object.keys(toParams({} as RequestRecord));
 const toValues = (r: RequestRecord): Array<string | number | null> =>
   Object.values(toParams(r)) as Array<string | number | null>;
 
-export function requestsRepo(db: Database) {
+export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db)) {
   const insertRow = db.query<unknown, Array<string | number | null>>(
     `INSERT OR IGNORE INTO requests (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`,
   );
-  const insertTrace = db.query<unknown, [string, string, string]>(
-    "INSERT OR IGNORE INTO traces (request_id, project_id, data) VALUES (?, ?, ?)",
-  );
   const byId = db.query<RequestRow, [string, string]>("SELECT * FROM requests WHERE id = ? AND project_id = ?");
-  const traceById = db.query<{ data: string }, [string, string]>(
-    "SELECT data FROM traces WHERE request_id = ? AND project_id = ?",
-  );
   const insertBatch = db.transaction((records: RequestRecord[]) => {
     for (const r of records) {
       insertRow.run(...toValues(r));
-      if (r.trace) insertTrace.run(r.id, r.projectId, JSON.stringify(r.trace));
+      if (r.trace) traces.insert(r.id, r.projectId, r.trace);
     }
   });
   // Filtered list statements are prepared on first use per filter combination, then reused.
@@ -125,8 +121,7 @@ export function requestsRepo(db: Database) {
     get(projectId: string, id: string): RequestRecord | null {
       const row = byId.get(id, projectId);
       if (!row) return null;
-      const trace = traceById.get(id, projectId);
-      return fromRow(row, trace ? parseStored<JsonObject | null>(trace.data, null) : null);
+      return fromRow(row, traces.get(projectId, id));
     },
   };
 }
