@@ -12,7 +12,9 @@ const REDACT = [
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  const dest = destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  // Asynchronous writes never block a request; with no minimum length a quiet gateway's lines appear
+  // at once, and under load sonic-boom coalesces lines written while a write is in flight.
+  const dest = destination ?? pino.destination({ dest: 1, sync: false });
   return pino({ level, base: { service: "gw" }, redact: { paths: REDACT, censor: "[redacted]" } }, dest);
 }
 
