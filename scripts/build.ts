@@ -3,6 +3,7 @@ import { $ } from "bun";
 import { mkdirSync, statSync } from "node:fs";
 
 mkdirSync("dist", { recursive: true });
-await $`bun build --compile --minify-whitespace --minify-syntax --sourcemap=none src/main.ts --outfile dist/gw`;
+// The log worker is a second entry point: a compiled binary only embeds workers named here.
+await $`bun build --compile --minify-whitespace --minify-syntax --sourcemap=none src/main.ts src/store/log-worker.ts --outfile dist/gw`;
 const size = statSync("dist/gw").size;
 console.log(`dist/gw: ${(size / 1024 / 1024).toFixed(1)} MiB`);

@@ -1,6 +1,8 @@
 // Everything the request path needs, built once at start and injected (architecture: deps.ts).
 import type { Database } from "bun:sqlite";
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { AuthCache } from "./auth/auth-cache.ts";
 import type { Config } from "./config/env.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { buildRegistry, type ProviderRegistry } from "./providers/registry.ts";
@@ -8,7 +10,8 @@ import { sandboxProvider } from "./providers/sandbox/index.ts";
 import type { Provider } from "./providers/types.ts";
 import { buildCatalog, type Catalog } from "./routing/catalog.ts";
 import type { CatalogModel } from "./routing/catalog-types.ts";
-import { openDatabase } from "./store/db.ts";
+import { DB_FILE, openDatabase } from "./store/db.ts";
+import { workerLogSink, type WorkerLogSink } from "./store/log-worker-sink.ts";
 import { LogWriter } from "./store/log-writer.ts";
 import { apiKeysRepo } from "./store/repos/api-keys.ts";
 import { projectsRepo } from "./store/repos/projects.ts";
@@ -28,7 +31,11 @@ export interface Deps {
   providers: ProviderRegistry;
   sandbox: Provider;
   logWriter: LogWriter;
+  /** The thread that writes the request log; closed after the last drain on shutdown. */
+  logSink: WorkerLogSink;
   logger: Logger;
+  /** Resolved keys; cleared by every admin write so projects and keys change at once. */
+  authCache: AuthCache;
 }
 
 interface ConfigFile {
@@ -53,7 +60,8 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
   const db = openDatabase(config.dataDir);
   const repos = openRepos(db);
   const file = readConfigFile(config.configFile);
-  const logWriter = new LogWriter(repos.requests, {
+  const logSink = workerLogSink(join(config.dataDir, DB_FILE), (err) => logger.error({ err }, "log worker failed; restarting it"));
+  const logWriter = new LogWriter(logSink, {
     onError: (err, rows) => logger.error({ err, rows }, "request log write failed; will retry"),
   });
   return {
@@ -64,6 +72,8 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     providers: buildRegistry(config),
     sandbox: sandboxProvider(),
     logWriter,
+    logSink,
     logger,
+    authCache: new AuthCache(),
   };
 }

@@ -27,7 +27,8 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   const stop = () =>
     (stopping ??= (async () => {
       await app.stop(false);
-      deps.logWriter.flush();
+      await deps.logWriter.drain();
+      await deps.logSink.close();
       deps.db.close();
       flushLogger(deps.logger);
     })());

@@ -5,6 +5,7 @@ import { sha256Hex } from "../lib/hash.ts";
 import { newKeyId, newKeySecret } from "../lib/ids.ts";
 import type { ApiKey, ApiKeysRepo, KeyMode } from "../store/repos/api-keys.ts";
 import type { Project, ProjectsRepo } from "../store/repos/projects.ts";
+import type { AuthCache } from "./auth-cache.ts";
 
 const KEY_PATTERN = /^gw_(live|test)_[0-9a-z]{40}$/;
 
@@ -51,6 +52,7 @@ const unauthorized = (message: string) => new GwError("invalid_api_key", message
 export function authenticate(
   header: string | null,
   repos: { apiKeys: ApiKeysRepo; projects: ProjectsRepo },
+  cache?: AuthCache,
 ): AuthContext {
   if (!header) throw unauthorized("Missing API key. Send it as 'Authorization: Bearer <API_KEY>'.");
   if (!header.startsWith("Bearer ")) {
@@ -58,12 +60,17 @@ export function authenticate(
   }
   const token = header.slice(7).trim();
   if (!KEY_PATTERN.test(token)) throw unauthorized("Malformed API key. gw keys start with gw_live_ or gw_test_.");
+  const now = Date.now();
+  const cached = cache?.get(token, now);
+  if (cached) return cached;
   const key = repos.apiKeys.findByHash(sha256Hex(token));
   if (!key) throw unauthorized("Unknown API key.");
   if (key.revokedAt !== null) throw unauthorized("This API key has been revoked.");
   const project = repos.projects.get(key.projectId);
   if (!project) throw unauthorized("The project of this API key no longer exists.");
-  return { project, key, test: key.mode === "test" };
+  const auth = { project, key, test: key.mode === "test" };
+  cache?.set(token, auth, now);
+  return auth;
 }
 
 export function requireScope(auth: AuthContext, scope: KeyScope): void {

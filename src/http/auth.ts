@@ -10,7 +10,7 @@ export const authPlugin = (deps: Deps) =>
     scope: (scope: KeyScope) => ({
       resolve({ request }) {
         const t0 = performance.now();
-        const auth = authenticate(request.headers.get("authorization"), deps.repos);
+        const auth = authenticate(request.headers.get("authorization"), deps.repos, deps.authCache);
         requireScope(auth, scope);
         return { auth, t0, authMs: performance.now() - t0 };
       },

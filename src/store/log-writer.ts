@@ -1,6 +1,12 @@
-// Queues request-log rows off the response path and writes them in batched transactions.
-// A failing write is logged and retried on the next flush; it never fails a request.
-import type { RequestRecord, RequestsRepo } from "./repos/requests.ts";
+// Queues request-log rows off the response path and writes them in batches, through a sink: the
+// log worker (a thread with its own SQLite connection) in the server, or a repo directly in
+// tools and tests. A failing write is reported and retried; it never fails a request.
+import type { RequestRecord } from "./repos/requests.ts";
+
+/** Writes one batch: synchronously (a repo) or by resolving once it is committed (the worker). */
+export interface LogSink {
+  insertBatch(records: RequestRecord[]): void | Promise<void>;
+}
 
 export interface LogWriterOptions {
   /** Flush when this many rows wait. */
@@ -14,12 +20,13 @@ export class LogWriter {
   private queue: RequestRecord[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private waiters: Array<() => void> = [];
+  private inflight = 0;
   private readonly batchSize: number;
   private readonly intervalMs: number;
   private written = 0;
 
   constructor(
-    private readonly repo: RequestsRepo,
+    private readonly sink: LogSink,
     private readonly options: LogWriterOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 256;
@@ -32,28 +39,29 @@ export class LogWriter {
     else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs);
   }
 
-  /** Writes everything queued now, synchronously (used on shutdown). */
+  /** Hands everything queued to the sink now. */
   flush(): void {
     if (this.timer) (clearTimeout(this.timer), (this.timer = null));
     if (this.queue.length === 0) return this.wake();
     const batch = this.queue;
     this.queue = [];
+    let result: void | Promise<void>;
     try {
-      this.repo.insertBatch(batch);
-      this.written += batch.length;
+      result = this.sink.insertBatch(batch);
     } catch (err) {
-      this.options.onError?.(err, batch.length);
-      // Keep the rows for the next attempt rather than losing them.
-      this.queue = batch.concat(this.queue);
-      if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs * 10);
-      return;
+      return this.failed(batch, err);
     }
-    this.wake();
+    if (!(result instanceof Promise)) return this.done(batch.length);
+    this.inflight++;
+    result.then(
+      () => (this.inflight--, this.done(batch.length)),
+      (err: unknown) => (this.inflight--, this.failed(batch, err)),
+    );
   }
 
   /** Resolves once every row queued so far is written (tests await this instead of sleeping). */
   drain(): Promise<void> {
-    if (this.queue.length === 0) return Promise.resolve();
+    if (this.queue.length === 0 && this.inflight === 0) return Promise.resolve();
     return new Promise((resolve) => {
       this.waiters.push(resolve);
       this.flush();
@@ -61,15 +69,27 @@ export class LogWriter {
   }
 
   get pending(): number {
-    return this.queue.length;
+    return this.queue.length + this.inflight;
   }
 
   get totalWritten(): number {
     return this.written;
   }
 
+  private done(rows: number): void {
+    this.written += rows;
+    this.wake();
+  }
+
+  private failed(batch: RequestRecord[], err: unknown): void {
+    this.options.onError?.(err, batch.length);
+    // Keep the rows, in order, for the next attempt rather than losing them.
+    this.queue = batch.concat(this.queue);
+    if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs * 10);
+  }
+
   private wake(): void {
-    if (this.queue.length > 0) return;
+    if (this.queue.length > 0 || this.inflight > 0) return;
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w();

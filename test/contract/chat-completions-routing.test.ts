@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ROUTING_PROFILES } from "../../src/config/constants.ts";
 import { sha256Hex } from "../../src/lib/hash.ts";
 import { PROFILE_MODELS } from "../../src/routing/profiles.ts";
-import { startTestGw, type TestGw } from "../helpers/test-gw.ts";
+import { ADMIN_TOKEN, startTestGw, type TestGw } from "../helpers/test-gw.ts";
 import { chat, expectError, json, requestDetail, user, type Json } from "./chat-helpers.ts";
 
 let gw: TestGw;
@@ -160,12 +160,23 @@ describe("gateway-api.md 5 and contracts.md 2: authentication and scopes", () =>
     await expectError(await chat(gw, body, {}, `gw_live_${"b".repeat(40)}`), 401, "invalid_api_key", auth401);
   });
 
-  test("a revoked key answers 401 invalid_api_key from then on", async () => {
+  test("a key revoked through the admin API answers 401 invalid_api_key from then on", async () => {
     const key = gw.key();
+    // The first call also puts the key in gw's short-lived auth cache; revocation must beat it.
     expect((await chat(gw, body, {}, key)).status).toBe(200);
     const stored = gw.deps.repos.apiKeys.findByHash(sha256Hex(key));
     expect(stored).not.toBeNull();
-    gw.deps.repos.apiKeys.revoke(stored!.id, Date.now());
+    const res = await fetch(`${gw.url}/admin/keys/${stored!.id}`, { method: "DELETE", headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(res.status).toBe(200);
+    await expectError(await chat(gw, body, {}, key), 401, "invalid_api_key", auth401);
+  });
+
+  test("a key revoked in the store by another process answers 401 once the auth cache entry expires", async () => {
+    const key = gw.key();
+    expect((await chat(gw, body, {}, key)).status).toBe(200);
+    gw.deps.repos.apiKeys.revoke(gw.deps.repos.apiKeys.findByHash(sha256Hex(key))!.id, Date.now());
+    // Simulates the TTL passing (docs/decisions.md: CLI changes apply within 2 s).
+    gw.deps.authCache.clear();
     await expectError(await chat(gw, body, {}, key), 401, "invalid_api_key", auth401);
   });
 

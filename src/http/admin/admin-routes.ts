@@ -35,6 +35,10 @@ function projectOr404(deps: Deps, id: string) {
 export const adminRoutes = (deps: Deps, token: string) =>
   new Elysia({ prefix: "/admin" })
     .onBeforeHandle(({ request }) => checkAdmin(token, request.headers.get("authorization")))
+    // Any admin write may change a key or a project that a cached key resolves to.
+    .onAfterHandle(({ request }) => {
+      if (request.method !== "GET") deps.authCache.clear();
+    })
     .post("/projects", async ({ request, set }) => {
       const project = createProject(deps.repos.projects, validateCreate(await readJson(request)));
       set.status = 201;

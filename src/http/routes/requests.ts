@@ -11,10 +11,10 @@ export const requestsRoute = (deps: Deps) =>
     .use(authPlugin(deps))
     .get(
       "/requests",
-      ({ query, auth }) => {
+      async ({ query, auth }) => {
         const filters = parseRequestsQuery(query);
         // Read-your-writes: rows still queued from just-served requests are written first.
-        if (deps.logWriter.pending > 0) deps.logWriter.flush();
+        if (deps.logWriter.pending > 0) await deps.logWriter.drain();
         const { rows, hasMore } = deps.repos.requests.list(auth.project.id, filters);
         return { object: "list", data: rows.map(logEntry), has_more: hasMore, last_id: rows.at(-1)?.id ?? null };
       },
@@ -22,8 +22,8 @@ export const requestsRoute = (deps: Deps) =>
     )
     .get(
       "/requests/:request_id",
-      ({ params, auth }) => {
-        if (deps.logWriter.pending > 0) deps.logWriter.flush();
+      async ({ params, auth }) => {
+        if (deps.logWriter.pending > 0) await deps.logWriter.drain();
         const record = deps.repos.requests.get(auth.project.id, params.request_id);
         if (!record) throw new GwError("not_found", `No request '${params.request_id}' in this project.`, { param: "request_id" });
         return requestDetail(record);

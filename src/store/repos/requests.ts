@@ -81,21 +81,61 @@ const toParams = (r: RequestRecord) => ({
 
 const COLUMNS = Object.keys(toParams({} as RequestRecord));
 
-/** Positional values in COLUMNS order: binding an array is much cheaper than 29 named params. */
-const toValues = (r: RequestRecord): Array<string | number | null> =>
-  Object.values(toParams(r)) as Array<string | number | null>;
+export type SqlValue = string | number | null;
+
+/** A row ready to insert: values in COLUMNS order and the trace as JSON. Plain data, so it can
+ * cross to the log worker cheaply; binding an array is also much cheaper than 29 named params. */
+export interface PreparedRow {
+  values: SqlValue[];
+  id: string;
+  projectId: string;
+  trace: string | null;
+}
+
+export const prepareRow = (r: RequestRecord): PreparedRow => ({
+  values: Object.values(toParams(r)) as SqlValue[],
+  id: r.id,
+  projectId: r.projectId,
+  trace: r.trace ? JSON.stringify(r.trace) : null,
+});
+
+const isConstraintError = (err: unknown): boolean =>
+  typeof (err as { code?: unknown })?.code === "string" && (err as { code: string }).code.startsWith("SQLITE_CONSTRAINT");
 
 export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db)) {
-  const insertRow = db.query<unknown, Array<string | number | null>>(
-    `INSERT OR IGNORE INTO requests (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`,
+  const insertRow = db.query<unknown, SqlValue[]>(
+    // Only a duplicate id (a retried batch) is skipped; any other constraint failure is an error,
+    // never a silently dropped row (OR IGNORE would also swallow NOT NULL violations).
+    `INSERT INTO requests (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")}) ON CONFLICT(id) DO NOTHING`,
   );
   const byId = db.query<RequestRow, [string, string]>("SELECT * FROM requests WHERE id = ? AND project_id = ?");
-  const insertBatch = db.transaction((records: RequestRecord[]) => {
-    for (const r of records) {
-      insertRow.run(...toValues(r));
-      if (r.trace) traces.insert(r.id, r.projectId, r.trace);
+  const insertOne = (r: PreparedRow) => {
+    insertRow.run(...r.values);
+    if (r.trace !== null) traces.insert(r.id, r.projectId, r.trace);
+  };
+  const insertAll = db.transaction((rows: PreparedRow[]) => rows.forEach(insertOne));
+  const insertSingle = db.transaction(insertOne);
+
+  /** Writes a batch; returns the ids of rows that violate a constraint and can never be written.
+   * Any other failure (busy, disk) throws, so the whole batch is retried. */
+  function insertPrepared(rows: PreparedRow[]): string[] {
+    try {
+      insertAll(rows);
+      return [];
+    } catch (err) {
+      if (!isConstraintError(err)) throw err;
     }
-  });
+    const rejected: string[] = [];
+    for (const r of rows) {
+      try {
+        insertSingle(r);
+      } catch (err) {
+        if (!isConstraintError(err)) throw err;
+        rejected.push(r.id);
+      }
+    }
+    return rejected;
+  }
   // Filtered list statements are prepared on first use per filter combination, then reused.
   const listStatements = new Map<string, ReturnType<typeof db.query<RequestRow, Record<string, string | number>>>>();
 
@@ -116,7 +156,11 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db)) 
   }
 
   return {
-    insertBatch: (records: RequestRecord[]): void => insertBatch(records),
+    insertBatch(records: RequestRecord[]): void {
+      const rejected = insertPrepared(records.map(prepareRow));
+      if (rejected.length > 0) throw new Error(`request log rows rejected by constraints: ${rejected.join(", ")}`);
+    },
+    insertPrepared,
     list,
     get(projectId: string, id: string): RequestRecord | null {
       const row = byId.get(id, projectId);

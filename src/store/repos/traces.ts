@@ -4,14 +4,15 @@ import { parseStored, type JsonObject } from "../../lib/json.ts";
 
 export function tracesRepo(db: Database) {
   const insert = db.query<unknown, [string, string, string]>(
-    "INSERT OR IGNORE INTO traces (request_id, project_id, data) VALUES (?, ?, ?)",
+    "INSERT INTO traces (request_id, project_id, data) VALUES (?, ?, ?) ON CONFLICT(request_id) DO NOTHING",
   );
   const byId = db.query<{ data: string }, [string, string]>(
     "SELECT data FROM traces WHERE request_id = ? AND project_id = ?",
   );
   return {
-    insert(requestId: string, projectId: string, trace: JsonObject): void {
-      insert.run(requestId, projectId, JSON.stringify(trace));
+    /** Takes the trace already serialised: rows are prepared before they reach the writer. */
+    insert(requestId: string, projectId: string, traceJson: string): void {
+      insert.run(requestId, projectId, traceJson);
     },
     get(projectId: string, requestId: string): JsonObject | null {
       const row = byId.get(requestId, projectId);

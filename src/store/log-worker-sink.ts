@@ -1,0 +1,61 @@
+// A LogSink backed by the log worker thread. Rows are prepared here (values and trace JSON) so
+// the message holds only flat data; each batch resolves when the worker has committed it. A
+// worker that dies is replaced, and its unanswered batches fail so the LogWriter retries them.
+import type { LogSink } from "./log-writer.ts";
+import type { LogWorkerReply, LogWorkerRequest } from "./log-worker.ts";
+import { prepareRow, type RequestRecord } from "./repos/requests.ts";
+
+export interface WorkerLogSink extends LogSink {
+  close(): Promise<void>;
+}
+
+type Pending = { resolve: () => void; reject: (err: Error) => void };
+
+export function workerLogSink(dbFile: string, onWorkerError: (err: unknown) => void): WorkerLogSink {
+  const pending = new Map<number, Pending>();
+  let seq = 0;
+  let worker: Worker | null = null;
+
+  const failAll = (err: Error) => {
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+
+  const start = (): Worker => {
+    const w = new Worker(new URL("./log-worker.ts", import.meta.url).href);
+    w.onmessage = (event: MessageEvent<LogWorkerReply>) => {
+      const reply = event.data;
+      const p = pending.get(reply.id);
+      pending.delete(reply.id);
+      if (!reply.ok) return p?.reject(new Error(reply.error));
+      // A row that breaks a constraint is a gw bug; it is reported loudly, not retried forever.
+      if (reply.rejected.length > 0) onWorkerError(new Error(`request log rows rejected: ${reply.rejected.join(", ")}`));
+      p?.resolve();
+    };
+    w.onerror = (event) => {
+      onWorkerError(event.error ?? event.message);
+      failAll(new Error("the log worker failed"));
+      w.terminate();
+      if (worker === w) worker = null;
+    };
+    w.postMessage({ type: "open", file: dbFile } satisfies LogWorkerRequest);
+    return w;
+  };
+
+  return {
+    insertBatch(records: RequestRecord[]): Promise<void> {
+      worker ??= start();
+      const id = ++seq;
+      const rows = records.map(prepareRow);
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker!.postMessage({ type: "insert", id, rows } satisfies LogWorkerRequest);
+      });
+    },
+    async close() {
+      worker?.terminate();
+      worker = null;
+      failAll(new Error("the log worker was closed"));
+    },
+  };
+}
