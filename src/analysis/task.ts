@@ -20,11 +20,17 @@ const RULES: ReadonlyArray<{ task: string; subtype: string; pattern: RegExp }> =
   { task: "reasoning", subtype: "analysis", pattern: /\b(step by step|prove|explain why|reason about|pros and cons)\b/i },
 ];
 
+/** The instruction sits at the start or end of a message almost always; scanning a bounded window
+ * keeps detection cost flat however long the pasted material in between is. */
+const HEAD = 1500;
+const TAIL = 500;
+const window = (text: string): string => (text.length <= HEAD + TAIL ? text : `${text.slice(0, HEAD)}\n${text.slice(-TAIL)}`);
+
 export function detectTask(req: ChatRequest, callerTask: string | undefined): DetectedTask {
   if (callerTask) return { task: callerTask, subtype: "caller_supplied", source: "caller" };
   if (req.tools && req.tools.length > 0) return { task: "agent", subtype: "tool_use", source: "detected" };
   const lastUser = req.messages.findLast((m) => m.role === "user");
-  const text = lastUser ? messageText(lastUser) : "";
+  const text = lastUser ? window(messageText(lastUser)) : "";
   if (Array.isArray(lastUser?.content) && lastUser.content.some((p) => p.type === "image_url")) {
     return { task: "vision", subtype: "image_understanding", source: "detected" };
   }

@@ -1,12 +1,27 @@
-// Token counts with gpt-tokenizer (o200k_base): prompt estimates for routing and test mode usage.
-import { countTokens } from "gpt-tokenizer";
+// Token counts with gpt-tokenizer (o200k_base): exact counts for routing near a limit, test-mode
+// usage and streams an upstream did not meter. The tokenizer's tables take about 80 MB, so they
+// load on first use: ordinary live traffic never needs them (routing checks a byte bound first).
 import type { ChatMessage } from "../providers/types.ts";
+
+type Tokenizer = typeof import("gpt-tokenizer");
+let tokenizer: Tokenizer | null = null;
+// A static require, so bundling (and `bun build --compile`) still includes the package.
+const load = (): Tokenizer => (tokenizer ??= require("gpt-tokenizer") as Tokenizer);
 
 /** OpenAI's chat framing: a few tokens per message plus the reply primer. */
 const PER_MESSAGE = 3;
 const REPLY_PRIMER = 3;
 
-export const countTextTokens = (text: string): number => (text.length === 0 ? 0 : countTokens(text));
+export const countTextTokens = (text: string): number => (text.length === 0 ? 0 : load().countTokens(text));
+
+/** Cuts text to at most `limit` tokens, as a model stops at max_tokens. */
+export function truncateToTokens(text: string, limit: number): { text: string; cut: boolean } {
+  // Tokens never outnumber bytes, so a text within the limit in bytes needs no tokenizing.
+  if (Buffer.byteLength(text) <= limit) return { text, cut: false };
+  const { encode, decode } = load();
+  const tokens = encode(text);
+  return tokens.length <= limit ? { text, cut: false } : { text: decode(tokens.slice(0, limit)), cut: true };
+}
 
 export function messageText(message: ChatMessage): string {
   const { content } = message;

@@ -12,10 +12,16 @@ const REDACT = [
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  // Asynchronous writes never block a request; with no minimum length a quiet gateway's lines appear
-  // at once, and under load sonic-boom coalesces lines written while a write is in flight.
-  const dest = destination ?? pino.destination({ dest: 1, sync: false });
-  return pino({ level, base: { service: "gw" }, redact: { paths: REDACT, censor: "[redacted]" } }, dest);
+  return pino({ level, base: { service: "gw" }, redact: { paths: REDACT, censor: "[redacted]" } }, destination ?? stdoutDestination());
+}
+
+/** Where gw's lines go: stdout, written asynchronously in batches of about 8 KiB (one syscall
+ * instead of one per line under load), and flushed every 200 ms so a quiet gateway's lines still
+ * appear at once for whoever watches them. */
+function stdoutDestination(): pino.DestinationStream {
+  const dest = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 });
+  setInterval(() => dest.flush(), 200).unref();
+  return dest;
 }
 
 /** Flushes a logger's buffered lines (on shutdown), tolerating destinations without flush. */

@@ -12,6 +12,7 @@
 // Streams: call returns typed events; stream-out.ts taps them and runs meter and record at the end.
 import { toGwError, type GwError } from "../errors/gw-error.ts";
 import type { Deps } from "../deps.ts";
+import { completionBody } from "./completion-body.ts";
 import { gwHeaders, gwObject } from "./gw-object.ts";
 import { analyze } from "./stages/analyze.ts";
 import { call } from "./stages/call.ts";
@@ -33,14 +34,17 @@ const PRE_CALL: ReadonlyArray<readonly [string, Stage]> = [
 ];
 
 export type ChatOutcome =
-  | { kind: "json"; status: number; body: Record<string, unknown>; headers: Record<string, string> }
+  | { kind: "json"; status: number; body: string; headers: Record<string, string> }
   | { kind: "stream"; events: AsyncIterable<OutEvent>; headers: Record<string, string> }
   | { kind: "error"; error: GwError; headers: Record<string, string> };
 
 async function runStage(deps: Deps, state: RequestState, name: string, stage: Stage): Promise<void> {
   const start = state.spans.now();
   try {
-    await stage(deps, state);
+    // Synchronous stages are not awaited: an await would let other requests' work run inside
+    // this stage's span and cost a microtask hop per stage.
+    const pending = stage(deps, state);
+    if (pending instanceof Promise) await pending;
     // The call stage's time is in its llm spans; it gets a timing, not a span of its own.
     if (name === "call") state.spans.timings.call = round3(state.spans.now() - start);
     else state.spans.add(name, start, state.spans.now(), null);
@@ -70,6 +74,6 @@ export async function runChat(deps: Deps, state: RequestState): Promise<ChatOutc
   if (state.events) return { kind: "stream", events: streamOut(deps, state, state.events), headers: gwHeaders(state) };
   meter(deps, state);
   record(deps, state);
-  const body = { ...state.completion!, model: state.selected!.id, gw: gwObject(state) };
+  const body = completionBody(state.completion!, state.selected!.id, gwObject(state));
   return { kind: "json", status: 200, body, headers: gwHeaders(state) };
 }

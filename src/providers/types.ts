@@ -68,7 +68,11 @@ export interface ChatChoice {
   logprobs?: unknown;
 }
 
+/** The upstream's own JSON text of a completion, when it came over HTTP (see completion-body.ts). */
+export const RAW_BODY: unique symbol = Symbol("gw.rawBody");
+
 export interface ChatCompletion {
+  [RAW_BODY]?: string;
   id: string;
   object: "chat.completion";
   created: number;

@@ -30,7 +30,7 @@ export const chatCompletionsRoute = (deps: Deps) =>
         set.status = outcome.error.status;
         return errorResponse(outcome.error, set.headers);
       }
-      return outcome.body;
+      return new Response(outcome.body, { headers: { "content-type": "application/json" } });
     },
     { scope: "chat", parse: "none" },
   );

@@ -1,6 +1,6 @@
 // Reads an OpenAI-compatible chat completion into the canonical shape (pure).
 import { isObject } from "../../lib/json.ts";
-import type { ChatCompletion, Usage } from "../types.ts";
+import { RAW_BODY, type ChatCompletion, type Usage } from "../types.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
 
 const ZERO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
@@ -24,5 +24,7 @@ export function parseResponse(text: string, provider: string): ChatCompletion {
   }
   const completion = body as ChatCompletion;
   completion.usage = normalizeUsage(body.usage) ?? { ...ZERO_USAGE };
+  // Symbol-keyed: kept for the response, invisible to JSON.stringify.
+  completion[RAW_BODY] = text;
   return completion;
 }

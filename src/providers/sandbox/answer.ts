@@ -1,7 +1,6 @@
 // Simulated, deterministic answers for test mode (gateway-api.md 5.6, contracts.md 7): the same
 // request always gets the same content; JSON and tool-call arguments validate against their schemas.
-import { decode, encode } from "gpt-tokenizer";
-import { countMessageTokens, countTextTokens, messageText } from "../../analysis/tokens.ts";
+import { countMessageTokens, countTextTokens, messageText, truncateToTokens } from "../../analysis/tokens.ts";
 import { seedOf } from "../../lib/hash.ts";
 import { newCallId, newCompletionId } from "../../lib/ids.ts";
 import type { ChatCompletion, ChatRequest, FunctionTool, ProviderCall, ToolCall } from "../types.ts";
@@ -48,14 +47,6 @@ function jsonAnswer(req: ChatRequest, modelId: string, seed: number): string | n
   return null;
 }
 
-/** Cuts text to the token limit the request set, as a real model stops at max_tokens. */
-function truncate(text: string, limit: number | undefined): { text: string; cut: boolean } {
-  // Tokens never outnumber bytes, so a text within the limit in bytes needs no tokenizing.
-  if (limit === undefined || Buffer.byteLength(text) <= limit) return { text, cut: false };
-  const tokens = encode(text);
-  return tokens.length <= limit ? { text, cut: false } : { text: decode(tokens.slice(0, limit)), cut: true };
-}
-
 export function simulateCompletion(call: ProviderCall): ChatCompletion {
   const req = call.request;
   const seed = requestSeed(call.model.id, req);
@@ -75,7 +66,9 @@ export function simulateCompletion(call: ProviderCall): ChatCompletion {
   }
 
   const json = jsonAnswer(req, call.model.id, seed);
-  const limited = json ?? truncate(textAnswer(call.model.id, seed), req.max_completion_tokens ?? req.max_tokens);
+  const limit = req.max_completion_tokens ?? req.max_tokens;
+  const text = textAnswer(call.model.id, seed);
+  const limited = json ?? (limit === undefined ? { text, cut: false } : truncateToTokens(text, limit));
   const content = typeof limited === "string" ? limited : limited.text;
   const finish = typeof limited !== "string" && limited.cut ? "length" : "stop";
   const completionTokens = countTextTokens(content);
