@@ -1,13 +1,14 @@
 // The log worker thread: its own SQLite connection to the data directory's database, writing the
 // request-log batches the main thread sends, so inserts never run on the request path.
 import { Database } from "bun:sqlite";
-import { requestsRepo, type PreparedRow } from "./repos/requests.ts";
+import { prepareRow, requestsRepo, type RequestRecord } from "./repos/requests.ts";
 
 declare const self: Worker;
 
 export type LogWorkerRequest =
   | { type: "open"; file: string }
-  | { type: "insert"; id: number; rows: PreparedRow[] };
+  /** `json`: the batch's RequestRecord array, serialised once by the request thread. */
+  | { type: "insert"; id: number; json: string };
 
 /** `rejected`: ids of rows that violate a constraint, dropped so they cannot stall the log. */
 export type LogWorkerReply = { id: number; ok: true; rejected: string[] } | { id: number; ok: false; error: string };
@@ -22,13 +23,16 @@ self.onmessage = (event: MessageEvent<LogWorkerRequest>) => {
     db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");
     db.run("PRAGMA busy_timeout = 5000");
+    // Fewer, larger checkpoints: interior B-tree pages rewritten by many batches are copied once.
+    db.run("PRAGMA wal_autocheckpoint = 4000");
     repo = requestsRepo(db);
     return;
   }
   let reply: LogWorkerReply;
   try {
     if (!repo) throw new Error("log worker has no database open");
-    reply = { id: msg.id, ok: true, rejected: repo.insertPrepared(msg.rows) };
+    const records = JSON.parse(msg.json) as RequestRecord[];
+    reply = { id: msg.id, ok: true, rejected: repo.insertPrepared(records.map(prepareRow)) };
   } catch (err) {
     reply = { id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err) };
   }

@@ -24,8 +24,10 @@ CREATE TABLE api_keys (
 );
 CREATE INDEX api_keys_project ON api_keys(project_id);
 
+-- Keyed by (project_id, id), the order every read uses (ids sort by time, so this is "newest
+-- first" per project); WITHOUT ROWID stores rows in that key's B-tree, one insert fewer per row.
 CREATE TABLE requests (
-  id              TEXT PRIMARY KEY,
+  id              TEXT NOT NULL,
   project_id      TEXT NOT NULL,
   key_id          TEXT,
   trace_id        TEXT NOT NULL,
@@ -53,17 +55,19 @@ CREATE TABLE requests (
   step            TEXT,
   tags            TEXT NOT NULL DEFAULT '[]',
   stream          INTEGER NOT NULL DEFAULT 0,
-  test            INTEGER NOT NULL DEFAULT 0
-);
--- Ids sort by time, so (project_id, id DESC) serves "newest first" and the cursor.
-CREATE INDEX requests_project_id ON requests(project_id, id);
+  test            INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (project_id, id)
+) WITHOUT ROWID;
+-- One index per filter of GET /requests; each ends in id so a filtered page is an index range.
 CREATE INDEX requests_project_model ON requests(project_id, selected_model, id);
 CREATE INDEX requests_project_status ON requests(project_id, status, id);
-CREATE INDEX requests_project_workflow ON requests(project_id, workflow_id, id);
 CREATE INDEX requests_project_trace ON requests(project_id, trace_id, id);
+-- Most requests belong to no workflow; a partial index skips them on insert.
+CREATE INDEX requests_project_workflow ON requests(project_id, workflow_id, id) WHERE workflow_id IS NOT NULL;
 
 CREATE TABLE traces (
-  request_id TEXT PRIMARY KEY,
   project_id TEXT NOT NULL,
-  data       TEXT NOT NULL
-);
+  request_id TEXT NOT NULL,
+  data       TEXT NOT NULL,
+  PRIMARY KEY (project_id, request_id)
+) WITHOUT ROWID;

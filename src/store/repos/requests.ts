@@ -106,7 +106,7 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db)) 
   const insertRow = db.query<unknown, SqlValue[]>(
     // Only a duplicate id (a retried batch) is skipped; any other constraint failure is an error,
     // never a silently dropped row (OR IGNORE would also swallow NOT NULL violations).
-    `INSERT INTO requests (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")}) ON CONFLICT(id) DO NOTHING`,
+    `INSERT INTO requests (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`,
   );
   const byId = db.query<RequestRow, [string, string]>("SELECT * FROM requests WHERE id = ? AND project_id = ?");
   const insertOne = (r: PreparedRow) => {
@@ -142,12 +142,23 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db)) 
   function list(projectId: string, f: RequestFilters): { rows: RequestRecord[]; hasMore: boolean } {
     const where = ["project_id = $project_id"];
     const params: Record<string, string | number> = { project_id: projectId, limit: f.limit + 1 };
+    // The most selective filter picks the index: each is (project_id, <filter>, id), so a page is
+    // one index range already in id order, however common or rare the value. Without statistics
+    // SQLite would otherwise scan the primary key and test every row.
+    let index: string | null = null;
+    const filter = (column: string, name: string, value: string | number | undefined, idx: string) => {
+      if (value === undefined) return;
+      where.push(`${column} = $${name}`);
+      params[name] = value;
+      index ??= idx;
+    };
+    filter("trace_id", "trace", f.traceId, "requests_project_trace");
+    filter("workflow_id", "workflow", f.workflowId, "requests_project_workflow");
+    filter("selected_model", "model", f.model, "requests_project_model");
+    filter("status", "status", f.status, "requests_project_status");
     if (f.after !== undefined) (where.push("id < $after"), (params.after = f.after));
-    if (f.model !== undefined) (where.push("selected_model = $model"), (params.model = f.model));
-    if (f.status !== undefined) (where.push("status = $status"), (params.status = f.status));
-    if (f.workflowId !== undefined) (where.push("workflow_id = $workflow"), (params.workflow = f.workflowId));
-    if (f.traceId !== undefined) (where.push("trace_id = $trace"), (params.trace = f.traceId));
-    const sql = `SELECT * FROM requests WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT $limit`;
+    const from = index ? `requests INDEXED BY ${index}` : "requests";
+    const sql = `SELECT * FROM ${from} WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT $limit`;
     let stmt = listStatements.get(sql);
     if (!stmt) listStatements.set(sql, (stmt = db.query<RequestRow, Record<string, string | number>>(sql)));
     const rows = stmt.all(params);

@@ -4,7 +4,7 @@ import { parseStored, type JsonObject } from "../../lib/json.ts";
 
 export function tracesRepo(db: Database) {
   const insert = db.query<unknown, [string, string, string]>(
-    "INSERT INTO traces (request_id, project_id, data) VALUES (?, ?, ?) ON CONFLICT(request_id) DO NOTHING",
+    "INSERT INTO traces (request_id, project_id, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
   );
   const byId = db.query<{ data: string }, [string, string]>(
     "SELECT data FROM traces WHERE request_id = ? AND project_id = ?",
