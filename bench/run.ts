@@ -1,70 +1,76 @@
-// `make bench`: gw against direct calls to the scripted upstream, non-streaming, in one run.
-// Scenarios are interleaved (A B C, A B C, ...) and repeated; the report gives medians and ratios
-// measured in the same run, since absolute numbers drift between runs on shared machines.
+// `make bench`: the benchmark suite. Starts the scripted upstream, gw (from source), the bare Bun
+// proxy and Portkey as their own processes, runs the scenarios (each against its baselines in the
+// same run, interleaved and repeated), prints one markdown report and writes it, with the figures
+// as JSON, to bench/results/. Knobs: BENCH_ROUNDS, BENCH_SECONDS, BENCH_ONLY=throughput,micro,...
+// (see docs/benchmarks.md). Every load run is bounded in time and targets 127.0.0.1 only.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { startGw, startUpstream } from "./lib/processes.ts";
-import { ensureWrk, runWrk, type WrkResult } from "./lib/wrk.ts";
+import { cpus } from "node:os";
+import { stopAll } from "./lib/processes.ts";
+import { createStack, settings, type Scenario, type Section } from "./lib/stack.ts";
+import { table } from "./lib/stats.ts";
+import { ensureTools } from "./lib/wrk.ts";
+import { fixedRate } from "./scenarios/fixed-rate.ts";
+import { micro } from "./scenarios/micro.ts";
+import { resources } from "./scenarios/resources.ts";
+import { streaming } from "./scenarios/streaming.ts";
+import { throughput } from "./scenarios/throughput.ts";
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+// Load scenarios first; micro runs last, after every server is stopped, on a quiet machine.
+const SCENARIOS: Record<string, Scenario> = { throughput, "fixed-rate": fixedRate, streaming, resources, micro };
+const only = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const unknown = only.filter((s) => !(s in SCENARIOS));
+if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown scenario(s) ${unknown.join(", ")}; known: ${Object.keys(SCENARIOS).join(", ")}`);
+const selected = Object.keys(SCENARIOS).filter((s) => only.length === 0 || only.includes(s));
 
-// About 1 KB of request body, like the published gateway benchmarks.
-const prompt = "Summarise the following note for a colleague. ".repeat(20).slice(0, 900);
-const bodyFor = (model: string) => JSON.stringify({ model, messages: [{ role: "user", content: prompt }], max_tokens: 64 });
-
-ensureWrk();
-const upstream = await startUpstream();
-const gw = await startGw(upstream.url, 18000 + Math.floor(Math.random() * 2000));
-
-const scenarios = [
-  { name: "direct (scripted upstream)", url: `${upstream.url}/chat/completions`, body: bodyFor("gpt-4o-mini"), key: "sk-bench" },
-  { name: "gw live key -> upstream", url: `${gw.url}/chat/completions`, body: bodyFor("openai/gpt-4o-mini"), key: gw.liveKey },
-  { name: "gw test mode (no upstream)", url: `${gw.url}/chat/completions`, body: bodyFor("gw-auto"), key: gw.testKey },
-];
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-const results = new Map<string, WrkResult[]>(scenarios.map((s) => [s.name, []]));
-
-try {
-  // Warm-up: JIT, connection pools, SQLite statement caches.
-  for (const s of scenarios) runWrk(s.url, s.body, { authorization: `Bearer ${s.key}`, "content-type": "application/json" }, { seconds: 2, connections: CONNECTIONS });
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const s of scenarios) {
-      const r = runWrk(s.url, s.body, { authorization: `Bearer ${s.key}`, "content-type": "application/json" }, { seconds: SECONDS, connections: CONNECTIONS });
-      results.get(s.name)!.push(r);
-      console.log(`round ${round} ${s.name}: ${r.rps.toFixed(0)} req/s p50 ${r.p50.toFixed(2)} ms p99 ${r.p99.toFixed(2)} ms errors ${r.errors}`);
-    }
-  }
-} finally {
-  gw.proc.kill("SIGTERM");
-  upstream.proc.kill("SIGTERM");
-  await Promise.all([gw.proc.exited, upstream.proc.exited]);
+let interrupted = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    void stopAll().finally(() => process.exit(130));
+  });
 }
 
-const summary = scenarios.map((s) => {
-  const rs = results.get(s.name)!;
-  return { name: s.name, rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), errors: rs.reduce((a, r) => a + r.errors, 0) };
-});
-const direct = summary[0]!;
+const started = Date.now();
+const sections: Section[] = [];
+try {
+  const tools = [{ bin: "wrk", pkg: "wrk" }, ...(selected.includes("fixed-rate") ? [{ bin: "hey", pkg: "hey" }] : [])];
+  if (selected.some((s) => s !== "micro")) ensureTools(tools);
+  const stack = createStack();
+  for (const name of selected) {
+    if (interrupted) break;
+    if (name === "micro") await stopAll();
+    console.log(`bench: ${name}...`);
+    const t0 = Date.now();
+    try {
+      sections.push(await SCENARIOS[name]!(stack));
+    } catch (err) {
+      console.error(`bench: ${name} failed:`, err);
+      sections.push({ title: name, lines: [`**failed:** ${String(err instanceof Error ? err.message : err)}`], data: { error: String(err) }, problems: [`${name} failed: ${String(err)}`] });
+    }
+    console.log(`bench: ${name} took ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  }
+} finally {
+  await stopAll();
+}
+
+const wallSeconds = (Date.now() - started) / 1000;
+const problems = sections.flatMap((s) => s.problems);
+const headline = sections.flatMap((s) => s.headline ?? []);
 const lines = [
-  `# gw benchmark: non-streaming chat, ${ROUNDS} interleaved rounds x ${SECONDS} s, ${CONNECTIONS} connections, wrk -t1`,
+  "# gw benchmark report",
   "",
-  `Machine: ${navigator.hardwareConcurrency} cores, Bun ${Bun.version}, ${new Date().toISOString()}`,
+  `${new Date().toISOString()} · ${cpus().length} cores (${cpus()[0]?.model ?? "unknown CPU"}) · Bun ${Bun.version} · wall time ${wallSeconds.toFixed(0)} s`,
+  `Settings: ${settings.rounds} rounds x ${settings.seconds} s, warm-up ${settings.warmupSeconds} s, ${settings.connections} connections, upstream delay ${settings.upstreamDelayMs} ms, stream chunk delay ${settings.chunkDelayMs} ms. Scenarios: ${selected.join(", ")}.`,
   "",
-  "| scenario | req/s (median) | p50 ms | p99 ms | vs direct | overhead p50 ms | errors |",
-  "|---|---:|---:|---:|---:|---:|---:|",
-  ...summary.map((s) => `| ${s.name} | ${s.rps.toFixed(0)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${(s.rps / direct.rps).toFixed(2)}x | ${(s.p50 - direct.p50).toFixed(2)} | ${s.errors} |`),
-  "",
-  "Overhead under saturation (16 connections) includes queueing; the fixed-rate overhead scenario comes with the benchmark suite issue.",
+  ...(headline.length > 0 ? ["## Headline", "", ...table(["measure", "value"], headline), ""] : []),
+  ...sections.flatMap((s) => [`## ${s.title}`, "", ...s.lines, ""]),
+  ...(problems.length > 0 ? ["## Problems (figures above are not trustworthy)", "", ...problems.map((p) => `- ${p}`), ""] : []),
 ];
 const report = lines.join("\n");
 console.log("\n" + report);
 mkdirSync("bench/results", { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-writeFileSync(`bench/results/${stamp}.md`, report + "\n");
-writeFileSync(`bench/results/${stamp}.json`, JSON.stringify({ rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, summary, raw: Object.fromEntries(results) }, null, 2));
-if (summary.some((s) => s.errors > 0)) {
-  console.error("bench: some requests failed; the figures above are not trustworthy");
-  process.exit(1);
-}
+writeFileSync(`bench/results/${stamp}.md`, report);
+writeFileSync(`bench/results/${stamp}.json`, JSON.stringify({ date: new Date().toISOString(), bun: Bun.version, cores: cpus().length, wallSeconds, settings, scenarios: selected, headline, sections }, null, 2));
+console.log(`bench: wrote bench/results/${stamp}.md and .json (${wallSeconds.toFixed(0)} s)`);
+if (problems.length > 0) process.exit(1);

@@ -1,0 +1,81 @@
+// The processes the scenarios share, started on first use: one scripted upstream, gw, the bare Bun
+// proxy and Portkey; and the request each target gets (about 1 KB of body, like published benchmarks).
+import { startBareProxy, startGw, startPortkey, startUpstream, type Gw } from "./processes.ts";
+import { envNumber } from "./stats.ts";
+import type { Target } from "./wrk.ts";
+
+export const settings = {
+  rounds: envNumber("BENCH_ROUNDS", 3),
+  seconds: envNumber("BENCH_SECONDS", 5),
+  warmupSeconds: envNumber("BENCH_WARMUP_SECONDS", 2),
+  connections: envNumber("BENCH_CONNECTIONS", 16),
+  upstreamDelayMs: envNumber("BENCH_UPSTREAM_DELAY_MS", 0),
+  chunkDelayMs: envNumber("BENCH_CHUNK_DELAY_MS", 5),
+  words: envNumber("BENCH_STREAM_WORDS", 18),
+};
+
+const prompt = "Summarise the following note for a colleague. ".repeat(20).slice(0, 900);
+export const chatBody = (model: string, stream = false): string =>
+  JSON.stringify({ model, messages: [{ role: "user", content: prompt }], max_tokens: 64, ...(stream ? { stream: true } : {}) });
+
+const json = { "content-type": "application/json" };
+const bearer = (key: string) => ({ ...json, authorization: `Bearer ${key}` });
+
+export interface Stack {
+  upstream(): Promise<{ url: string }>;
+  gw(): Promise<Gw>;
+  bare(): Promise<{ url: string }>;
+  portkey(): Promise<{ url: string }>;
+}
+
+const once = <T>(f: () => Promise<T>): (() => Promise<T>) => {
+  let p: Promise<T> | null = null;
+  return () => (p ??= f());
+};
+
+export function createStack(): Stack {
+  const upstream = once(() => startUpstream({ delayMs: settings.upstreamDelayMs, chunkDelayMs: settings.chunkDelayMs, words: settings.words }));
+  return {
+    upstream,
+    gw: once(async () => startGw((await upstream()).url)),
+    bare: once(async () => startBareProxy((await upstream()).url)),
+    portkey: once(() => startPortkey()),
+  };
+}
+
+/** The named request targets; each is the same chat request, addressed as that target expects. */
+export const targets = {
+  direct: async (s: Stack, stream = false): Promise<Target> =>
+    ({ url: `${(await s.upstream()).url}/chat/completions`, body: chatBody("gpt-4o-mini", stream), headers: bearer("sk-bench") }),
+  bare: async (s: Stack): Promise<Target> =>
+    ({ url: `${(await s.bare()).url}/chat/completions`, body: chatBody("gpt-4o-mini"), headers: bearer("sk-bench") }),
+  portkey: async (s: Stack): Promise<Target> => {
+    const up = (await s.upstream()).url;
+    return {
+      url: `${(await s.portkey()).url}/chat/completions`,
+      body: chatBody("gpt-4o-mini"),
+      headers: { ...bearer("sk-bench"), "x-portkey-provider": "openai", "x-portkey-custom-host": up },
+    };
+  },
+  gwLive: async (s: Stack, stream = false, gw?: Gw): Promise<Target> => {
+    const g = gw ?? (await s.gw());
+    return { url: `${g.url}/chat/completions`, body: chatBody("openai/gpt-4o-mini", stream), headers: bearer(g.liveKey) };
+  },
+  gwTest: async (s: Stack): Promise<Target> => {
+    const g = await s.gw();
+    return { url: `${g.url}/chat/completions`, body: chatBody("gw-auto"), headers: bearer(g.testKey) };
+  },
+};
+
+/** What a scenario hands back: its section of the report, and its figures for the JSON. */
+export interface Section {
+  title: string;
+  lines: string[];
+  data: unknown;
+  /** Figures for the headline table at the top of the report. */
+  headline?: Array<[string, string]>;
+  /** Problems that make the figures untrustworthy (failed requests, ...). */
+  problems: string[];
+}
+
+export type Scenario = (stack: Stack) => Promise<Section>;
