@@ -22,33 +22,40 @@ export function rssMiB(pid: number): number {
 
 export class RowCounter {
   private readonly db: Database;
-  private readonly fast;
+  private readonly projects: string[];
   private readonly exact;
   private readonly since;
-  private lastRowid = 0;
+  private readonly lastId = new Map<string, string>();
+  private total = 0;
   /** Epoch ms at which the newest request seen in the log completed (created_at + latency_ms). */
   newestDoneAt = 0;
 
   constructor(dataDir: string) {
     this.db = new Database(join(dataDir, "gw.sqlite"), { readonly: true });
-    // Rows are only ever inserted, so the largest rowid is the count, found in O(log n).
-    this.fast = this.db.query<{ n: number | null }, []>("SELECT max(rowid) AS n FROM requests");
+    this.projects = this.db.query<{ id: string }, []>("SELECT id FROM projects").all().map((p) => p.id);
     this.exact = this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM requests");
-    this.since = this.db.query<{ r: number | null; done: number | null }, [number]>(
-      "SELECT max(rowid) AS r, max(created_at + latency_ms) AS done FROM requests WHERE rowid > ?",
+    // Ids sort by time and the table is keyed by (project_id, id): rows newer than the last seen
+    // id are one primary-key range, so a poll reads only what was written since the last one.
+    this.since = this.db.query<{ n: number; last: string | null; done: number | null }, [string, string]>(
+      "SELECT count(*) AS n, max(id) AS last, max(created_at + latency_ms) AS done FROM requests WHERE project_id = ? AND id > ?",
     );
   }
 
-  /** Reads only the rows written since the last poll; returns the row count (= largest rowid). */
+  /** Counts the rows written since the last poll; returns the total seen so far. Cheap but may
+   * miss a row that lands below the newest id already seen (see count() for the exact figure). */
   poll(): number {
-    const row = this.since.get(this.lastRowid);
-    if (row?.r != null) this.lastRowid = row.r;
-    if (row?.done != null) this.newestDoneAt = Math.max(this.newestDoneAt, row.done);
-    return this.lastRowid;
+    for (const project of this.projects) {
+      const row = this.since.get(project, this.lastId.get(project) ?? "");
+      if (!row || row.n === 0) continue;
+      this.total += row.n;
+      if (row.last !== null) this.lastId.set(project, row.last);
+      if (row.done !== null) this.newestDoneAt = Math.max(this.newestDoneAt, row.done);
+    }
+    return this.total;
   }
 
   rows(): number {
-    return this.fast.get()?.n ?? 0;
+    return this.poll();
   }
 
   count(): number {

@@ -10,15 +10,18 @@ import { runWrk } from "../lib/wrk.ts";
 const SUSTAIN = envNumber("BENCH_SUSTAIN_SECONDS", 10);
 const BOUND_MS = 10_000;
 
-/** Polls every `everyMs` until at least `want` rows are there and the count has not moved for 200 ms. */
+/** Polls every `everyMs` until at least `want` rows are there and the count has not moved for 200 ms.
+ * Uses the exact count: ids are minted when a request starts and rows written when it ends, so a
+ * slow request's row can land below the newest id seen, where the incremental poll misses it. */
 async function settle(counter: RowCounter, want: number, everyMs: number): Promise<{ rows: number; reachedAt: number } | null> {
   const deadline = Date.now() + BOUND_MS;
-  let rows = counter.poll();
+  let rows = counter.count();
   let changedAt = Date.now();
   while (Date.now() < deadline) {
     if (rows >= want && Date.now() - changedAt >= 200) return { rows, reachedAt: changedAt };
     await Bun.sleep(everyMs);
-    const now = counter.poll();
+    const now = counter.count();
+    counter.poll();
     if (now !== rows) (rows = now), (changedAt = Date.now());
   }
   return null;
