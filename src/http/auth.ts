@@ -4,9 +4,10 @@ import { Elysia } from "elysia";
 import { authenticate, requireScope } from "../auth/api-keys.ts";
 import type { KeyScope } from "../config/constants.ts";
 import type { Deps } from "../deps.ts";
+import { requestIdPlugin } from "./context.ts";
 
 export const authPlugin = (deps: Deps) =>
-  new Elysia({ name: "gw-auth" }).macro({
+  new Elysia({ name: "gw-auth" }).use(requestIdPlugin).macro({
     scope: (scope: KeyScope) => ({
       resolve({ request }) {
         const t0 = performance.now();

@@ -1,5 +1,7 @@
 // Every response carries X-Gw-Api-Version and X-Gw-Request-Id (contracts.md section 2); every
-// error leaves in the envelope of contracts.md, never as a bare 500.
+// error leaves in the envelope of contracts.md, never as a bare 500. The hot route builds its
+// Response with all headers itself: Elysia then hands it to Bun untouched, where headers set on
+// `set.headers` would make it merge them into every response.
 import { Elysia } from "elysia";
 import { API_VERSION } from "../config/constants.ts";
 import { GwError } from "../errors/gw-error.ts";
@@ -8,33 +10,45 @@ import type { Logger } from "../observability/logger.ts";
 
 export const REQUEST_ID_HEADER = "x-gw-request-id";
 
-type Headers = Record<string, string | number>;
+/** The two headers every response carries. */
+export const baseHeaders = (requestId: string): Record<string, string> => ({
+  "x-gw-api-version": API_VERSION,
+  [REQUEST_ID_HEADER]: requestId,
+});
 
-/** The request id minted for this request (set as a header before any handler runs). */
-export const requestIdOf = (headers: Headers): string => String(headers[REQUEST_ID_HEADER]);
-
-export function errorResponse(error: GwError, headers: Headers): { error: Record<string, unknown> } {
-  if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
-  return error.toBody(requestIdOf(headers));
+export function jsonResponse(body: string, requestId: string, extra: Record<string, string> = {}, status = 200): Response {
+  return new Response(body, { status, headers: { "content-type": "application/json", ...baseHeaders(requestId), ...extra } });
 }
+
+/** The error envelope as a complete response, Retry-After included when the error has one. */
+export function errorResponse(error: GwError, requestId: string, extra: Record<string, string> = {}): Response {
+  const headers = error.retryAfter === undefined ? extra : { ...extra, "retry-after": String(error.retryAfter) };
+  return jsonResponse(JSON.stringify(error.toBody(requestId)), requestId, headers, error.status);
+}
+
+function toGw(code: string | number, error: unknown, request: Request, logger: Logger, requestId: string): GwError {
+  if (error instanceof GwError) return error;
+  if (code === "NOT_FOUND") return new GwError("not_found", `Unknown path: ${request.method} ${new URL(request.url).pathname}`);
+  if (code === "PARSE" || code === "VALIDATION") return new GwError("invalid_request", "The request could not be parsed.");
+  logger.error({ err: error, request_id: requestId }, "unhandled error");
+  return new GwError("internal_error", "The gateway failed to process the request.");
+}
+
+/** Mints the request id; named, so every plugin that uses it shares one instance. */
+export const requestIdPlugin = new Elysia({ name: "gw-request-id" }).derive({ as: "global" }, () => ({
+  requestId: newRequestId(),
+}));
 
 export const contextPlugin = (logger: Logger) =>
   new Elysia({ name: "gw-context" })
-    .onRequest(({ set }) => {
-      set.headers["x-gw-api-version"] = API_VERSION;
-      set.headers[REQUEST_ID_HEADER] = newRequestId();
+    .use(requestIdPlugin)
+    // Handlers that return plain objects get the headers here; Responses built by gw carry them.
+    .onAfterHandle({ as: "global" }, ({ response, set, requestId }) => {
+      if (!(response instanceof Response)) Object.assign(set.headers, baseHeaders(requestId));
     })
-    .onError({ as: "global" }, ({ code, error, set, request }) => {
-      let gw: GwError;
-      if (error instanceof GwError) gw = error;
-      else if (code === "NOT_FOUND") {
-        gw = new GwError("not_found", `Unknown path: ${request.method} ${new URL(request.url).pathname}`);
-      } else if (code === "PARSE" || code === "VALIDATION") {
-        gw = new GwError("invalid_request", "The request could not be parsed.");
-      } else {
-        logger.error({ err: error, request_id: set.headers[REQUEST_ID_HEADER] }, "unhandled error");
-        gw = new GwError("internal_error", "The gateway failed to process the request.");
-      }
-      set.status = gw.status;
-      return errorResponse(gw, set.headers as Headers);
+    .onError({ as: "global" }, (ctx) => {
+      // A request that matched no route never ran derive, so it gets its id here.
+      const derived = (ctx as { requestId?: unknown }).requestId;
+      const requestId = typeof derived === "string" ? derived : newRequestId();
+      return errorResponse(toGw(ctx.code, ctx.error, ctx.request, logger, requestId), requestId);
     });

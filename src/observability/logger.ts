@@ -15,13 +15,16 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   return pino({ level, base: { service: "gw" }, redact: { paths: REDACT, censor: "[redacted]" } }, destination ?? stdoutDestination());
 }
 
-/** Where gw's lines go: stdout, written asynchronously in batches of about 8 KiB (one syscall
- * instead of one per line under load), and flushed every 200 ms so a quiet gateway's lines still
- * appear at once for whoever watches them. */
-function stdoutDestination(): pino.DestinationStream {
-  const dest = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 });
-  setInterval(() => dest.flush(), 200).unref();
-  return dest;
+/** Where gw's lines go: stdout through Bun's native buffered writer, one syscall per ~64 KiB
+ * under load, flushed every 200 ms so a quiet gateway's lines still appear at once. (sonic-boom,
+ * pino's default, re-measures its whole pending buffer on every line when batching.) */
+function stdoutDestination(): pino.DestinationStream & { flush(): void } {
+  const sink = Bun.stdout.writer({ highWaterMark: 64 * 1024 });
+  setInterval(() => sink.flush(), 200).unref();
+  return {
+    write: (line: string) => void sink.write(line),
+    flush: () => void sink.flush(),
+  };
 }
 
 /** Flushes a logger's buffered lines (on shutdown), tolerating destinations without flush. */

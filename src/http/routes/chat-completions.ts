@@ -7,30 +7,26 @@ import { runChat } from "../../pipeline/index.ts";
 import { newState } from "../../pipeline/state.ts";
 import type { Deps } from "../../deps.ts";
 import { authPlugin } from "../auth.ts";
-import { errorResponse, requestIdOf } from "../context.ts";
+import { baseHeaders, errorResponse, jsonResponse } from "../context.ts";
 import { sseResponse } from "../sse.ts";
 
 export const chatCompletionsRoute = (deps: Deps) =>
   new Elysia().use(authPlugin(deps)).post(
     "/chat/completions",
-    async ({ request, set, auth, t0, authMs }) => {
+    async ({ request, requestId, auth, t0, authMs }) => {
       const spans = new SpanRecorder(t0);
       spans.add("auth", 0, authMs, null);
       const state = newState({
-        requestId: requestIdOf(set.headers), traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0,
+        requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0,
       });
       const outcome = await runChat(deps, state);
-      Object.assign(set.headers, outcome.headers);
       if (outcome.kind === "stream") {
         // A client that disconnects mid-stream cancels the body, which aborts the upstream call.
         request.signal.addEventListener("abort", () => state.abort.abort(), { once: true });
-        return sseResponse(outcome.events, outcome.headers);
+        return sseResponse(outcome.events, { ...baseHeaders(requestId), ...outcome.headers });
       }
-      if (outcome.kind === "error") {
-        set.status = outcome.error.status;
-        return errorResponse(outcome.error, set.headers);
-      }
-      return new Response(outcome.body, { headers: { "content-type": "application/json" } });
+      if (outcome.kind === "error") return errorResponse(outcome.error, requestId, outcome.headers);
+      return jsonResponse(outcome.body, requestId, outcome.headers);
     },
     { scope: "chat", parse: "none" },
   );

@@ -3,6 +3,7 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps.ts";
 import { authPlugin } from "../auth.ts";
+import { jsonResponse } from "../context.ts";
 import { modelEntry, PROFILE_ENTRIES } from "../serializers/models.ts";
 
 export const modelsRoute = (deps: Deps) => {
@@ -16,7 +17,7 @@ export const modelsRoute = (deps: Deps) => {
   const forLive = build(false);
   return new Elysia().use(authPlugin(deps)).get(
     "/models",
-    ({ auth }) => new Response(auth.test ? forTest : forLive, { headers: { "content-type": "application/json" } }),
+    ({ auth, requestId }) => jsonResponse(auth.test ? forTest : forLive, requestId),
     { scope: "models" },
   );
 };
