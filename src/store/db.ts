@@ -9,6 +9,9 @@ export const DB_FILE = "gw.sqlite";
 export function openDatabase(dataDir: string): Database {
   mkdirSync(dataDir, { recursive: true });
   const db = new Database(join(dataDir, DB_FILE), { create: true, strict: true });
+  // Traces are 1-2 KB: just over half of a 4 KiB page, so only one fitted per page and half of
+  // every page stayed empty. 8 KiB pages hold three. Takes effect when the file is created.
+  db.run("PRAGMA page_size = 8192");
   db.run("PRAGMA journal_mode = WAL");
   // NORMAL with WAL is durable across process crashes; an acknowledged commit survives a restart.
   db.run("PRAGMA synchronous = NORMAL");

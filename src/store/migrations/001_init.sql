@@ -65,9 +65,11 @@ CREATE INDEX requests_project_trace ON requests(project_id, trace_id, id);
 -- Most requests belong to no workflow; a partial index skips them on insert.
 CREATE INDEX requests_project_workflow ON requests(project_id, workflow_id, id) WHERE workflow_id IS NOT NULL;
 
+-- A rowid table: traces are large (1-2 KB), and rowid order appends them densely; keyed by
+-- (project_id, request_id) in a separate index they would split pages and waste most of each.
 CREATE TABLE traces (
   project_id TEXT NOT NULL,
   request_id TEXT NOT NULL,
   data       TEXT NOT NULL,
   PRIMARY KEY (project_id, request_id)
-) WITHOUT ROWID;
+);
