@@ -48,7 +48,6 @@ export const newTraceId = (): string => `trc_${sortableId()}`;
 export const newProjectId = (): string => `prj_${sortableId()}`;
 export const newKeyId = (): string => `key_${sortableId()}`;
 export const newCompletionId = (): string => `chatcmpl-${sortableId()}`;
-export const newSpanId = (): string => randomPart(16);
 export const newCallId = (): string => `call_${randomPart(24)}`;
 /** Secret part of an API key: 40 chars of base32 = 200 bits. */
 export const newKeySecret = (): string => randomPart(40);

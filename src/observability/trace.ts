@@ -1,6 +1,12 @@
-// Spans and the trace document of a request (gateway-api.md 2.2). Times are milliseconds from the
-// start of the request, rounded to microseconds.
-import { newSpanId } from "../lib/ids.ts";
+// Spans of a request (gateway-api.md 2.2). Recorded and stored compactly, as tuples, so that
+// writing a trace per request stays cheap; expandTrace() gives the documented shape on read.
+// Times are milliseconds from the start of the request, rounded to microseconds.
+import { sha256Hex } from "../lib/hash.ts";
+
+export type SpanAttributes = Record<string, string | number | boolean | null>;
+
+/** Stored form: [name, start_ms, duration_ms, error_code, attributes?]. */
+export type StoredSpan = [string, number, number, string | null, SpanAttributes?];
 
 export interface Span {
   span_id: string;
@@ -10,14 +16,14 @@ export interface Span {
   duration_ms: number;
   status: "ok" | "error";
   error_code: string | null;
-  attributes?: Record<string, string | number | boolean | null>;
+  attributes?: SpanAttributes;
 }
 
 export const round3 = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 export class SpanRecorder {
-  readonly rootId = newSpanId();
-  readonly spans: Span[] = [];
+  readonly spans: StoredSpan[] = [];
+  /** Steps timed without a span of their own (the call stage: its time is in its llm spans). */
   readonly timings: Record<string, number> = {};
 
   constructor(private readonly t0: number) {}
@@ -26,34 +32,35 @@ export class SpanRecorder {
     return performance.now() - this.t0;
   }
 
-  /** Records a finished span; pipeline steps also land in `timings`. */
-  add(name: string, startMs: number, endMs: number, errorCode: string | null, attributes?: Span["attributes"]): Span {
-    const span: Span = {
-      span_id: newSpanId(),
-      parent_span_id: this.rootId,
-      name,
-      start_ms: round3(startMs),
-      duration_ms: round3(endMs - startMs),
-      status: errorCode ? "error" : "ok",
-      error_code: errorCode,
-    };
-    if (attributes) span.attributes = attributes;
+  add(name: string, startMs: number, endMs: number, errorCode: string | null, attributes?: SpanAttributes): void {
+    const span: StoredSpan = [name, round3(startMs), round3(endMs - startMs), errorCode];
+    if (attributes) span.push(attributes);
     this.spans.push(span);
-    if (name !== "llm") this.timings[name] = round3((this.timings[name] ?? 0) + (endMs - startMs));
-    return span;
   }
 
-  /** The root `request` span, first in the list; child of the caller's span when one was sent. */
-  root(parentSpanId: string | null, durationMs: number, errorCode: string | null): Span[] {
-    const root: Span = {
-      span_id: this.rootId,
-      parent_span_id: parentSpanId,
-      name: "request",
-      start_ms: 0,
-      duration_ms: round3(durationMs),
-      status: errorCode ? "error" : "ok",
-      error_code: errorCode,
-    };
-    return [root, ...this.spans];
+  /** The stored spans, the root `request` span first. */
+  withRoot(durationMs: number, errorCode: string | null): StoredSpan[] {
+    return [["request", 0, round3(durationMs), errorCode], ...this.spans];
   }
+}
+
+/** Span ids are derived from the request id, so they are stable across reads and cost nothing
+ * to mint on the request path. */
+const spanId = (requestId: string, index: number): string => sha256Hex(`${requestId}#${index}`).slice(0, 16);
+
+/** Stored spans to the documented shape; `timings` per step (spans summed by name, llm apart). */
+export function expandSpans(requestId: string, stored: StoredSpan[], parentSpanId: string | null) {
+  const rootId = spanId(requestId, 0);
+  const timings: Record<string, number> = {};
+  const spans = stored.map(([name, start, duration, errorCode, attributes], i): Span => {
+    if (i > 0 && name !== "llm") timings[name] = round3((timings[name] ?? 0) + duration);
+    const span: Span = {
+      span_id: i === 0 ? rootId : spanId(requestId, i),
+      parent_span_id: i === 0 ? parentSpanId : rootId,
+      name, start_ms: start, duration_ms: duration, status: errorCode ? "error" : "ok", error_code: errorCode,
+    };
+    if (attributes) span.attributes = attributes;
+    return span;
+  });
+  return { spans, timings, total: stored[0]?.[2] ?? 0 };
 }

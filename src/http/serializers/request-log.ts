@@ -1,5 +1,6 @@
 // Request log entry (gateway-api.md 2.1) and request detail (2.2) on the wire. Only metadata:
 // prompts and answers are never stored, so they cannot appear here.
+import { expandSpans, type StoredSpan } from "../../observability/trace.ts";
 import type { RequestRecord } from "../../store/repos/requests.ts";
 
 export function logEntry(r: RequestRecord) {
@@ -32,13 +33,27 @@ export function logEntry(r: RequestRecord) {
   };
 }
 
+interface StoredTrace extends Record<string, unknown> {
+  spans?: StoredSpan[];
+  parent_span_id?: string | null;
+  timings?: Record<string, number>;
+  versions?: unknown;
+}
+
+/** The stored trace in the documented shape: full spans with ids, and timings per step. */
+function expandTrace(r: RequestRecord, stored: StoredTrace) {
+  const { spans: compact = [], parent_span_id: parent = null, timings: extra = {}, versions: _v, ...rest } = stored;
+  const { spans, timings, total } = expandSpans(r.id, compact, parent);
+  return { trace_id: r.traceId, spans, ...rest, timings: { ...timings, ...extra, total } };
+}
+
 export function requestDetail(r: RequestRecord) {
-  const { versions, ...trace } = (r.trace ?? {}) as { versions?: unknown } & Record<string, unknown>;
+  const stored = r.trace as StoredTrace | null;
   return {
     object: "request",
     ...logEntry(r),
-    trace: r.trace ? trace : null,
-    versions: versions ?? null,
+    trace: stored ? expandTrace(r, stored) : null,
+    versions: stored?.versions ?? null,
     overhead_ms: r.overheadMs,
   };
 }

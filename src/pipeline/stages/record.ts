@@ -10,8 +10,9 @@ import type { RequestState } from "../state.ts";
 function traceOf(state: RequestState, latencyMs: number) {
   const err = state.error ?? null;
   return {
-    trace_id: state.traceId,
-    spans: state.spans.root(state.parentSpanId, latencyMs, err?.code ?? null),
+    // Stored compactly; the request-detail serializer expands spans and rebuilds timings.
+    spans: state.spans.withRoot(latencyMs, err?.code ?? null),
+    parent_span_id: state.parentSpanId,
     detected: state.task
       ? { task: state.task.task, subtype: state.task.subtype, source: state.task.source, input_tokens_bound: state.inputTokens }
       : null,
@@ -20,7 +21,7 @@ function traceOf(state: RequestState, latencyMs: number) {
     reason: state.reason,
     attempts: state.attempts,
     selected: state.selected ? { model: state.selected.id, provider: state.provider } : null,
-    timings: { ...state.spans.timings, total: round3(latencyMs) },
+    timings: state.spans.timings,
     error: err ? errorTrace(state, err, state.failedStep ?? null) : null,
     tools: state.request?.tools ? { count: state.request.tools.length, choice: typeof state.request.tool_choice === "object" ? "function" : (state.request.tool_choice ?? "auto") } : null,
     usage_estimated: state.usageEstimated,
