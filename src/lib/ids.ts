@@ -31,16 +31,18 @@ function randomPart(length: number): string {
   return out;
 }
 
+let lastTime = timePart(0);
+
 /** 10 chars of time, 4 of counter, 8 of randomness: 22 chars, monotonic within a process. */
 export function sortableId(now = Date.now()): string {
   if (now > lastMs) {
     lastMs = now;
+    lastTime = timePart(now);
     counter = 0;
   } else {
     counter++;
   }
-  const c = counter.toString(32).padStart(4, "0");
-  return timePart(lastMs) + c + randomPart(8);
+  return lastTime + counter.toString(32).padStart(4, "0") + randomPart(8);
 }
 
 export const newRequestId = (): string => `req_${sortableId()}`;

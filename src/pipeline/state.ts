@@ -33,8 +33,10 @@ export interface RequestState {
   readonly auth: AuthContext;
   readonly http: Request;
   readonly spans: SpanRecorder;
-  /** Aborted when the client goes away: cancels the upstream call. */
+  /** Aborted when the client goes away (see cancel()). */
   readonly abort: AbortController;
+  /** The controller of the upstream attempt under way. */
+  attemptAbort?: AbortController;
   traceId: string;
   parentSpanId: string | null;
 
@@ -115,4 +117,10 @@ export function newState(init: {
     clientDisconnected: false,
     status: 200,
   };
+}
+
+/** The client went away: mark the request and stop the upstream attempt under way. */
+export function cancel(state: RequestState): void {
+  state.abort.abort();
+  state.attemptAbort?.abort();
 }

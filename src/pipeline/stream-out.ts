@@ -10,7 +10,7 @@ import type { Deps } from "../deps.ts";
 import { gwObject } from "./gw-object.ts";
 import { meter } from "./stages/meter.ts";
 import { record } from "./stages/record.ts";
-import type { RequestState } from "./state.ts";
+import { cancel, type RequestState } from "./state.ts";
 
 export type OutEvent =
   | ChunkEvent
@@ -76,7 +76,7 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
     if (!finished && !state.error) {
       // The client went away: stop the upstream and still meter what was produced.
       state.clientDisconnected = true;
-      state.abort.abort();
+      cancel(state);
       closeLlmSpan(state, null);
       if (!state.usage) estimateUsage(state, produced);
       meter(deps, state);

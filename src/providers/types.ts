@@ -117,6 +117,8 @@ export type FailureClass =
 export interface ProviderCall {
   model: CatalogModel;
   request: ChatRequest;
+  /** This attempt's controller: aborted when the client goes away or the deadline passes. */
+  controller: AbortController;
   signal: AbortSignal;
   /** 0 for the first attempt of the request, 1 for the next... */
   attempt: number;

@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import { newTraceId } from "../../lib/ids.ts";
 import { SpanRecorder } from "../../observability/trace.ts";
 import { runChat } from "../../pipeline/index.ts";
-import { newState } from "../../pipeline/state.ts";
+import { cancel, newState } from "../../pipeline/state.ts";
 import type { Deps } from "../../deps.ts";
 import { authPlugin } from "../auth.ts";
 import { baseHeaders, errorResponse, jsonResponse } from "../context.ts";
@@ -22,7 +22,7 @@ export const chatCompletionsRoute = (deps: Deps) =>
       const outcome = await runChat(deps, state);
       if (outcome.kind === "stream") {
         // A client that disconnects mid-stream cancels the body, which aborts the upstream call.
-        request.signal.addEventListener("abort", () => state.abort.abort(), { once: true });
+        request.signal.addEventListener("abort", () => cancel(state), { once: true });
         return sseResponse(outcome.events, { ...baseHeaders(requestId), ...outcome.headers });
       }
       if (outcome.kind === "error") return errorResponse(outcome.error, requestId, outcome.headers);

@@ -23,7 +23,11 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
   for (const [index, model] of state.ranked.entries()) {
     const provider = providerFor(deps, state, model);
     if (!provider) continue;
-    const providerCall: ProviderCall = { model, request: state.request!, signal: state.abort.signal, attempt: state.attempts.length };
+    // A controller per attempt: a time-out ends this attempt only; a client that goes away ends
+    // the request (state.abort) and the attempt under way (see cancel() in state.ts).
+    const controller = new AbortController();
+    state.attemptAbort = controller;
+    const providerCall: ProviderCall = { model, request: state.request!, controller, signal: controller.signal, attempt: state.attempts.length };
     const start = state.spans.now();
     const attrs = { provider: provider.id, model: model.id, attempt: providerCall.attempt, stream: state.stream };
     try {

@@ -21,7 +21,7 @@ export function openAICompatibleProvider(
   return {
     id,
     async complete(call: ProviderCall) {
-      const res = await send(buildRequest({ ...call, request: { ...call.request, stream: false } }, options), call.signal, transport);
+      const res = await send(buildRequest({ ...call, request: { ...call.request, stream: false } }, options), call.controller, transport);
       if (!res.ok) throw await failureOf(res, id);
       const text = await res.text().catch(() => {
         throw new UpstreamFailure("transient", `The ${id} response broke off.`, res.status, undefined, "upstream_error");
@@ -29,7 +29,7 @@ export function openAICompatibleProvider(
       return parseResponse(text, id);
     },
     async stream(call: ProviderCall) {
-      const res = await send(buildRequest(call, options), call.signal, transport);
+      const res = await send(buildRequest(call, options), call.controller, transport);
       if (!res.ok) throw await failureOf(res, id);
       if (!res.body) throw new UpstreamFailure("transient", `${id} sent an empty stream.`, res.status, undefined, "upstream_error");
       return parseStream(res.body, call.signal, id);

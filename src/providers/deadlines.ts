@@ -1,0 +1,39 @@
+// Deadlines for upstream attempts without a timer per request: one sweeper (every 50 ms, only
+// while something is watched) aborts the controllers whose deadline has passed, with a reason that
+// marks the abort as a time-out. setTimeout/clearTimeout and AbortSignal.any per request were a
+// measurable share of the hot path; deadlines here are seconds long, so 50 ms of slack is fine.
+const SWEEP_MS = 50;
+
+/** The abort reason of an attempt whose deadline passed. */
+export const DEADLINE_PASSED: unique symbol = Symbol("gw.deadlinePassed");
+
+const watched = new Map<AbortController, number>();
+let sweeper: ReturnType<typeof setInterval> | null = null;
+
+function sweep(): void {
+  const now = Date.now();
+  for (const [controller, at] of watched) {
+    if (at > now) continue;
+    watched.delete(controller);
+    controller.abort(DEADLINE_PASSED);
+  }
+  if (watched.size === 0 && sweeper) {
+    clearInterval(sweeper);
+    sweeper = null;
+  }
+}
+
+export function watchDeadline(controller: AbortController, ms: number): void {
+  watched.set(controller, Date.now() + ms);
+  if (!sweeper) {
+    sweeper = setInterval(sweep, SWEEP_MS);
+    sweeper.unref();
+  }
+}
+
+export function clearDeadline(controller: AbortController): void {
+  watched.delete(controller);
+}
+
+export const deadlinePassed = (controller: AbortController): boolean =>
+  controller.signal.aborted && controller.signal.reason === DEADLINE_PASSED;
