@@ -20,9 +20,9 @@ self.onmessage = (event: MessageEvent<LogWorkerRequest>) => {
   if (msg.type === "open") {
     // The main thread has created and migrated the database before starting this worker.
     const db = new Database(msg.file, { strict: true });
+    db.run("PRAGMA busy_timeout = 5000");
     db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");
-    db.run("PRAGMA busy_timeout = 5000");
     // Fewer, larger checkpoints: interior B-tree pages rewritten by many batches are copied once.
     db.run("PRAGMA wal_autocheckpoint = 4000");
     repo = requestsRepo(db);

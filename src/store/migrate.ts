@@ -7,17 +7,16 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [{ ve
 
 export function migrate(db: Database): number {
   db.run("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
-  const applied = new Set(
-    db.query<{ version: number }, []>("SELECT version FROM schema_migrations").all().map((r) => r.version),
-  );
+  const isApplied = db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM schema_migrations WHERE version = ?");
+  // Each migration is checked and applied under one write lock (IMMEDIATE), so two processes
+  // opening a new data directory at once (the server and the CLI) cannot both apply it.
+  const apply = db.transaction((version: number, sql: string): boolean => {
+    if ((isApplied.get(version)?.n ?? 0) > 0) return false;
+    db.run(sql);
+    db.run("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)", [version, Date.now()]);
+    return true;
+  });
   let count = 0;
-  for (const { version, sql } of MIGRATIONS) {
-    if (applied.has(version)) continue;
-    db.transaction(() => {
-      db.run(sql);
-      db.run("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)", [version, Date.now()]);
-    })();
-    count++;
-  }
+  for (const { version, sql } of MIGRATIONS) if (apply.immediate(version, sql)) count++;
   return count;
 }
