@@ -1,6 +1,7 @@
 // Smoke test of the compiled binary: copies dist/gw into an empty temp dir, starts it there, reads
 // the first-run test key it prints, makes one chat completion through the official openai SDK
 // (plain and streamed), runs `gw doctor` there, then stops it with SIGTERM and checks the request reached the log.
+import { Database } from "bun:sqlite";
 import OpenAI from "openai";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -53,10 +54,21 @@ try {
   console.error("smoke: FAILED", err);
 } finally {
   proc.kill("SIGTERM");
-  const code = await proc.exited;
+  // A binary that does not stop on SIGTERM fails the smoke test instead of hanging CI.
+  const code = await Promise.race([proc.exited, Bun.sleep(15_000).then(() => (proc.kill("SIGKILL"), -1))]);
   if (code !== 0 && failed === 0) {
     failed = 1;
     console.error(`smoke: dist/gw exited with ${code} on SIGTERM`);
+  }
+  // Every request answered must be in the request log after the shutdown flush.
+  if (failed === 0) {
+    const db = new Database(join(dir, "data", "gw.sqlite"), { readonly: true });
+    const rows = db.query<{ n: number }, []>("SELECT count(*) AS n FROM requests WHERE status = 200").get()?.n ?? 0;
+    db.close();
+    if (rows < 2) {
+      failed = 1;
+      console.error(`smoke: expected 2 logged requests after shutdown, found ${rows}`);
+    }
   }
   rmSync(dir, { recursive: true, force: true });
 }

@@ -60,7 +60,11 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
   const db = openDatabase(config.dataDir);
   const repos = openRepos(db);
   const file = readConfigFile(config.configFile);
-  const logSink = workerLogSink(join(config.dataDir, DB_FILE), (err) => logger.error({ err }, "log worker failed; restarting it"));
+  const logSink = workerLogSink(
+    join(config.dataDir, DB_FILE),
+    (err) => logger.error({ err }, "log worker failed"),
+    repos.requests,
+  );
   const logWriter = new LogWriter(logSink, {
     onError: (err, rows) => logger.error({ err, rows }, "request log write failed; will retry"),
   });

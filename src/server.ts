@@ -8,6 +8,7 @@ import { flushLogger } from "./observability/logger.ts";
 
 /** Bun's own cap sits above gw's 10 MiB limit, so gw answers oversized bodies in its envelope. */
 const BUN_BODY_CAP = 32 * 1024 * 1024;
+const DRAIN_LIMIT_MS = 10_000;
 
 export interface RunningServer {
   url: string;
@@ -27,7 +28,9 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   const stop = () =>
     (stopping ??= (async () => {
       await app.stop(false);
-      await deps.logWriter.drain();
+      // Bounded, so a stuck log can never keep the process from stopping; it is said loudly.
+      const drained = await Promise.race([deps.logWriter.drain().then(() => true), Bun.sleep(DRAIN_LIMIT_MS).then(() => false)]);
+      if (!drained) deps.logger.error({ pending: deps.logWriter.pending }, "request log not fully written at shutdown");
       await deps.logSink.close();
       deps.db.close();
       flushLogger(deps.logger);

@@ -12,10 +12,27 @@ export interface WorkerLogSink extends LogSink {
 
 type Pending = { resolve: () => void; reject: (err: Error) => void };
 
-export function workerLogSink(dbFile: string, onWorkerError: (err: unknown) => void): WorkerLogSink {
+/** From source the worker sits beside this file. In `dist/gw` every module's URL is the binary's
+ * and the worker is embedded under the bundle root (src/), as `store/log-worker.ts`. */
+const workerUrl = (): string =>
+  import.meta.url.includes("/$bunfs/")
+    ? new URL("./store/log-worker.ts", import.meta.url).href
+    : new URL("./log-worker.ts", import.meta.url).href;
+
+/** A worker that fails this many times in a row without committing anything is given up on. */
+const MAX_WORKER_FAILURES = 3;
+
+export function workerLogSink(
+  dbFile: string,
+  onWorkerError: (err: unknown) => void,
+  fallback: LogSink,
+  url: string = workerUrl(),
+): WorkerLogSink {
   const pending = new Map<number, Pending>();
   let seq = 0;
   let worker: Worker | null = null;
+  let failuresInARow = 0;
+  let useFallback = false;
 
   const failAll = (err: Error) => {
     for (const p of pending.values()) p.reject(err);
@@ -23,9 +40,10 @@ export function workerLogSink(dbFile: string, onWorkerError: (err: unknown) => v
   };
 
   const start = (): Worker => {
-    const w = new Worker(new URL("./log-worker.ts", import.meta.url).href);
+    const w = new Worker(url);
     w.onmessage = (event: MessageEvent<LogWorkerReply>) => {
       const reply = event.data;
+      failuresInARow = 0;
       const p = pending.get(reply.id);
       pending.delete(reply.id);
       if (!reply.ok) return p?.reject(new Error(reply.error));
@@ -35,6 +53,11 @@ export function workerLogSink(dbFile: string, onWorkerError: (err: unknown) => v
     };
     w.onerror = (event) => {
       onWorkerError(event.error ?? event.message);
+      // The log must never stall: a worker that cannot run is replaced by in-thread writes.
+      if (++failuresInARow >= MAX_WORKER_FAILURES && !useFallback) {
+        useFallback = true;
+        onWorkerError(new Error("log worker unavailable; writing the request log on the request thread"));
+      }
       failAll(new Error("the log worker failed"));
       w.terminate();
       if (worker === w) worker = null;
@@ -44,7 +67,8 @@ export function workerLogSink(dbFile: string, onWorkerError: (err: unknown) => v
   };
 
   return {
-    insertBatch(records: RequestRecord[]): Promise<void> {
+    insertBatch(records: RequestRecord[]): void | Promise<void> {
+      if (useFallback) return fallback.insertBatch(records);
       worker ??= start();
       const id = ++seq;
       const json = JSON.stringify(records);

@@ -29,8 +29,9 @@ function setup() {
   dirs.push(dir);
   const db = openDatabase(dir);
   const errors: unknown[] = [];
-  const sink = workerLogSink(join(dir, DB_FILE), (err) => errors.push(err));
-  return { dir, db, repo: requestsRepo(db), sink, errors };
+  const repo = requestsRepo(db);
+  const sink = workerLogSink(join(dir, DB_FILE), (err) => errors.push(err), repo);
+  return { dir, db, repo, sink, errors };
 }
 
 describe("request log worker (issue 2 item 10: writes off the response path)", () => {
@@ -80,6 +81,23 @@ describe("request log worker (issue 2 item 10: writes off the response path)", (
     expect(repo.get("prj_a", good[1]!.id)).not.toBeNull();
     expect(repo.get("prj_a", bad.id)).toBeNull();
     expect(String(errors[0])).toContain(bad.id);
+    await sink.close();
+    db.close();
+  });
+
+  test("a worker that cannot start is given up on, and the log is written on the request thread", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gw-worker-"));
+    dirs.push(dir);
+    const db = openDatabase(dir);
+    const repo = requestsRepo(db);
+    const errors: unknown[] = [];
+    const sink = workerLogSink(join(dir, DB_FILE), (err) => errors.push(err), repo, "file:///nonexistent/log-worker.ts");
+    const writer = new LogWriter(sink, { intervalMs: 2 });
+    const r = record("prj_f");
+    writer.enqueue(r);
+    await writer.drain();
+    expect(repo.get("prj_f", r.id)?.id).toBe(r.id);
+    expect(errors.map(String).some((e) => e.includes("writing the request log on the request thread"))).toBe(true);
     await sink.close();
     db.close();
   });
