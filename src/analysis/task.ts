@@ -22,8 +22,8 @@ const RULES: ReadonlyArray<{ task: string; subtype: string; pattern: RegExp }> =
 
 /** The instruction sits at the start or end of a message almost always; scanning a bounded window
  * keeps detection cost flat however long the pasted material in between is. */
-const HEAD = 1500;
-const TAIL = 500;
+const HEAD = 800;
+const TAIL = 400;
 const window = (text: string): string => (text.length <= HEAD + TAIL ? text : `${text.slice(0, HEAD)}\n${text.slice(-TAIL)}`);
 
 export function detectTask(req: ChatRequest, callerTask: string | undefined): DetectedTask {
