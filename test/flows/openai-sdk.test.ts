@@ -6,6 +6,7 @@ import OpenAI, { APIError } from "openai";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { PROFILE_MODELS } from "../../src/routing/profiles.ts";
 import { type TestGw, startTestGw } from "../helpers/test-gw.ts";
+import { weatherTool } from "../fixtures/tools.ts";
 
 let gw: TestGw;
 let client: OpenAI;
@@ -31,20 +32,6 @@ interface GwInfo {
 
 const gwOf = (value: object): GwInfo => (value as { gw: GwInfo }).gw;
 
-const weatherTool = {
-  type: "function" as const,
-  function: {
-    name: "get_weather",
-    description: "Weather for a city",
-    strict: true,
-    parameters: {
-      type: "object",
-      properties: { city: { type: "string" }, days: { type: "integer" } },
-      required: ["city", "days"],
-      additionalProperties: false,
-    },
-  },
-};
 
 /** Runs `fn` and returns what it threw (failing the test when it does not throw). */
 async function thrown(fn: () => Promise<unknown>): Promise<unknown> {

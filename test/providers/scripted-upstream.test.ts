@@ -3,6 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI, { APIError } from "openai";
 import { type ScriptedUpstream, startScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { weatherTool } from "../fixtures/tools.ts";
 
 let upstream: ScriptedUpstream;
 let client: OpenAI;
@@ -16,20 +17,6 @@ afterAll(() => upstream.stop());
 
 const user = (content: string) => [{ role: "user" as const, content }];
 
-const weatherTool = {
-  type: "function" as const,
-  function: {
-    name: "get_weather",
-    description: "Weather for a city",
-    strict: true,
-    parameters: {
-      type: "object",
-      properties: { city: { type: "string" }, days: { type: "integer" } },
-      required: ["city", "days"],
-      additionalProperties: false,
-    },
-  },
-};
 
 async function waitFor(cond: () => boolean, ms = 2000): Promise<void> {
   const until = Date.now() + ms;
