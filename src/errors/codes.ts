@@ -39,10 +39,3 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
-
-export const isErrorCode = (name: string): name is ErrorCode => Object.hasOwn(ERROR_CODES, name);
-
-/** Category names in the order of contracts.md; the first eleven are caller-side. */
-export const CALLER_SIDE_CATEGORIES: ReadonlySet<ErrorCategory> = new Set(
-  Object.values(ERROR_CODES).filter((c) => c.callerSide).map((c) => c.category),
-);

@@ -2,13 +2,14 @@
 // line, then `data: [DONE]`. Upstream chunks go out as the upstream wrote them (`raw`).
 // Bytes appear only here; a client that disconnects cancels the pipeline's stream.
 import type { OutEvent } from "../pipeline/stream-out.ts";
+import { encodeSseData } from "../providers/sse-decoder.ts";
 
 const encoder = new TextEncoder();
 const DONE = encoder.encode("data: [DONE]\n\n");
 
 function line(event: OutEvent): Uint8Array {
   const data = event.type === "chunk" ? (event.raw ?? JSON.stringify(event.chunk)) : JSON.stringify(event.body);
-  return encoder.encode(`data: ${data}\n\n`);
+  return encoder.encode(encodeSseData(data));
 }
 
 export function sseResponse(events: AsyncIterable<OutEvent>, headers: Record<string, string>): Response {

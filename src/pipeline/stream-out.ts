@@ -5,7 +5,7 @@ import { countMessageTokens, countTextTokens } from "../analysis/tokens.ts";
 import { toGwError } from "../errors/gw-error.ts";
 import { UpstreamFailure } from "../providers/upstream-failure.ts";
 import type { ChatChunk, ChunkEvent } from "../providers/types.ts";
-import { normalizeUsage } from "../providers/openai-compatible/response.ts";
+import { normalizeUsage } from "../providers/usage.ts";
 import type { Deps } from "../deps.ts";
 import { gwObject } from "./gw-object.ts";
 import { meter } from "./stages/meter.ts";

@@ -1,7 +1,9 @@
-// Compiles a TypeBox schema once and turns its first error into 400 invalid_request naming the
-// param in OpenAI's style (`messages[0].role`).
+// Request bodies: read within the size limit, parsed as a JSON object, and checked against a
+// TypeBox schema compiled once, the first error becoming 400 invalid_request naming the param in
+// OpenAI's style (`messages[0].role`).
 import type { Static, TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { LIMITS } from "../config/constants.ts";
 import { GwError, invalidRequest } from "../errors/gw-error.ts";
 
 /** `/messages/0/role` -> `messages[0].role` */
@@ -51,4 +53,17 @@ export function parseJsonObject(text: string): Record<string, unknown> {
     throw invalidRequest("The request body must be a JSON object.");
   }
   return value as Record<string, unknown>;
+}
+
+/** The body as text within the size limit: 413 invalid_request past it (contracts.md 4). */
+export async function readBodyText(req: Request, limit = LIMITS.bodyBytes): Promise<string> {
+  const tooLarge = () => new GwError("invalid_request", `The request body exceeds ${limit} bytes.`, { status: 413 });
+  const length = req.headers.get("content-length");
+  const declared = length === null ? NaN : Number(length);
+  if (declared > limit) throw tooLarge();
+  // With a declared length within the limit, Bun's text() is the fast path (no extra copy).
+  if (Number.isInteger(declared)) return req.text();
+  const bytes = await req.arrayBuffer();
+  if (bytes.byteLength > limit) throw tooLarge();
+  return new TextDecoder().decode(bytes);
 }

@@ -6,8 +6,7 @@ import { createProject, projectView, splitNullPolicyKeys, updateProject } from "
 import { issueKey } from "../../auth/api-keys.ts";
 import { GwError } from "../../errors/gw-error.ts";
 import { CreateKeyBody, CreateProjectBody, CreditsBody, UpdateProjectBody } from "../../schema/admin.ts";
-import { compileValidator, parseJsonObject } from "../../schema/validate.ts";
-import { readBodyText } from "../../pipeline/stages/parse.ts";
+import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import type { Deps } from "../../deps.ts";
 
 const validateCreate = compileValidator(CreateProjectBody);

@@ -1,26 +1,14 @@
 // Stage parse: reads the body within the size limit, validates it (schema, then the rules a schema
 // cannot say) and the trace headers. Writes request, requestedModel, stream, tags, workflow, step.
 import { DEFAULT_PROFILE, LIMITS } from "../../config/constants.ts";
-import { GwError, invalidRequest } from "../../errors/gw-error.ts";
+import { invalidRequest } from "../../errors/gw-error.ts";
 import type { ChatRequest } from "../../providers/types.ts";
 import { ChatCompletionsBody } from "../../schema/chat-completions.ts";
-import { compileValidator, parseJsonObject } from "../../schema/validate.ts";
+import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import type { Deps } from "../../deps.ts";
 import type { RequestState } from "../state.ts";
 
 const validateBody = compileValidator(ChatCompletionsBody);
-
-export async function readBodyText(req: Request, limit = LIMITS.bodyBytes): Promise<string> {
-  const tooLarge = () => new GwError("invalid_request", `The request body exceeds ${limit} bytes.`, { status: 413 });
-  const length = req.headers.get("content-length");
-  const declared = length === null ? NaN : Number(length);
-  if (declared > limit) throw tooLarge();
-  // With a declared length within the limit, Bun's text() is the fast path (no extra copy).
-  if (Number.isInteger(declared)) return req.text();
-  const bytes = await req.arrayBuffer();
-  if (bytes.byteLength > limit) throw tooLarge();
-  return new TextDecoder().decode(bytes);
-}
 
 /** Cross-field rules of the OpenAI format that the schema cannot express. */
 function checkMessages(req: ChatRequest): void {

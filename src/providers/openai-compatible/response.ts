@@ -1,16 +1,10 @@
 // Reads an OpenAI-compatible chat completion into the canonical shape (pure).
 import { isObject } from "../../lib/json.ts";
+import { normalizeUsage } from "../usage.ts";
 import { RAW_BODY, type ChatCompletion, type Usage } from "../types.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
 
 const ZERO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-
-export function normalizeUsage(value: unknown): Usage | null {
-  if (!isObject(value)) return null;
-  const prompt = typeof value.prompt_tokens === "number" ? value.prompt_tokens : 0;
-  const completion = typeof value.completion_tokens === "number" ? value.completion_tokens : 0;
-  return { ...value, prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-}
 
 export function parseResponse(text: string, provider: string): ChatCompletion {
   let body: unknown;

@@ -26,8 +26,6 @@ const SCENARIOS: Readonly<Record<string, TestScenario>> = {
   stream_error: { kind: "stream_error" },
 };
 
-export const TEST_SCENARIO_NAMES = Object.keys(SCENARIOS);
-
 export const isTestModel = (model: string): boolean => model.startsWith(TEST_MODEL_PREFIX);
 
 /** The scenario named by a `gw-test:<name>` model, or undefined for an unknown name. */
