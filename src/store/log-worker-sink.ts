@@ -1,7 +1,8 @@
-// A LogSink backed by the log worker thread. A batch crosses as one JSON string: serialising each
-// record once here is far cheaper on the request thread than preparing rows and structured-cloning
-// them; the worker parses and prepares. Each batch resolves when the worker has committed it. A
-// worker that dies is replaced, and its unanswered batches fail so the LogWriter retries them.
+// A LogSink backed by the log worker thread. A batch crosses as one string (log-batch-codec.ts):
+// encoding it here is far cheaper on the request thread than structured-cloning the rows. Each
+// batch resolves when the worker has committed it. A worker that dies is replaced, and its
+// unanswered batches fail so the LogWriter retries them.
+import { encodeLogBatch } from "./log-batch-codec.ts";
 import type { LogSink } from "./log-writer.ts";
 import type { LogWorkerReply, LogWorkerRequest } from "./log-worker.ts";
 import type { RequestRecord } from "./repos/requests.ts";
@@ -71,10 +72,10 @@ export function workerLogSink(
       if (useFallback) return fallback.insertBatch(records);
       worker ??= start();
       const id = ++seq;
-      const json = JSON.stringify(records);
+      const batch = encodeLogBatch(records);
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        worker!.postMessage({ type: "insert", id, json } satisfies LogWorkerRequest);
+        worker!.postMessage({ type: "insert", id, batch } satisfies LogWorkerRequest);
       });
     },
     async close() {

@@ -1,14 +1,15 @@
 // The log worker thread: its own SQLite connection to the data directory's database, writing the
 // request-log batches the main thread sends, so inserts never run on the request path.
 import { Database } from "bun:sqlite";
-import { prepareRow, requestsRepo, type RequestRecord } from "./repos/requests.ts";
+import { decodeLogBatch } from "./log-batch-codec.ts";
+import { requestsRepo } from "./repos/requests.ts";
 
 declare const self: Worker;
 
 export type LogWorkerRequest =
   | { type: "open"; file: string }
-  /** `json`: the batch's RequestRecord array, serialised once by the request thread. */
-  | { type: "insert"; id: number; json: string };
+  /** `batch`: the rows, encoded once by the request thread (log-batch-codec.ts). */
+  | { type: "insert"; id: number; batch: string };
 
 /** `rejected`: ids of rows that violate a constraint, dropped so they cannot stall the log. */
 export type LogWorkerReply = { id: number; ok: true; rejected: string[] } | { id: number; ok: false; error: string };
@@ -31,8 +32,7 @@ self.onmessage = (event: MessageEvent<LogWorkerRequest>) => {
   let reply: LogWorkerReply;
   try {
     if (!repo) throw new Error("log worker has no database open");
-    const records = JSON.parse(msg.json) as RequestRecord[];
-    reply = { id: msg.id, ok: true, rejected: repo.insertPrepared(records.map(prepareRow)) };
+    reply = { id: msg.id, ok: true, rejected: repo.insertPrepared(decodeLogBatch(msg.batch)) };
   } catch (err) {
     reply = { id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err) };
   }

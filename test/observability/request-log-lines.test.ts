@@ -10,6 +10,7 @@ import { issueKey } from "../../src/auth/api-keys.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { buildDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/observability/logger.ts";
+import { writeRequestLine, type RequestLineFields } from "../../src/observability/request-line.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 
 const lines: string[] = [];
@@ -68,5 +69,24 @@ describe("logs: one pino line per request, content redacted", () => {
     expect(JSON.stringify(probe)).not.toContain(MARKER);
     expect(JSON.stringify(probe)).not.toContain(key);
     expect((probe!.headers as Record<string, string>).authorization).toBe("[redacted]");
+  });
+
+  test("the hand-built request line is exactly the line pino would write, and obeys the level", () => {
+    const out: string[] = [];
+    const sink = { write: (line: string) => void out.push(line) };
+    const fields: RequestLineFields = {
+      request_id: "req_1", project_id: "prj_\"q\"", endpoint: "chat.completions", status: 502, model: null,
+      provider: "openai", latency_ms: 12, fallbacks: 1, error_code: "upstream_error", test: false,
+    };
+    const logger = createLogger("info", sink);
+    logger.info(fields, "request");
+    writeRequestLine(logger, fields);
+    expect(out).toHaveLength(2);
+    const [viaPino, viaLine] = out.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(typeof viaLine!.time).toBe("number");
+    expect({ ...viaLine, time: 0 }).toEqual({ ...viaPino, time: 0 });
+    expect(Object.keys(viaLine!)).toEqual(Object.keys(viaPino!));
+    writeRequestLine(createLogger("warn", sink), fields);
+    expect(out).toHaveLength(2);
   });
 });

@@ -2,6 +2,7 @@
 // A logging failure never fails a request (architecture rule 3).
 import { COMPONENT_VERSIONS } from "../../config/versions.ts";
 import type { RequestRecord } from "../../store/repos/requests.ts";
+import { writeRequestLine } from "../../observability/request-line.ts";
 import { round3 } from "../../observability/trace.ts";
 import type { Deps } from "../../deps.ts";
 import { errorTrace } from "../error-trace.ts";
@@ -67,11 +68,11 @@ export function record(deps: Deps, state: RequestState): void {
       trace: traceOf(state, latencyMs),
     };
     deps.logWriter.enqueue(row);
-    deps.logger.info({
+    writeRequestLine(deps.logger, {
       request_id: row.id, project_id: row.projectId, endpoint: row.endpoint, status: row.status,
       model: row.selectedModel, provider: row.provider, latency_ms: row.latencyMs, fallbacks: row.fallbacks,
       error_code: row.errorCode, test: row.test,
-    }, "request");
+    });
   } catch (err) {
     deps.logger.error({ err, request_id: state.requestId }, "could not record the request");
   }

@@ -68,20 +68,22 @@ const fromRow = (r: RequestRow, trace: JsonObject | null): RequestRecord => ({
   stream: r.stream === 1, test: r.test === 1, trace,
 });
 
-const toParams = (r: RequestRecord) => ({
-  id: r.id, project_id: r.projectId, key_id: r.keyId, trace_id: r.traceId, created_at: r.createdAt,
-  endpoint: r.endpoint, requested_model: r.requestedModel, selected_model: r.selectedModel,
-  provider: r.provider, task: r.task, task_subtype: r.taskSubtype, input_tokens: r.inputTokens,
-  output_tokens: r.outputTokens, cost: r.cost, saved: r.saved, cache: r.cache, status: r.status,
-  error_code: r.errorCode, error_message: r.errorMessage, error_category: r.errorCategory,
-  latency_ms: r.latencyMs, ttft_ms: r.ttftMs, overhead_ms: r.overheadMs, fallbacks: r.fallbacks,
-  workflow_id: r.workflowId, step: r.step, tags: JSON.stringify(r.tags), stream: r.stream ? 1 : 0,
-  test: r.test ? 1 : 0,
-});
-
-const COLUMNS = Object.keys(toParams({} as RequestRecord));
+/** Column names in insert order; `toValues` yields the values in this order. */
+export const COLUMNS = [
+  "id", "project_id", "key_id", "trace_id", "created_at", "endpoint", "requested_model", "selected_model",
+  "provider", "task", "task_subtype", "input_tokens", "output_tokens", "cost", "saved", "cache", "status",
+  "error_code", "error_message", "error_category", "latency_ms", "ttft_ms", "overhead_ms", "fallbacks",
+  "workflow_id", "step", "tags", "stream", "test",
+] as const;
 
 export type SqlValue = string | number | null;
+
+const toValues = (r: RequestRecord): SqlValue[] => [
+  r.id, r.projectId, r.keyId, r.traceId, r.createdAt, r.endpoint, r.requestedModel, r.selectedModel,
+  r.provider, r.task, r.taskSubtype, r.inputTokens, r.outputTokens, r.cost, r.saved, r.cache, r.status,
+  r.errorCode, r.errorMessage, r.errorCategory, r.latencyMs, r.ttftMs, r.overheadMs, r.fallbacks,
+  r.workflowId, r.step, JSON.stringify(r.tags), r.stream ? 1 : 0, r.test ? 1 : 0,
+];
 
 /** A row ready to insert: values in COLUMNS order and the trace as JSON. Plain data, so it can
  * cross to the log worker cheaply; binding an array is also much cheaper than 29 named params. */
@@ -93,27 +95,41 @@ export interface PreparedRow {
 }
 
 export const prepareRow = (r: RequestRecord): PreparedRow => ({
-  values: Object.values(toParams(r)) as SqlValue[],
+  values: toValues(r),
   id: r.id,
   projectId: r.projectId,
   trace: r.trace ? JSON.stringify(r.trace) : null,
 });
 
+/** Rows per multi-row INSERT: one statement step for many rows is cheaper than one per row
+ * (16 x 29 parameters stays far below SQLite's limit). */
+const ROWS_PER_STATEMENT = 16;
+
 const isConstraintError = (err: unknown): boolean =>
   typeof (err as { code?: unknown })?.code === "string" && (err as { code: string }).code.startsWith("SQLITE_CONSTRAINT");
 
 export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db)) {
-  const insertRow = db.query<unknown, SqlValue[]>(
-    // Only a duplicate id (a retried batch) is skipped; any other constraint failure is an error,
-    // never a silently dropped row (OR IGNORE would also swallow NOT NULL violations).
-    `INSERT INTO requests (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`,
-  );
+  // Only a duplicate id (a retried batch) is skipped; any other constraint failure is an error,
+  // never a silently dropped row (OR IGNORE would also swallow NOT NULL violations).
+  const rowTuple = `(${COLUMNS.map(() => "?").join(", ")})`;
+  const insertRows = (n: number) =>
+    db.query<unknown, SqlValue[]>(`INSERT INTO requests (${COLUMNS.join(", ")}) VALUES ${Array(n).fill(rowTuple).join(", ")} ON CONFLICT DO NOTHING`);
+  const insertRow = insertRows(1);
+  const insertGroup = insertRows(ROWS_PER_STATEMENT);
   const byId = db.query<RequestRow, [string, string]>("SELECT * FROM requests WHERE id = ? AND project_id = ?");
   const insertOne = (r: PreparedRow) => {
     insertRow.run(...r.values);
     if (r.trace !== null) traces.insert(r.id, r.projectId, r.trace);
   };
-  const insertAll = db.transaction((rows: PreparedRow[]) => rows.forEach(insertOne));
+  const insertAll = db.transaction((rows: PreparedRow[]) => {
+    let i = 0;
+    for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT) {
+      const group = rows.slice(i, i + ROWS_PER_STATEMENT);
+      insertGroup.run(...group.flatMap((r) => r.values));
+      traces.insertMany(group);
+    }
+    for (; i < rows.length; i++) insertOne(rows[i]!);
+  });
   const insertSingle = db.transaction(insertOne);
 
   /** Writes a batch; returns the ids of rows that violate a constraint and can never be written.
