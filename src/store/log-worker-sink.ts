@@ -1,11 +1,9 @@
-// A LogSink backed by the log worker thread. A batch crosses as one string (log-batch-codec.ts):
-// encoding it here is far cheaper on the request thread than structured-cloning the rows. Each
+// A LogSink backed by the log worker thread. A batch crosses as one string (log-batch-codec.ts),
+// far cheaper on the request thread than structured-cloning the rows. Each
 // batch resolves when the worker has committed it. A worker that dies is replaced, and its
 // unanswered batches fail so the LogWriter retries them.
-import { encodeLogBatch } from "./log-batch-codec.ts";
 import type { LogSink } from "./log-writer.ts";
 import type { LogWorkerReply, LogWorkerRequest } from "./log-worker.ts";
-import type { RequestRecord } from "./repos/requests.ts";
 
 export interface WorkerLogSink extends LogSink {
   close(): Promise<void>;
@@ -68,11 +66,10 @@ export function workerLogSink(
   };
 
   return {
-    insertBatch(records: RequestRecord[]): void | Promise<void> {
-      if (useFallback) return fallback.insertBatch(records);
+    insertBatch(batch: string): void | Promise<void> {
+      if (useFallback) return fallback.insertBatch(batch);
       worker ??= start();
       const id = ++seq;
-      const batch = encodeLogBatch(records);
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
         worker!.postMessage({ type: "insert", id, batch } satisfies LogWorkerRequest);

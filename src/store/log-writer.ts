@@ -1,12 +1,17 @@
 // Queues request-log rows off the response path and writes them in batches, through a sink: the
 // log worker (a thread with its own SQLite connection) in the server, or a repo directly in
-// tools and tests. A failing write is reported and retried; it never fails a request.
+// tools and tests. A failing write is reported and retried; it never fails a request. Rows are
+// encoded as they are queued (log-batch-codec.ts): a batch is one string.
+import { encodeLogRow } from "./log-batch-codec.ts";
 import type { RequestRecord } from "./repos/requests.ts";
 
-/** Writes one batch: synchronously (a repo) or by resolving once it is committed (the worker). */
+/** Writes one encoded batch: synchronously (a repo) or by resolving once it is committed (the worker). */
 export interface LogSink {
-  insertBatch(records: RequestRecord[]): void | Promise<void>;
+  insertBatch(batch: string): void | Promise<void>;
 }
+
+/** Queued text and how many rows it holds (a failed batch is requeued as one entry). */
+type Queued = { text: string; rows: number };
 
 export interface LogWriterOptions {
   /** Flush when this many rows wait. */
@@ -17,7 +22,8 @@ export interface LogWriterOptions {
 }
 
 export class LogWriter {
-  private queue: RequestRecord[] = [];
+  private queue: Queued[] = [];
+  private queuedRows = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private waiters: Array<() => void> = [];
   private inflight = 0;
@@ -34,8 +40,8 @@ export class LogWriter {
   }
 
   enqueue(record: RequestRecord): void {
-    this.queue.push(record);
-    if (this.queue.length >= this.batchSize) this.flush();
+    this.queue.push({ text: encodeLogRow(record), rows: 1 });
+    if (++this.queuedRows >= this.batchSize) this.flush();
     else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs);
   }
 
@@ -43,18 +49,19 @@ export class LogWriter {
   flush(): void {
     if (this.timer) (clearTimeout(this.timer), (this.timer = null));
     if (this.queue.length === 0) return this.wake();
-    const batch = this.queue;
+    const batch: Queued = { text: this.queue.map((q) => q.text).join(""), rows: this.queuedRows };
     this.queue = [];
+    this.queuedRows = 0;
     let result: void | Promise<void>;
     try {
-      result = this.sink.insertBatch(batch);
+      result = this.sink.insertBatch(batch.text);
     } catch (err) {
       return this.failed(batch, err);
     }
-    if (!(result instanceof Promise)) return this.done(batch.length);
+    if (!(result instanceof Promise)) return this.done(batch.rows);
     this.inflight++;
     result.then(
-      () => (this.inflight--, this.done(batch.length)),
+      () => (this.inflight--, this.done(batch.rows)),
       (err: unknown) => (this.inflight--, this.failed(batch, err)),
     );
   }
@@ -68,8 +75,9 @@ export class LogWriter {
     });
   }
 
+  /** Rows queued, plus batches handed to the sink and not yet committed. */
   get pending(): number {
-    return this.queue.length + this.inflight;
+    return this.queuedRows + this.inflight;
   }
 
   get totalWritten(): number {
@@ -81,10 +89,11 @@ export class LogWriter {
     this.wake();
   }
 
-  private failed(batch: RequestRecord[], err: unknown): void {
-    this.options.onError?.(err, batch.length);
+  private failed(batch: Queued, err: unknown): void {
+    this.options.onError?.(err, batch.rows);
     // Keep the rows, in order, for the next attempt rather than losing them.
-    this.queue = batch.concat(this.queue);
+    this.queue.unshift(batch);
+    this.queuedRows += batch.rows;
     if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs * 10);
   }
 

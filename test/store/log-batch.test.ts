@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { newRequestId } from "../../src/lib/ids.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { decodeLogBatch, encodeLogBatch } from "../../src/store/log-batch-codec.ts";
-import { prepareRow, requestsRepo, type RequestRecord, type RequestsRepo } from "../../src/store/repos/requests.ts";
+import { decodeLogBatch, encodeLogBatch, prepareRow } from "../../src/store/log-batch-codec.ts";
+import { requestsRepo, type RequestRecord, type RequestsRepo } from "../../src/store/repos/requests.ts";
 
 const PROJECT = "prj_logbatch";
 

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { newRequestId } from "../../src/lib/ids.ts";
 import { openDatabase } from "../../src/store/db.ts";
+import { encodeLogBatch } from "../../src/store/log-batch-codec.ts";
 import { LogWriter } from "../../src/store/log-writer.ts";
 import { requestsRepo, type RequestRecord, type RequestsRepo } from "../../src/store/repos/requests.ts";
 
@@ -39,13 +40,13 @@ function flakyRepo(inner: RequestsRepo, failures: number): RequestsRepo & { call
   const repo = {
     ...inner,
     calls: 0,
-    insertBatch(records: RequestRecord[]) {
+    insertBatch(batch: string) {
       repo.calls++;
       if (failures > 0) {
         failures--;
         throw new Error("disk is full (simulated)");
       }
-      inner.insertBatch(records);
+      inner.insertBatch(batch);
     },
   };
   return repo;
@@ -185,8 +186,8 @@ describe("LogWriter (architecture rule 5: queued, batched log writes)", () => {
 
   test("the same row written twice (a retried batch that had landed) is stored once", () => {
     const r = row();
-    repo.insertBatch([r]);
-    repo.insertBatch([r, row()]);
+    repo.insertBatch(encodeLogBatch([r]));
+    repo.insertBatch(encodeLogBatch([r, row()]));
     expect(count(db)).toBe(2);
   });
 });

@@ -40,11 +40,16 @@ interface StoredTrace extends Record<string, unknown> {
   versions?: unknown;
 }
 
-/** The stored trace in the documented shape: full spans with ids, and timings per step. */
+/** Trace fields the record stage leaves out when they hold these values (record.ts). */
+const TRACE_DEFAULTS = { profile: null, error: null, tools: null, usage_estimated: false, client_disconnected: false };
+
+/** The stored trace in the documented shape: full spans with ids, timings per step, defaults
+ * restored, and `selected` from the row's own columns. */
 function expandTrace(r: RequestRecord, stored: StoredTrace) {
   const { spans: compact = [], parent_span_id: parent = null, timings: extra = {}, versions: _v, ...rest } = stored;
   const { spans, timings, total } = expandSpans(r.id, compact, parent);
-  return { trace_id: r.traceId, spans, ...rest, timings: { ...timings, ...extra, total } };
+  const selected = r.selectedModel ? { model: r.selectedModel, provider: r.provider } : null;
+  return { trace_id: r.traceId, spans, ...TRACE_DEFAULTS, selected, ...rest, timings: { ...timings, ...extra, total } };
 }
 
 export function requestDetail(r: RequestRecord) {

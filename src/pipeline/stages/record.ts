@@ -8,25 +8,26 @@ import type { Deps } from "../../deps.ts";
 import { errorTrace } from "../error-trace.ts";
 import type { RequestState } from "../state.ts";
 
+/** Values that are null or false in most requests are left undefined, so JSON omits them; the
+ * request-detail serializer restores them (TRACE_DEFAULTS), like `selected`, from the row. */
 function traceOf(state: RequestState, latencyMs: number) {
   const err = state.error ?? null;
   return {
     // Stored compactly; the request-detail serializer expands spans and rebuilds timings.
     spans: state.spans.withRoot(latencyMs, err?.code ?? null),
-    parent_span_id: state.parentSpanId,
+    parent_span_id: state.parentSpanId ?? undefined,
     detected: state.task
       ? { task: state.task.task, subtype: state.task.subtype, source: state.task.source, input_tokens_bound: state.inputTokens }
       : null,
-    profile: state.profile,
+    profile: state.profile ?? undefined,
     candidates: state.candidates,
     reason: state.reason,
     attempts: state.attempts,
-    selected: state.selected ? { model: state.selected.id, provider: state.provider } : null,
     timings: state.spans.timings,
-    error: err ? errorTrace(state, err, state.failedStep ?? null) : null,
-    tools: state.request?.tools ? { count: state.request.tools.length, choice: typeof state.request.tool_choice === "object" ? "function" : (state.request.tool_choice ?? "auto") } : null,
-    usage_estimated: state.usageEstimated,
-    client_disconnected: state.clientDisconnected,
+    error: err ? errorTrace(state, err, state.failedStep ?? null) : undefined,
+    tools: state.request?.tools ? { count: state.request.tools.length, choice: typeof state.request.tool_choice === "object" ? "function" : (state.request.tool_choice ?? "auto") } : undefined,
+    usage_estimated: state.usageEstimated || undefined,
+    client_disconnected: state.clientDisconnected || undefined,
     versions: COMPONENT_VERSIONS,
   };
 }

@@ -2,6 +2,7 @@
 // Every read is scoped by project.
 import type { Database } from "bun:sqlite";
 import { parseStored, type JsonObject } from "../../lib/json.ts";
+import { COLUMNS, decodeLogBatch, type PreparedRow, type SqlValue } from "../log-batch-codec.ts";
 import { tracesRepo, type TracesRepo } from "./traces.ts";
 
 export interface RequestRecord {
@@ -66,39 +67,6 @@ const fromRow = (r: RequestRow, trace: JsonObject | null): RequestRecord => ({
   latencyMs: r.latency_ms, ttftMs: r.ttft_ms, overheadMs: r.overhead_ms, fallbacks: r.fallbacks,
   workflowId: r.workflow_id, step: r.step, tags: parseStored<string[]>(r.tags, []),
   stream: r.stream === 1, test: r.test === 1, trace,
-});
-
-/** Column names in insert order; `toValues` yields the values in this order. */
-export const COLUMNS = [
-  "id", "project_id", "key_id", "trace_id", "created_at", "endpoint", "requested_model", "selected_model",
-  "provider", "task", "task_subtype", "input_tokens", "output_tokens", "cost", "saved", "cache", "status",
-  "error_code", "error_message", "error_category", "latency_ms", "ttft_ms", "overhead_ms", "fallbacks",
-  "workflow_id", "step", "tags", "stream", "test",
-] as const;
-
-export type SqlValue = string | number | null;
-
-const toValues = (r: RequestRecord): SqlValue[] => [
-  r.id, r.projectId, r.keyId, r.traceId, r.createdAt, r.endpoint, r.requestedModel, r.selectedModel,
-  r.provider, r.task, r.taskSubtype, r.inputTokens, r.outputTokens, r.cost, r.saved, r.cache, r.status,
-  r.errorCode, r.errorMessage, r.errorCategory, r.latencyMs, r.ttftMs, r.overheadMs, r.fallbacks,
-  r.workflowId, r.step, JSON.stringify(r.tags), r.stream ? 1 : 0, r.test ? 1 : 0,
-];
-
-/** A row ready to insert: values in COLUMNS order and the trace as JSON. Plain data, so it can
- * cross to the log worker cheaply; binding an array is also much cheaper than 29 named params. */
-export interface PreparedRow {
-  values: SqlValue[];
-  id: string;
-  projectId: string;
-  trace: string | null;
-}
-
-export const prepareRow = (r: RequestRecord): PreparedRow => ({
-  values: toValues(r),
-  id: r.id,
-  projectId: r.projectId,
-  trace: r.trace ? JSON.stringify(r.trace) : null,
 });
 
 /** Rows per multi-row INSERT: one statement step for many rows is cheaper than one per row
@@ -183,8 +151,9 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db)) 
   }
 
   return {
-    insertBatch(records: RequestRecord[]): void {
-      const rejected = insertPrepared(records.map(prepareRow));
+    /** A LogSink on the calling thread: writes an encoded batch (log-batch-codec.ts). */
+    insertBatch(batch: string): void {
+      const rejected = insertPrepared(decodeLogBatch(batch));
       if (rejected.length > 0) throw new Error(`request log rows rejected by constraints: ${rejected.join(", ")}`);
     },
     insertPrepared,
