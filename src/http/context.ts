@@ -16,8 +16,13 @@ export const baseHeaders = (requestId: string): Record<string, string> => ({
   [REQUEST_ID_HEADER]: requestId,
 });
 
-export function jsonResponse(body: string, requestId: string, extra: Record<string, string> = {}, status = 200): Response {
-  return new Response(body, { status, headers: { "content-type": "application/json", ...baseHeaders(requestId), ...extra } });
+const NO_HEADERS: Record<string, string> = {};
+
+export function jsonResponse(body: string, requestId: string, extra: Record<string, string> = NO_HEADERS, status = 200): Response {
+  // One literal and a copy loop: two object spreads per response showed in profiles.
+  const headers: Record<string, string> = { "content-type": "application/json", "x-gw-api-version": API_VERSION, "x-gw-request-id": requestId };
+  for (const name in extra) headers[name] = extra[name]!;
+  return new Response(body, { status, headers });
 }
 
 /** The error envelope as a complete response, Retry-After included when the error has one. */

@@ -38,22 +38,36 @@ export type ChatOutcome =
   | { kind: "stream"; events: AsyncIterable<OutEvent>; headers: Record<string, string> }
   | { kind: "error"; error: GwError; headers: Record<string, string> };
 
-async function runStage(deps: Deps, state: RequestState, name: string, stage: Stage): Promise<void> {
+/** Runs one stage in its span. Synchronous stages stay synchronous: no promise, and no other
+ * request's work can run inside their span. */
+function runStage(deps: Deps, state: RequestState, name: string, stage: Stage): void | Promise<void> {
   const start = state.spans.now();
+  let pending: void | Promise<void>;
   try {
-    // Synchronous stages are not awaited: an await would let other requests' work run inside
-    // this stage's span and cost a microtask hop per stage.
-    const pending = stage(deps, state);
-    if (pending instanceof Promise) await pending;
-    // The call stage's time is in its llm spans; it gets a timing, not a span of its own.
-    if (name === "call") state.spans.timings.call = round3(state.spans.now() - start);
-    else state.spans.add(name, start, state.spans.now(), null);
+    pending = stage(deps, state);
   } catch (err) {
-    const error = toGwError(err);
-    if (name !== "call") state.spans.add(name, start, state.spans.now(), error.code);
-    state.failedStep = name;
-    throw error;
+    throw stageFailed(state, name, start, err);
   }
+  if (!(pending instanceof Promise)) return stageDone(state, name, start);
+  return pending.then(
+    () => stageDone(state, name, start),
+    (err: unknown) => {
+      throw stageFailed(state, name, start, err);
+    },
+  );
+}
+
+function stageDone(state: RequestState, name: string, start: number): void {
+  // The call stage's time is in its llm spans; it gets a timing, not a span of its own.
+  if (name === "call") state.spans.timings.call = round3(state.spans.now() - start);
+  else state.spans.add(name, start, state.spans.now(), null);
+}
+
+function stageFailed(state: RequestState, name: string, start: number, err: unknown): GwError {
+  const error = toGwError(err);
+  if (name !== "call") state.spans.add(name, start, state.spans.now(), error.code);
+  state.failedStep = name;
+  return error;
 }
 
 function fail(deps: Deps, state: RequestState, err: unknown): ChatOutcome {
@@ -67,7 +81,10 @@ function fail(deps: Deps, state: RequestState, err: unknown): ChatOutcome {
 
 export async function runChat(deps: Deps, state: RequestState): Promise<ChatOutcome> {
   try {
-    for (const [name, stage] of PRE_CALL) await runStage(deps, state, name, stage);
+    for (const [name, stage] of PRE_CALL) {
+      const pending = runStage(deps, state, name, stage);
+      if (pending) await pending;
+    }
   } catch (err) {
     return fail(deps, state, err);
   }

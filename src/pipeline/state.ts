@@ -33,8 +33,9 @@ export interface RequestState {
   readonly auth: AuthContext;
   readonly http: Request;
   readonly spans: SpanRecorder;
-  /** Aborted when the client goes away (see cancel()). */
-  readonly abort: AbortController;
+  /** Set when the client goes away (see cancel()); no further attempt starts. A flag, not an
+   * AbortController: only the attempt under way has anything to abort. */
+  cancelled: boolean;
   /** The controller of the upstream attempt under way. */
   attemptAbort?: AbortController;
   traceId: string;
@@ -95,7 +96,7 @@ export function newState(init: {
     ...init,
     endpoint: "chat.completions",
     createdAt: Date.now(),
-    abort: new AbortController(),
+    cancelled: false,
     requestedModel: null,
     stream: false,
     tags: [],
@@ -121,6 +122,6 @@ export function newState(init: {
 
 /** The client went away: mark the request and stop the upstream attempt under way. */
 export function cancel(state: RequestState): void {
-  state.abort.abort();
+  state.cancelled = true;
   state.attemptAbort?.abort();
 }

@@ -64,7 +64,7 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
   } catch (err) {
     // The client went away and its abort broke the upstream read: that is a disconnect (finally
     // below), not a provider failure to log and count against availability.
-    if (!finished && state.abort.signal.aborted) return;
+    if (!finished && state.cancelled) return;
     const error = err instanceof UpstreamFailure ? err.toGwError() : toGwError(err);
     if (!finished) closeLlmSpan(state, error.code);
     state.error = error;

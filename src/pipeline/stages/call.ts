@@ -24,7 +24,7 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
     const provider = providerFor(deps, state, model);
     if (!provider) continue;
     // A controller per attempt: a time-out ends this attempt only; a client that goes away ends
-    // the request (state.abort) and the attempt under way (see cancel() in state.ts).
+    // the request (state.cancelled) and the attempt under way (see cancel() in state.ts).
     const controller = new AbortController();
     state.attemptAbort = controller;
     const providerCall: ProviderCall = { model, request: state.request!, controller, signal: controller.signal, attempt: state.attempts.length };
@@ -44,7 +44,7 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
         failure_class: failure.failureClass, upstream_status: failure.upstreamStatus, duration_ms: Math.round(end - start),
       });
       last = failure;
-      if (!failure.canFallback || state.abort.signal.aborted) break;
+      if (!failure.canFallback || state.cancelled) break;
       continue;
     }
     state.selected = model;
