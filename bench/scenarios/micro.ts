@@ -1,5 +1,5 @@
 // Micro-benchmarks (mitata), each file in its own process with nothing else loading the machine:
-// the SSE decoder and encoder, token counting, and analyze + route. A file that fails (for example
+// the SSE decoder and encoder, token counting, analyze + route, and a whole request in-process. A file that fails (for example
 // after a change in src/) is reported as such; the others still run.
 import { track } from "../lib/processes.ts";
 import { fmt, table } from "../lib/stats.ts";
@@ -10,6 +10,7 @@ const FILES = [
   { file: "bench/micro/sse.ts", what: "SSE decoder / encoder" },
   { file: "bench/micro/tokens.ts", what: "token counting" },
   { file: "bench/micro/route.ts", what: "analyze + route" },
+  { file: "bench/micro/request-path.ts", what: "whole request, in-process" },
 ];
 
 const time = (ns: number): string =>
