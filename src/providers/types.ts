@@ -53,11 +53,16 @@ export interface ChatRequest {
   [extra: string]: unknown;
 }
 
+/** Canonical usage, OpenAI's convention whatever the provider: prompt_tokens counts every input
+ * token (uncached, cache reads and cache writes), completion_tokens every output token (reasoning
+ * included). `cache_write_tokens` is gw's extension for providers that bill cache writes
+ * (Anthropic); adapters map their own fields onto this shape (providers/usage.ts). */
 export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number };
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; [extra: string]: unknown };
+  completion_tokens_details?: { reasoning_tokens?: number; [extra: string]: unknown };
   [extra: string]: unknown;
 }
 
