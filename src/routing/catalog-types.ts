@@ -29,6 +29,9 @@ export interface CatalogModel {
   input_price: number;
   output_price: number;
   cached_input_price: number | null;
+  /** Price of writing input into the provider's prompt cache (Anthropic: 1.25x input for the
+   * 5-minute cache); absent where writes cost the plain input price. */
+  cache_write_price?: number;
   context_window: number;
   max_output_tokens: number;
   capabilities: ModelCapabilities;

@@ -76,6 +76,12 @@ describe("model catalog prices and limits (gateway-api.md 2.6 / contracts.md 6)"
     }
   });
 
+  test("cache_write_price, where given, is a price at or above input_price (Anthropic: 1.25x)", () => {
+    const withWrites = models.filter((m) => m.cache_write_price !== undefined);
+    expect(withWrites.map((m) => m.provider)).toEqual(withWrites.map(() => "anthropic"));
+    for (const m of withWrites) expect(m.cache_write_price).toBe(Math.round(m.input_price * 1.25 * 1e4) / 1e4);
+  });
+
   test("cached_input_price is null or below input_price", () => {
     for (const m of models) {
       if (m.cached_input_price === null) continue;

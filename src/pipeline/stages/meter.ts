@@ -13,6 +13,7 @@ export function meter(deps: Deps, state: RequestState): void {
     promptTokens: usage.prompt_tokens,
     completionTokens: usage.completion_tokens,
     cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+    cacheWriteTokens: usage.prompt_tokens_details?.cache_write_tokens ?? 0,
   };
   state.cost = costOf(state.selected, counts);
   // An explicit model is its own baseline; a profile is measured against the reference model.
