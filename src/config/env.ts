@@ -4,7 +4,12 @@ import { resolve } from "node:path";
 export interface ProviderEnv {
   apiKey: string | null;
   baseUrl: string | null;
+  /** Azure OpenAI only: the `api-version` query parameter. */
+  apiVersion?: string;
 }
+
+/** Azure OpenAI's data-plane API version used when AZURE_OPENAI_API_VERSION is unset (GA). */
+export const AZURE_DEFAULT_API_VERSION = "2024-10-21";
 
 export interface Config {
   port: number;
@@ -54,6 +59,12 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     const upper = name.toUpperCase();
     providers[name] = { apiKey: env[`${upper}_API_KEY`] || null, baseUrl: env[`${upper}_BASE_URL`] || null };
   }
+  // Azure OpenAI needs its resource endpoint as well as a key: both enable it (docs/providers.md).
+  providers["azure-openai"] = {
+    apiKey: env.AZURE_OPENAI_API_KEY || null,
+    baseUrl: env.AZURE_OPENAI_BASE_URL || null,
+    apiVersion: env.AZURE_OPENAI_API_VERSION || AZURE_DEFAULT_API_VERSION,
+  };
   return Object.freeze({
     port: parsePort(flagString(flags, "port") ?? env.PORT ?? "8080"),
     host: flagString(flags, "host") ?? env.HOST ?? "127.0.0.1",

@@ -1,6 +1,6 @@
 // Which providers are enabled (contracts.md section 1: a provider is on when its key is set, local
 // servers when their base URL is set) and the Provider that serves each.
-import type { Config } from "../config/env.ts";
+import { AZURE_DEFAULT_API_VERSION, type Config } from "../config/env.ts";
 import { DEFAULT_BASE_URLS, openAICompatibleProvider } from "./openai-compatible/index.ts";
 import type { Provider } from "./types.ts";
 
@@ -19,6 +19,15 @@ export function buildRegistry(config: Config): ProviderRegistry {
       baseUrl: env.baseUrl ?? baseUrl,
       apiKey: env.apiKey,
       renameMaxTokensForReasoning: id === "openai",
+    }, transport));
+  }
+  const azure = config.providers["azure-openai"];
+  if (azure?.apiKey && azure.baseUrl) {
+    providers.set("azure-openai", openAICompatibleProvider("azure-openai", {
+      baseUrl: azure.baseUrl,
+      apiKey: azure.apiKey,
+      azure: { apiVersion: azure.apiVersion ?? AZURE_DEFAULT_API_VERSION },
+      renameMaxTokensForReasoning: true,
     }, transport));
   }
   for (const id of ["ollama", "vllm"]) {

@@ -7,6 +7,9 @@ export interface OpenAICompatibleOptions {
   apiKey: string | null;
   /** OpenAI's reasoning models take max_completion_tokens and reject max_tokens. */
   renameMaxTokensForReasoning?: boolean;
+  /** Azure OpenAI: the model's upstream id is a deployment name, addressed in the URL with an
+   * api-version, and the key goes in an `api-key` header. */
+  azure?: { apiVersion: string };
 }
 
 /** gw's extension fields (gateway-api.md 4.3) never leave the gateway. */
@@ -27,13 +30,19 @@ export function toUpstreamBody(call: ProviderCall, options: OpenAICompatibleOpti
   return out;
 }
 
+function chatUrl(call: ProviderCall, options: OpenAICompatibleOptions): string {
+  const base = options.baseUrl.replace(/\/+$/, "");
+  if (!options.azure) return `${base}/chat/completions`;
+  const deployment = encodeURIComponent(call.model.upstream_id);
+  return `${base}/openai/deployments/${deployment}/chat/completions?api-version=${encodeURIComponent(options.azure.apiVersion)}`;
+}
+
 export function buildRequest(call: ProviderCall, options: OpenAICompatibleOptions): UpstreamRequest {
   const headers: Record<string, string> = { "content-type": "application/json" };
-  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  if (options.apiKey) {
+    if (options.azure) headers["api-key"] = options.apiKey;
+    else headers.authorization = `Bearer ${options.apiKey}`;
+  }
   if (call.request.stream) headers.accept = "text/event-stream";
-  return {
-    url: `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`,
-    headers,
-    body: JSON.stringify(toUpstreamBody(call, options)),
-  };
+  return { url: chatUrl(call, options), headers, body: JSON.stringify(toUpstreamBody(call, options)) };
 }
