@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { AuthCache } from "./auth/auth-cache.ts";
 import type { Config } from "./config/env.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
-import { buildRegistry, type ProviderRegistry } from "./providers/registry.ts";
+import { loadSecretKey, secretBox, type SecretBox } from "./lib/secret-box.ts";
+import { ProjectProviders } from "./providers/project-providers.ts";
+import { buildRegistry, transportOf, type ProviderRegistry } from "./providers/registry.ts";
 import { sandboxProvider } from "./providers/sandbox/index.ts";
 import type { Provider } from "./providers/types.ts";
 import { buildCatalog, type Catalog } from "./routing/catalog.ts";
@@ -15,12 +17,14 @@ import { workerLogSink, type WorkerLogSink } from "./store/log-worker-sink.ts";
 import { LogWriter } from "./store/log-writer.ts";
 import { apiKeysRepo } from "./store/repos/api-keys.ts";
 import { projectsRepo } from "./store/repos/projects.ts";
+import { providerKeysRepo } from "./store/repos/provider-keys.ts";
 import { requestsRepo } from "./store/repos/requests.ts";
 
 export interface Repos {
   projects: ReturnType<typeof projectsRepo>;
   apiKeys: ReturnType<typeof apiKeysRepo>;
   requests: ReturnType<typeof requestsRepo>;
+  providerKeys: ReturnType<typeof providerKeysRepo>;
 }
 
 export interface Deps {
@@ -29,6 +33,10 @@ export interface Deps {
   repos: Repos;
   catalog: Catalog;
   providers: ProviderRegistry;
+  /** Whose key serves a project's call: its own (BYOK) or the operator's. */
+  projectProviders: ProjectProviders;
+  /** Seals secrets at rest (projects' provider keys). */
+  secrets: SecretBox;
   sandbox: Provider;
   logWriter: LogWriter;
   /** The thread that writes the request log; closed after the last drain on shutdown. */
@@ -52,7 +60,7 @@ export function readConfigFile(path: string | null): ConfigFile {
 }
 
 export function openRepos(db: Database): Repos {
-  return { projects: projectsRepo(db), apiKeys: apiKeysRepo(db), requests: requestsRepo(db) };
+  return { projects: projectsRepo(db), apiKeys: apiKeysRepo(db), requests: requestsRepo(db), providerKeys: providerKeysRepo(db) };
 }
 
 export function buildDeps(config: Config, options: { logger?: Logger } = {}): Deps {
@@ -68,12 +76,18 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
   const logWriter = new LogWriter(logSink, {
     onError: (err, rows) => logger.error({ err, rows }, "request log write failed; will retry"),
   });
+  const secrets = secretBox(loadSecretKey(config.dataDir, config.secretKey));
+  const providers = buildRegistry(config);
+  const projectProviders = new ProjectProviders(repos.providerKeys, secrets, providers, transportOf(config), (err, projectId, provider) =>
+    logger.error({ err, project_id: projectId, provider }, "a project's provider key cannot be opened; it is skipped"));
   return {
     config,
     db,
     repos,
     catalog: buildCatalog(undefined, file.models ?? []),
-    providers: buildRegistry(config),
+    providers,
+    projectProviders,
+    secrets,
     sandbox: sandboxProvider(),
     logWriter,
     logSink,

@@ -20,6 +20,8 @@ export interface Config {
   logLevel: string;
   /** Time allowed for an upstream's response headers (`GW_UPSTREAM_TIMEOUT_MS`, default 120 s). */
   upstreamTimeoutMs: number;
+  /** GW_SECRET_KEY: seals projects' provider keys at rest; unset: a key file in the data dir. */
+  secretKey: string | null;
   /** Provider id (lower case) -> key and base URL as read from the environment. */
   providers: Readonly<Record<string, ProviderEnv>>;
 }
@@ -70,6 +72,7 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     host: flagString(flags, "host") ?? env.HOST ?? "127.0.0.1",
     dataDir: resolve(flagString(flags, "data") ?? env.GW_DATA_DIR ?? "./data"),
     adminToken: env.GW_ADMIN_TOKEN || null,
+    secretKey: env.GW_SECRET_KEY || null,
     configFile: flagString(flags, "config") ?? env.GW_CONFIG ?? null,
     logLevel: env.GW_LOG_LEVEL || "info",
     upstreamTimeoutMs: parseTimeoutMs(env.GW_UPSTREAM_TIMEOUT_MS || "120000"),

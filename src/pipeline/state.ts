@@ -15,6 +15,8 @@ export interface Attempt {
   failure_class: FailureClass | null;
   upstream_status: number | null;
   duration_ms: number;
+  /** Served with the project's own provider key; absent (not false) otherwise, to keep traces small. */
+  byok?: boolean;
 }
 
 export interface Candidate {
@@ -69,6 +71,8 @@ export interface RequestState {
   events?: AsyncIterable<ChunkEvent>;
   ttftMs: number | null;
   upstreamMs: number;
+  /** The answer came through the project's own provider key (no markup; issue 4 item 7). */
+  byok: boolean;
   /** Start of the streaming attempt, for its llm span. */
   llmStart?: number;
 
@@ -112,6 +116,7 @@ export function newState(init: {
     fallbacks: 0,
     ttftMs: null,
     upstreamMs: 0,
+    byok: false,
     cost: 0,
     saved: 0,
     usageEstimated: false,

@@ -1,7 +1,9 @@
 // Which providers are enabled (contracts.md section 1: a provider is on when its key is set, local
-// servers when their base URL is set) and the Provider that serves each.
-import { AZURE_DEFAULT_API_VERSION, type Config } from "../config/env.ts";
+// servers when their base URL is set) and the Provider that serves each. `createProvider` builds
+// an adapter from a key and base URL, for the operator's keys and for projects' own (BYOK).
+import { AZURE_DEFAULT_API_VERSION, type Config, type ProviderEnv } from "../config/env.ts";
 import { DEFAULT_BASE_URLS, openAICompatibleProvider } from "./openai-compatible/index.ts";
+import type { TransportOptions } from "./transport.ts";
 import type { Provider } from "./types.ts";
 
 export interface ProviderRegistry {
@@ -9,30 +11,40 @@ export interface ProviderRegistry {
   enabled(): string[];
 }
 
+const LOCAL = ["ollama", "vllm"];
+
+/** Provider ids gw has an adapter for (catalog `provider` values). */
+export const ADAPTER_IDS: readonly string[] = [...Object.keys(DEFAULT_BASE_URLS), "azure-openai", ...LOCAL];
+
+/** The environment's name for a catalog provider: Google's models are enabled by GEMINI_API_KEY. */
+const envName = (id: string): string => (id === "google" ? "gemini" : id);
+
+/** An adapter for `id` with this key and base URL (null: the provider's public URL); null when gw
+ * has no adapter for it or it cannot be addressed (Azure and local servers need a base URL). */
+export function createProvider(id: string, access: ProviderEnv, transport: TransportOptions): Provider | null {
+  const { apiKey, baseUrl } = access;
+  if (id in DEFAULT_BASE_URLS) {
+    return openAICompatibleProvider(id, { baseUrl: baseUrl ?? DEFAULT_BASE_URLS[id]!, apiKey, renameMaxTokensForReasoning: id === "openai" }, transport);
+  }
+  if (id === "azure-openai" && baseUrl) {
+    const azure = { apiVersion: access.apiVersion ?? AZURE_DEFAULT_API_VERSION };
+    return openAICompatibleProvider(id, { baseUrl, apiKey, azure, renameMaxTokensForReasoning: true }, transport);
+  }
+  if (LOCAL.includes(id) && baseUrl) return openAICompatibleProvider(id, { baseUrl, apiKey }, transport);
+  return null;
+}
+
+export const transportOf = (config: Config): TransportOptions => ({ headersTimeoutMs: config.upstreamTimeoutMs });
+
 export function buildRegistry(config: Config): ProviderRegistry {
   const providers = new Map<string, Provider>();
-  const transport = { headersTimeoutMs: config.upstreamTimeoutMs };
-  for (const [id, baseUrl] of Object.entries(DEFAULT_BASE_URLS)) {
-    const env = config.providers[id];
-    if (!env?.apiKey) continue;
-    providers.set(id, openAICompatibleProvider(id, {
-      baseUrl: env.baseUrl ?? baseUrl,
-      apiKey: env.apiKey,
-      renameMaxTokensForReasoning: id === "openai",
-    }, transport));
-  }
-  const azure = config.providers["azure-openai"];
-  if (azure?.apiKey && azure.baseUrl) {
-    providers.set("azure-openai", openAICompatibleProvider("azure-openai", {
-      baseUrl: azure.baseUrl,
-      apiKey: azure.apiKey,
-      azure: { apiVersion: azure.apiVersion ?? AZURE_DEFAULT_API_VERSION },
-      renameMaxTokensForReasoning: true,
-    }, transport));
-  }
-  for (const id of ["ollama", "vllm"]) {
-    const env = config.providers[id];
-    if (env?.baseUrl) providers.set(id, openAICompatibleProvider(id, { baseUrl: env.baseUrl, apiKey: env.apiKey }, transport));
+  const transport = transportOf(config);
+  for (const id of ADAPTER_IDS) {
+    const env = config.providers[envName(id)];
+    // Keyed providers are on with a key; Azure needs its endpoint too; local servers a base URL.
+    const on = LOCAL.includes(id) ? Boolean(env?.baseUrl) : Boolean(env?.apiKey);
+    const provider = env && on ? createProvider(id, env, transport) : null;
+    if (provider) providers.set(id, provider);
   }
   return {
     get: (id) => providers.get(id),

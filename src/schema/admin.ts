@@ -64,3 +64,10 @@ export type CreateKeyBody = Static<typeof CreateKeyBody>;
 export const CreditsBody = Type.Object({
   amount: Type.Number({ exclusiveMinimum: 0, maximum: 1e9 }),
 }, { additionalProperties: false });
+
+/** PUT /admin/projects/{id}/provider-keys/{provider}: a project's own provider key (BYOK). */
+export const ProviderKeyBody = Type.Object({
+  api_key: Type.String({ minLength: 1, maxLength: 4096 }),
+  base_url: Type.Optional(Type.String({ pattern: "^https?://[^\\s]+$", maxLength: 2048 })),
+}, { additionalProperties: false });
+export type ProviderKeyBody = Static<typeof ProviderKeyBody>;

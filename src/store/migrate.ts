@@ -1,9 +1,13 @@
 // Numbered SQL migrations, imported as text so they travel inside the compiled binary.
 import type { Database } from "bun:sqlite";
 import m001 from "./migrations/001_init.sql" with { type: "text" };
+import m002 from "./migrations/002_provider_keys.sql" with { type: "text" };
 
 /** Append only: a migration, once released, never changes. */
-export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [{ version: 1, sql: m001 }];
+export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
+  { version: 1, sql: m001 },
+  { version: 2, sql: m002 },
+];
 
 export function migrate(db: Database): number {
   db.run("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");

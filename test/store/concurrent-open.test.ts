@@ -5,6 +5,7 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { MIGRATIONS } from "../../src/store/migrate.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "gw-race-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,7 +21,7 @@ describe("store: concurrent first open (contracts.md 1, 3)", () => {
     expect(codes).toEqual([0, 0, 0, 0, 0, 0]);
     const db = new Database(join(dir, "gw.sqlite"), { readonly: true });
     expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM projects").get()?.n).toBe(6);
-    expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM schema_migrations").get()?.n).toBe(1);
+    expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM schema_migrations").get()?.n).toBe(MIGRATIONS.length);
     db.close();
   });
 });

@@ -3,9 +3,10 @@
 import { Elysia } from "elysia";
 import { timingSafeEqual } from "node:crypto";
 import { createProject, projectView, splitNullPolicyKeys, updateProject } from "../../admin/projects.ts";
+import { deleteProviderKey, putProviderKey } from "../../admin/provider-keys.ts";
 import { issueKey } from "../../auth/api-keys.ts";
 import { GwError } from "../../errors/gw-error.ts";
-import { CreateKeyBody, CreateProjectBody, CreditsBody, UpdateProjectBody } from "../../schema/admin.ts";
+import { CreateKeyBody, CreateProjectBody, CreditsBody, ProviderKeyBody, UpdateProjectBody } from "../../schema/admin.ts";
 import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import type { Deps } from "../../deps.ts";
 
@@ -13,6 +14,7 @@ const validateCreate = compileValidator(CreateProjectBody);
 const validateUpdate = compileValidator(UpdateProjectBody);
 const validateKey = compileValidator(CreateKeyBody);
 const validateCredits = compileValidator(CreditsBody);
+const validateProviderKey = compileValidator(ProviderKeyBody);
 
 const readJson = async (request: Request) => parseJsonObject(await readBodyText(request));
 
@@ -36,7 +38,9 @@ export const adminRoutes = (deps: Deps, token: string) =>
     .onBeforeHandle(({ request }) => checkAdmin(token, request.headers.get("authorization")))
     // Any admin write may change a key or a project that a cached key resolves to.
     .onAfterHandle(({ request }) => {
-      if (request.method !== "GET") deps.authCache.clear();
+      if (request.method === "GET") return;
+      deps.authCache.clear();
+      deps.projectProviders.clear();
     })
     .post("/projects", async ({ request, set }) => {
       const project = createProject(deps.repos.projects, validateCreate(await readJson(request)));
@@ -62,6 +66,15 @@ export const adminRoutes = (deps: Deps, token: string) =>
       const key = deps.repos.apiKeys.revoke(params.key_id, Date.now());
       if (!key) throw new GwError("not_found", `No key '${params.key_id}'.`, { param: "key_id" });
       return { object: "key", id: key.id, revoked: true };
+    })
+    .put("/projects/:id/provider-keys/:provider", async ({ request, params }) => {
+      projectOr404(deps, params.id);
+      const body = validateProviderKey(await readJson(request));
+      return putProviderKey(deps.repos.providerKeys, deps.secrets, params.id, params.provider, body);
+    }, { parse: "none" })
+    .delete("/projects/:id/provider-keys/:provider", ({ params }) => {
+      projectOr404(deps, params.id);
+      return deleteProviderKey(deps.repos.providerKeys, params.id, params.provider);
     })
     .post("/projects/:id/credits", async ({ request, params }) => {
       projectOr404(deps, params.id);

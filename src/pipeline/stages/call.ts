@@ -1,14 +1,17 @@
 // Stage call: tries the ranked models in order until one answers (fallback). Writes selected,
 // provider, attempts, fallbacks, upstreamMs, and completion or events. One `llm` span per attempt.
 import { GwError } from "../../errors/gw-error.ts";
-import type { Provider, ProviderCall } from "../../providers/types.ts";
+import type { ResolvedProvider } from "../../providers/project-providers.ts";
+import type { ProviderCall } from "../../providers/types.ts";
 import { UpstreamFailure } from "../../providers/upstream-failure.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import type { Deps } from "../../deps.ts";
 import type { RequestState } from "../state.ts";
 
-function providerFor(deps: Deps, state: RequestState, model: CatalogModel): Provider | undefined {
-  return state.auth.test ? deps.sandbox : deps.providers.get(model.provider);
+/** The sandbox for test keys; else the project's own key for the provider, or the operator's. */
+function providerFor(deps: Deps, state: RequestState, model: CatalogModel): ResolvedProvider | undefined {
+  if (state.auth.test) return { provider: deps.sandbox, byok: false };
+  return deps.projectProviders.resolve(state.auth.project.id, model.provider, state.auth.key.byok);
 }
 
 /** The per-attempt boundary: anything an adapter throws becomes an upstream failure. */
@@ -21,8 +24,9 @@ function asFailure(err: unknown, deps: Deps): UpstreamFailure {
 export async function call(deps: Deps, state: RequestState): Promise<void> {
   let last: UpstreamFailure | null = null;
   for (const [index, model] of state.ranked.entries()) {
-    const provider = providerFor(deps, state, model);
-    if (!provider) continue;
+    const resolved = providerFor(deps, state, model);
+    if (!resolved) continue;
+    const { provider, byok } = resolved;
     // A controller per attempt: a time-out ends this attempt only; a client that goes away ends
     // the request (state.cancelled) and the attempt under way (see cancel() in state.ts).
     const controller = new AbortController();
@@ -42,6 +46,7 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
       state.attempts.push({
         model: model.id, provider: provider.id, status: "error", error_code: code,
         failure_class: failure.failureClass, upstream_status: failure.upstreamStatus, duration_ms: Math.round(end - start),
+        byok: byok || undefined,
       });
       last = failure;
       if (!failure.canFallback || state.cancelled) break;
@@ -50,10 +55,11 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
     state.selected = model;
     state.provider = provider.id;
     state.fallbacks = index;
+    state.byok = byok;
     // For streams the llm span and attempt are closed when the stream ends (see stream-out.ts).
     state.attempts.push({
       model: model.id, provider: provider.id, status: "ok", error_code: null, failure_class: null,
-      upstream_status: 200, duration_ms: 0,
+      upstream_status: 200, duration_ms: 0, byok: byok || undefined,
     });
     if (!state.stream) {
       const end = state.spans.now();

@@ -28,6 +28,7 @@ function traceOf(state: RequestState, latencyMs: number) {
     tools: state.request?.tools ? { count: state.request.tools.length, choice: typeof state.request.tool_choice === "object" ? "function" : (state.request.tool_choice ?? "auto") } : undefined,
     usage_estimated: state.usageEstimated || undefined,
     client_disconnected: state.clientDisconnected || undefined,
+    byok: state.byok || undefined,
     versions: COMPONENT_VERSIONS,
   };
 }

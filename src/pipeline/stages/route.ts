@@ -44,7 +44,9 @@ function fits(needs: Needs, ok: (tokens: number) => boolean): boolean {
 /** Why a model cannot serve this request, or null when it can. */
 function exclusion(deps: Deps, state: RequestState, m: CatalogModel, needs: Needs): string | null {
   if (m.capabilities.embeddings) return "embedding model";
-  if (!state.auth.test && !deps.providers.get(m.provider)) return `provider ${m.provider} not enabled`;
+  if (!state.auth.test && !deps.projectProviders.resolve(state.auth.project.id, m.provider, state.auth.key.byok)) {
+    return state.auth.key.byok ? `no project key for ${m.provider} (the API key is BYOK only)` : `provider ${m.provider} not enabled`;
+  }
   if (needs.tools && !m.capabilities.tools) return "no tool support";
   if (needs.vision && !m.capabilities.vision) return "no vision support";
   if (needs.json && !m.capabilities.json) return "no JSON mode";
