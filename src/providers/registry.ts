@@ -2,6 +2,8 @@
 // servers when their base URL is set) and the Provider that serves each. `createProvider` builds
 // an adapter from a key and base URL, for the operator's keys and for projects' own (BYOK).
 import { AZURE_DEFAULT_API_VERSION, type Config, type ProviderEnv } from "../config/env.ts";
+import { ANTHROPIC_BASE_URL, anthropicProvider } from "./anthropic/index.ts";
+import { GOOGLE_DEFAULT_BASE_URL, googleProvider } from "./google/index.ts";
 import { DEFAULT_BASE_URLS, openAICompatibleProvider } from "./openai-compatible/index.ts";
 import type { TransportOptions } from "./transport.ts";
 import type { Provider } from "./types.ts";
@@ -14,7 +16,7 @@ export interface ProviderRegistry {
 const LOCAL = ["ollama", "vllm"];
 
 /** Provider ids gw has an adapter for (catalog `provider` values). */
-export const ADAPTER_IDS: readonly string[] = [...Object.keys(DEFAULT_BASE_URLS), "azure-openai", ...LOCAL];
+export const ADAPTER_IDS: readonly string[] = [...Object.keys(DEFAULT_BASE_URLS), "anthropic", "google", "azure-openai", ...LOCAL];
 
 /** The environment's name for a catalog provider: Google's models are enabled by GEMINI_API_KEY. */
 const envName = (id: string): string => (id === "google" ? "gemini" : id);
@@ -26,6 +28,8 @@ export function createProvider(id: string, access: ProviderEnv, transport: Trans
   if (id in DEFAULT_BASE_URLS) {
     return openAICompatibleProvider(id, { baseUrl: baseUrl ?? DEFAULT_BASE_URLS[id]!, apiKey, renameMaxTokensForReasoning: id === "openai" }, transport);
   }
+  if (id === "anthropic") return anthropicProvider(id, { baseUrl: baseUrl ?? ANTHROPIC_BASE_URL, apiKey }, transport);
+  if (id === "google") return googleProvider(id, { baseUrl: baseUrl ?? GOOGLE_DEFAULT_BASE_URL, apiKey }, transport);
   if (id === "azure-openai" && baseUrl) {
     const azure = { apiVersion: access.apiVersion ?? AZURE_DEFAULT_API_VERSION };
     return openAICompatibleProvider(id, { baseUrl, apiKey, azure, renameMaxTokensForReasoning: true }, transport);
