@@ -2,6 +2,7 @@
 // stream, to a failure class (decides fallback) and public code. Anthropic API "Errors" page.
 import { isObject } from "../../lib/json.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
+import { retryAfterSeconds } from "../retry-after.ts";
 
 export interface AnthropicError { type: string | null; message: string | null }
 
@@ -16,15 +17,6 @@ export function errorOf(body: string): AnthropicError {
     // Not JSON (a proxy's HTML page, say): the status alone decides.
   }
   return { type: null, message: null };
-}
-
-function retryAfterSeconds(headers: Headers): number | undefined {
-  const value = headers.get("retry-after");
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds));
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
 /** Anthropic reports an over-long prompt as a plain invalid_request_error; only the message tells. */

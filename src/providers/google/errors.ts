@@ -2,6 +2,7 @@
 // to a failure class (decides fallback) and public code.
 import { isObject } from "../../lib/json.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
+import { retryAfterSeconds } from "../retry-after.ts";
 
 interface GoogleError {
   message: string | null;
@@ -35,15 +36,6 @@ export function readGoogleError(body: string): GoogleError {
   return out;
 }
 
-function retryAfterHeader(headers: Headers): number | undefined {
-  const value = headers.get("retry-after");
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds));
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
-}
-
 const TOKEN_LIMIT = /token count|exceeds the maximum number of tokens|too many tokens|context (window|length)/i;
 
 /** The upstream's message travels in `detail` (returned to the caller, never logged) only where it
@@ -52,7 +44,7 @@ export function parseError(status: number, body: string, headers: Headers, provi
   const e = readGoogleError(body);
   const detail = e.message ? `Provider said: ${e.message}` : undefined;
   if (status === 429 || e.status === "RESOURCE_EXHAUSTED") {
-    const retryAfter = retryAfterHeader(headers) ?? e.retryDelay;
+    const retryAfter = retryAfterSeconds(headers) ?? e.retryDelay;
     return new UpstreamFailure("rate_limit", `${provider} rate limit or quota reached (HTTP ${status}).`, status, retryAfter);
   }
   // Google answers a bad API key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
@@ -71,6 +63,6 @@ export function parseError(status: number, body: string, headers: Headers, provi
     const kind = TOKEN_LIMIT.test(e.message ?? "") ? "context_length" : "caller";
     return new UpstreamFailure(kind, `${provider} rejected the request (HTTP ${status}).`, status, undefined, undefined, detail);
   }
-  if (status === 503) return new UpstreamFailure("transient", `${provider} is unavailable (HTTP 503).`, status, retryAfterHeader(headers));
+  if (status === 503) return new UpstreamFailure("transient", `${provider} is unavailable (HTTP 503).`, status, retryAfterSeconds(headers));
   return new UpstreamFailure("transient", `${provider} failed (HTTP ${status}).`, status, undefined, "upstream_error");
 }

@@ -1,6 +1,7 @@
 // Maps an OpenAI-compatible error response to a failure class (decides fallback) and public code.
 import { isObject } from "../../lib/json.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
+import { retryAfterSeconds } from "../retry-after.ts";
 
 function upstreamMessage(body: string): { message: string | null; code: string | null } {
   try {
@@ -13,15 +14,6 @@ function upstreamMessage(body: string): { message: string | null; code: string |
     // Not JSON: nothing more to learn from it.
   }
   return { message: null, code: null };
-}
-
-function retryAfterSeconds(headers: Headers): number | undefined {
-  const value = headers.get("retry-after");
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds));
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
 export function parseError(status: number, body: string, headers: Headers, provider: string): UpstreamFailure {
