@@ -129,10 +129,29 @@ export interface ProviderCall {
   attempt: number;
 }
 
+/** An embeddings call in canonical form: always a list of texts; floats come back. */
+export interface EmbedCall {
+  model: CatalogModel;
+  input: string[];
+  /** Requested vector size, where the model supports it. */
+  dimensions?: number;
+  controller: AbortController;
+  signal: AbortSignal;
+}
+
+/** Canonical embeddings result (OpenAI's shape with float vectors, in input order). */
+export interface EmbeddingResult {
+  model: string;
+  data: Array<{ index: number; embedding: number[] }>;
+  usage: { prompt_tokens: number; total_tokens: number };
+}
+
 /** What the pipeline calls. HTTP providers are an adapter plus the transport; sandbox simulates. */
 export interface Provider {
   id: string;
   complete(call: ProviderCall): Promise<ChatCompletion>;
   /** Resolves once the upstream accepted the stream (so failures before that can fall back). */
   stream(call: ProviderCall): Promise<AsyncIterable<ChunkEvent>>;
+  /** Embeddings, for providers that serve them (OpenAI-compatible, Gemini). */
+  embed?(call: EmbedCall): Promise<EmbeddingResult>;
 }
