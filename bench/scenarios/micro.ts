@@ -1,5 +1,6 @@
 // Micro-benchmarks (mitata), each file in its own process with nothing else loading the machine:
-// the SSE decoder and encoder, token counting, analyze + route, and a whole request in-process. A file that fails (for example
+// the SSE decoder and encoder, token counting, analyze + route, a whole request in-process, and
+// a 200-chunk stream read directly, passed through (OpenAI) and translated (Anthropic, Gemini). A file that fails (for example
 // after a change in src/) is reported as such; the others still run.
 import { track } from "../lib/processes.ts";
 import { fmt, table } from "../lib/stats.ts";
@@ -11,6 +12,7 @@ const FILES = [
   { file: "bench/micro/tokens.ts", what: "token counting" },
   { file: "bench/micro/route.ts", what: "analyze + route" },
   { file: "bench/micro/request-path.ts", what: "whole request, in-process" },
+  { file: "bench/micro/stream-translate.ts", what: "stream per format (200 chunks)" },
 ];
 
 const time = (ns: number): string =>
