@@ -1,8 +1,7 @@
 // Micro-benchmarks (mitata), each file in its own process with nothing else loading the machine:
 // the SSE decoder and encoder, token counting, analyze + route, a whole request in-process, and a
 // 200-chunk stream read directly, passed through (OpenAI) and translated (Anthropic, Gemini). A file
-// that fails (for example
-// after a change in src/) is reported as such; the others still run.
+// that fails (for example after a change in src/) is reported as such; the others still run.
 import { track } from "../lib/processes.ts";
 import { fmt, table } from "../lib/stats.ts";
 import type { Scenario } from "../lib/stack.ts";
