@@ -38,6 +38,10 @@ for (const make of [openaiDriver, anthropicDriver, googleDriver]) {
       await d.stop();
     });
     const user = (content: string) => [{ role: "user" as const, content }];
+    type Params = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
+    /** The same request as a plain call or through the SDK's stream helper. */
+    const ask = (params: Params, stream: boolean) =>
+      stream ? client.chat.completions.stream({ ...params, stream: true }).finalChatCompletion() : client.chat.completions.create(params);
 
     test("plain text: content, finish_reason stop, usage that adds up, a cost", async () => {
       d.text("The sea is large.");
@@ -65,33 +69,36 @@ for (const make of [openaiDriver, anthropicDriver, googleDriver]) {
       expect(usage.completion_tokens).toBeGreaterThan(0);
     });
 
-    test("multi-turn with system and developer messages: both reach the upstream as its system prompt", async () => {
-      await client.chat.completions.create({
-        model: d.model,
-        messages: [
-          { role: "system", content: "You are terse." },
-          { role: "developer", content: "Answer in English." },
-          { role: "user", content: "Hi" },
-          { role: "assistant", content: "Hello." },
-          { role: "user", content: "How are you?" },
-        ],
+    for (const stream of [false, true]) {
+      const label = stream ? " (streamed)" : "";
+      test(`multi-turn with system and developer messages reach the upstream as its system prompt${label}`, async () => {
+        await ask({
+          model: d.model,
+          messages: [
+            { role: "system", content: "You are terse." },
+            { role: "developer", content: "Answer in English." },
+            { role: "user", content: "Hi" },
+            { role: "assistant", content: "Hello." },
+            { role: "user", content: "How are you?" },
+          ],
+        }, stream);
+        const system = d.systemText(d.lastBody());
+        expect(system).toContain("You are terse.");
+        expect(system).toContain("Answer in English.");
       });
-      const system = d.systemText(d.lastBody());
-      expect(system).toContain("You are terse.");
-      expect(system).toContain("Answer in English.");
-    });
 
-    test("image parts (base64 and URL) reach the upstream as images", async () => {
-      await client.chat.completions.create({
-        model: d.model,
-        messages: [{ role: "user", content: [
-          { type: "text", text: "What is in these?" },
-          { type: "image_url", image_url: { url: PNG } },
-          { type: "image_url", image_url: { url: "https://example.com/cat.png" } },
-        ] }],
+      test(`image parts (base64 and URL) reach the upstream as images${label}`, async () => {
+        await ask({
+          model: d.model,
+          messages: [{ role: "user", content: [
+            { type: "text", text: "What is in these?" },
+            { type: "image_url", image_url: { url: PNG } },
+            { type: "image_url", image_url: { url: "https://example.com/cat.png" } },
+          ] }],
+        }, stream);
+        expect(d.imageCount(d.lastBody())).toBe(2);
       });
-      expect(d.imageCount(d.lastBody())).toBe(2);
-    });
+    }
 
     test("one tool call: name and JSON arguments, finish_reason tool_calls", async () => {
       d.tools([{ name: "get_weather", args: { city: "Paris" } }]);
@@ -114,34 +121,37 @@ for (const make of [openaiDriver, anthropicDriver, googleDriver]) {
       expect(final.choices[0]!.finish_reason).toBe("tool_calls");
     });
 
-    test("tool results go back to the upstream tied to their calls", async () => {
-      d.text("It is sunny in Paris and 9 pm in Tokyo.");
-      const r = await client.chat.completions.create({
-        model: d.model,
-        tools: [WEATHER, TIME],
-        messages: [
-          { role: "user", content: "Weather in Paris and time in Tokyo?" },
-          { role: "assistant", content: null, tool_calls: [
-            { id: "call_w1", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" } },
-            { id: "call_t1", type: "function", function: { name: "get_time", arguments: "{\"city\":\"Tokyo\"}" } },
-          ] },
-          { role: "tool", tool_call_id: "call_w1", content: "{\"sky\":\"sunny\"}" },
-          { role: "tool", tool_call_id: "call_t1", content: "{\"time\":\"21:00\"}" },
-        ],
+    for (const stream of [false, true]) {
+      const label = stream ? " (streamed)" : "";
+      test(`tool results go back to the upstream tied to their calls${label}`, async () => {
+        d.text("It is sunny in Paris and 9 pm in Tokyo.");
+        const r = await ask({
+          model: d.model,
+          tools: [WEATHER, TIME],
+          messages: [
+            { role: "user", content: "Weather in Paris and time in Tokyo?" },
+            { role: "assistant", content: null, tool_calls: [
+              { id: "call_w1", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" } },
+              { id: "call_t1", type: "function", function: { name: "get_time", arguments: "{\"city\":\"Tokyo\"}" } },
+            ] },
+            { role: "tool", tool_call_id: "call_w1", content: "{\"sky\":\"sunny\"}" },
+            { role: "tool", tool_call_id: "call_t1", content: "{\"time\":\"21:00\"}" },
+          ],
+        }, stream);
+        expect(r.choices[0]!.message.content).toBe("It is sunny in Paris and 9 pm in Tokyo.");
+        const expected = d.format === "google" ? ["get_weather", "get_time"] : ["call_w1", "call_t1"];
+        expect(d.toolResultIds(d.lastBody())).toEqual(expected);
       });
-      expect(r.choices[0]!.message.content).toBe("It is sunny in Paris and 9 pm in Tokyo.");
-      const expected = d.format === "google" ? ["get_weather", "get_time"] : ["call_w1", "call_t1"];
-      expect(d.toolResultIds(d.lastBody())).toEqual(expected);
-    });
 
-    test("JSON mode and stop sequences reach the upstream in its own terms", async () => {
-      d.text("{\"ok\":true}");
-      const r = await client.chat.completions.create({ model: d.model, messages: user("Reply in JSON."), response_format: { type: "json_object" }, stop: ["END"] });
-      expect(JSON.parse(r.choices[0]!.message.content!)).toEqual({ ok: true });
-      const body = d.lastBody();
-      expect(d.jsonMode(body)).toBe(true);
-      expect(d.stopSequences(body)).toEqual(["END"]);
-    });
+      test(`JSON mode and stop sequences reach the upstream in its own terms${label}`, async () => {
+        d.text("{\"ok\":true}");
+        const r = await ask({ model: d.model, messages: user("Reply in JSON."), response_format: { type: "json_object" }, stop: ["END"] }, stream);
+        expect(JSON.parse(r.choices[0]!.message.content!)).toEqual({ ok: true });
+        const body = d.lastBody();
+        expect(d.jsonMode(body)).toBe(true);
+        expect(d.stopSequences(body)).toEqual(["END"]);
+      });
+    }
 
     for (const [status, code, expected] of [
       [400, "invalid_request", 400], [401, "upstream_error", 502], [429, "rate_limited", 429],
