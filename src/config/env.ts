@@ -20,6 +20,9 @@ export interface Config {
   logLevel: string;
   /** Time allowed for an upstream's response headers (`GW_UPSTREAM_TIMEOUT_MS`, default 120 s). */
   upstreamTimeoutMs: number;
+  /** The whole request's deadline for reaching an answer, fallbacks included
+   * (`GW_REQUEST_TIMEOUT_MS`, default 300 s): no attempt starts or waits beyond it. */
+  requestTimeoutMs: number;
   /** GW_SECRET_KEY: seals projects' provider keys at rest; unset: a key file in the data dir. */
   secretKey: string | null;
   /** Provider id (lower case) -> key and base URL as read from the environment. */
@@ -39,10 +42,10 @@ function flagString(flags: Flags, name: string): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-function parseTimeoutMs(text: string): number {
+function parseTimeoutMs(name: string, text: string): number {
   const ms = Number(text);
   if (!Number.isInteger(ms) || ms <= 0) {
-    throw new Error(`Invalid GW_UPSTREAM_TIMEOUT_MS "${text}": expected a positive integer (milliseconds).`);
+    throw new Error(`Invalid ${name} "${text}": expected a positive integer (milliseconds).`);
   }
   return ms;
 }
@@ -75,7 +78,8 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     secretKey: env.GW_SECRET_KEY || null,
     configFile: flagString(flags, "config") ?? env.GW_CONFIG ?? null,
     logLevel: env.GW_LOG_LEVEL || "info",
-    upstreamTimeoutMs: parseTimeoutMs(env.GW_UPSTREAM_TIMEOUT_MS || "120000"),
+    upstreamTimeoutMs: parseTimeoutMs("GW_UPSTREAM_TIMEOUT_MS", env.GW_UPSTREAM_TIMEOUT_MS || "120000"),
+    requestTimeoutMs: parseTimeoutMs("GW_REQUEST_TIMEOUT_MS", env.GW_REQUEST_TIMEOUT_MS || "300000"),
     providers: Object.freeze(providers),
   });
 }

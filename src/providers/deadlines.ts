@@ -23,8 +23,16 @@ function sweep(): void {
   }
 }
 
+/** The request's overall deadline (epoch ms) carried by an attempt's controller: the call stage
+ * sets it, the transport never waits past it whatever its own per-attempt time-out. */
+const requestDeadlines = new WeakMap<AbortController, number>();
+
+export function setRequestDeadline(controller: AbortController, atMs: number): void {
+  requestDeadlines.set(controller, atMs);
+}
+
 export function watchDeadline(controller: AbortController, ms: number): void {
-  watched.set(controller, Date.now() + ms);
+  watched.set(controller, Math.min(Date.now() + ms, requestDeadlines.get(controller) ?? Infinity));
   if (!sweeper) {
     sweeper = setInterval(sweep, SWEEP_MS);
     sweeper.unref();

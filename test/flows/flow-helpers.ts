@@ -35,7 +35,7 @@ export interface LogDetail {
   error_category: string | null;
   trace: {
     spans: Array<{ name: string; status: string; error_code: string | null; attributes?: Record<string, unknown> }>;
-    attempts: Array<{ model: string; provider: string; status: string; error_code: string | null; upstream_status: number | null; failure_class: string | null }>;
+    attempts: Array<{ model: string; provider: string; status: string; error_code: string | null; upstream_status: number | null; failure_class: string | null; duration_ms: number }>;
     candidates: Array<{ model: string; provider: string; rank: number | null; excluded?: string }>;
     usage_estimated: boolean;
     client_disconnected: boolean;

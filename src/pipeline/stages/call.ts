@@ -3,6 +3,7 @@
 import { GwError } from "../../errors/gw-error.ts";
 import type { ResolvedProvider } from "../../providers/project-providers.ts";
 import type { ProviderCall } from "../../providers/types.ts";
+import { setRequestDeadline } from "../../providers/deadlines.ts";
 import { UpstreamFailure } from "../../providers/upstream-failure.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import type { Deps } from "../../deps.ts";
@@ -29,7 +30,11 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
     const { provider, byok } = resolved;
     // A controller per attempt: a time-out ends this attempt only; a client that goes away ends
     // the request (state.cancelled) and the attempt under way (see cancel() in state.ts).
+    // The request's deadline bounds every attempt, so fallbacks cannot add up past it.
+    const deadlineAt = state.createdAt + deps.config.requestTimeoutMs;
+    if (state.attempts.length > 0 && Date.now() >= deadlineAt) break;
     const controller = new AbortController();
+    setRequestDeadline(controller, deadlineAt);
     state.attemptAbort = controller;
     const providerCall: ProviderCall = { model, request: state.request!, controller, signal: controller.signal, attempt: state.attempts.length };
     const start = state.spans.now();
