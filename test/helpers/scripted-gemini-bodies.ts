@@ -270,3 +270,92 @@ export function streamEvents(a: GeminiAnswer): Json[] {
 
 /** Google's SSE framing (alt=sse): one `data:` line per event, CRLF line ends. */
 export const sseFrame = (event: Json): string => `data: ${JSON.stringify(event)}\r\n\r\n`;
+
+// --- Embeddings: embedContent and batchEmbedContents (ai.google.dev/api/embeddings). Error texts
+// follow Google's field-violation style; the batch limit's wording is the real API's.
+
+/** gemini-embedding-001's size when outputDimensionality is absent. */
+export const EMBED_DIMENSIONS = 3072;
+export const MAX_EMBED_BATCH = 100;
+
+const EMBED_FIELDS = new Set(["model", "content", "taskType", "title", "outputDimensionality"]);
+const TASK_TYPES = new Set([
+  "TASK_TYPE_UNSPECIFIED", "RETRIEVAL_QUERY", "RETRIEVAL_DOCUMENT", "SEMANTIC_SIMILARITY", "CLASSIFICATION",
+  "CLUSTERING", "QUESTION_ANSWERING", "FACT_VERIFICATION", "CODE_RETRIEVAL_QUERY",
+]);
+
+/** Checks one EmbedContentRequest; `at` is its place in a batch ("requests[2]."), "" alone. */
+function embedError(req: unknown, at: string, model: string): string | null {
+  const where = at ? `BatchEmbedContentsRequest.${at}` : "EmbedContentRequest.";
+  if (!isRecord(req)) return googleError(400, `Invalid value at '${at.slice(0, -1)}': not an object.`);
+  for (const key of Object.keys(req)) if (!EMBED_FIELDS.has(key)) return unknownField(key, at ? at.slice(0, -1) : undefined);
+  // Inside a batch every request names its model, and it must be the URL's.
+  if (at && req.model !== `models/${model}`) {
+    return googleError(400, `* ${where}model: model in the request (${String(req.model)}) must match models/${model}.\n`);
+  }
+  const content = req.content;
+  if (!isRecord(content) || !Array.isArray(content.parts) || content.parts.length === 0) {
+    return googleError(400, `* ${where}content: content is not specified\n`);
+  }
+  if (content.role !== undefined && content.role !== "user" && content.role !== "model") return googleError(400, "Please use a valid role: user, model.");
+  if (textOfParts(content.parts).trim() === "") return googleError(400, `* ${where}content.parts: text must not be empty\n`);
+  if (req.taskType !== undefined && (typeof req.taskType !== "string" || !TASK_TYPES.has(req.taskType))) {
+    return googleError(400, `Invalid value at '${at}task_type' (type.googleapis.com/google.ai.generativelanguage.v1beta.TaskType), "${String(req.taskType)}"`);
+  }
+  const dims = req.outputDimensionality;
+  if (dims !== undefined && (typeof dims !== "number" || !Number.isInteger(dims))) {
+    return googleError(400, `Invalid value at '${at}output_dimensionality' (TYPE_INT32), ${JSON.stringify(dims)}`);
+  }
+  if (typeof dims === "number" && (dims < 1 || dims > EMBED_DIMENSIONS)) {
+    return googleError(400, `* ${where}output_dimensionality: must be between 1 and ${EMBED_DIMENSIONS}\n`);
+  }
+  return null;
+}
+
+/** The checks embedContent / batchEmbedContents make; a Google error body, or null when valid. */
+export function embedRequestError(method: string, body: Json, model: string): string | null {
+  if (method === "embedContent") return embedError(body, "", model);
+  for (const key of Object.keys(body)) if (key !== "requests") return unknownField(key);
+  const requests = body.requests;
+  if (!Array.isArray(requests) || requests.length === 0) return googleError(400, "* BatchEmbedContentsRequest.requests: requests is not specified\n");
+  if (requests.length > MAX_EMBED_BATCH) {
+    return googleError(400, `* BatchEmbedContentsRequest.requests: at most ${MAX_EMBED_BATCH} requests can be in one batch\n`);
+  }
+  for (const [i, r] of requests.entries()) {
+    const e = embedError(r, `requests[${i}].`, model);
+    if (e) return e;
+  }
+  return null;
+}
+
+/** A deterministic vector for `text`: unit length at full size, float32-exact components. A smaller
+ * outputDimensionality keeps the first components without re-normalising, as Gemini truncates. */
+export function embedValues(text: string, dims = EMBED_DIMENSIONS): number[] {
+  let h = 0x9e3779b9;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  const full = new Array<number>(EMBED_DIMENSIONS);
+  let norm = 0;
+  for (let i = 0; i < EMBED_DIMENSIONS; i++) {
+    h ^= h << 13;
+    h ^= h >>> 17;
+    h ^= h << 5;
+    const v = (h >>> 0) / 0x100000000 - 0.5;
+    full[i] = v;
+    norm += v * v;
+  }
+  const scale = 1 / Math.sqrt(norm);
+  return full.slice(0, dims).map((v) => Math.fround(v * scale));
+}
+
+const embeddingOf = (req: Json): Json => {
+  const content = req.content as Json;
+  const dims = typeof req.outputDimensionality === "number" ? req.outputDimensionality : undefined;
+  return { values: embedValues(textOfParts(content.parts), dims) };
+};
+
+/** The reply of a validated request: {embedding} or {embeddings} in request order. Like
+ * gemini-embedding-001, without usageMetadata. */
+export function embedResponseJson(method: string, body: Json): string {
+  if (method === "embedContent") return JSON.stringify({ embedding: embeddingOf(body) });
+  return JSON.stringify({ embeddings: (body.requests as Json[]).map(embeddingOf) });
+}

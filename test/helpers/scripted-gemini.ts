@@ -1,8 +1,10 @@
 // A scripted stand-in for Google's Gemini API used by gw's tests: Bun.serve on 127.0.0.1 speaking
-// generateContent and streamGenerateContent (alt=sse, or a JSON array without it), recording calls.
+// generateContent and streamGenerateContent (alt=sse, or a JSON array without it), embedContent and
+// batchEmbedContents, recording calls.
 import {
   API_KEY_INVALID, API_KEY_MISSING, type FunctionCallSpec, type GeminiAnswer, type Json, defaultErrorBody,
-  defaultFunctionCall, echo, googleError, isRecord, promptTokens, requestError, responseJson, sseFrame, streamEvents,
+  defaultFunctionCall, echo, embedRequestError, embedResponseJson, googleError, isRecord, promptTokens, requestError,
+  responseJson, sseFrame, streamEvents,
 } from "./scripted-gemini-bodies.ts";
 
 export interface RecordedGeminiCall {
@@ -60,7 +62,7 @@ export interface ScriptedGemini {
   url: string;
   port: number;
   calls: RecordedGeminiCall[];
-  /** Requests received, all or for a path ending ("…:streamGenerateContent"). */
+  /** Requests received, all or for a path ending ("…:streamGenerateContent", ":batchEmbedContents"). */
   callCount(pathEnd?: string): number;
   /** The next `times` requests get this reply instead of the default. */
   script(reply: ScriptedGeminiReply, times?: number): void;
@@ -70,8 +72,9 @@ export interface ScriptedGemini {
   stop(): Promise<void>;
 }
 
-/** v1beta is what gw calls; v1 (the SDK's default) serves the same two methods. */
-const ROUTE = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+/** v1beta is what gw calls; v1 (the SDK's default) serves the same methods. */
+const ROUTE = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/;
+const EMBED_METHODS = new Set(["embedContent", "batchEmbedContents"]);
 const JSON_TYPE = { "content-type": "application/json; charset=UTF-8" };
 const CUT_LINGER_MS = 20;
 const encoder = new TextEncoder();
@@ -199,6 +202,8 @@ export async function startScriptedGemini(options: GeminiUpstreamOptions = {}): 
     }
     const key = headers["x-goog-api-key"] ?? url.searchParams.get("key");
     const route = ROUTE.exec(url.pathname);
+    const method = route?.[2] ?? "";
+    const model = decodeURIComponent(route?.[1] ?? "");
     let error: Response | null = null;
     if (!key) error = json(403, API_KEY_MISSING);
     else if (key !== apiKey) error = json(400, API_KEY_INVALID);
@@ -206,15 +211,21 @@ export async function startScriptedGemini(options: GeminiUpstreamOptions = {}): 
     else if (req.method !== "POST") error = json(405, googleError(400, `Method ${req.method} not allowed.`));
     else if (!isRecord(body)) error = json(400, googleError(400, "Invalid JSON payload received."));
     else {
-      const invalid = requestError(body, options.requireThoughtSignatures === true);
+      const invalid = EMBED_METHODS.has(method)
+        ? embedRequestError(method, body, model)
+        : requestError(body, options.requireThoughtSignatures === true);
       if (invalid) error = json(400, invalid);
     }
     if (error || !route || !isRecord(body)) {
       onEnd();
       return error ?? json(500, googleError(500));
     }
-    const answer = answerFor(decodeURIComponent(route[1] as string), body, reply);
-    if (route[2] === "streamGenerateContent") return streamResponse(req, answer, reply, url.searchParams.get("alt") === "sse", onEnd, gone);
+    if (EMBED_METHODS.has(method)) {
+      onEnd();
+      return json(reply?.status ?? 200, embedResponseJson(method, body), reply?.headers);
+    }
+    const answer = answerFor(model, body, reply);
+    if (method === "streamGenerateContent") return streamResponse(req, answer, reply, url.searchParams.get("alt") === "sse", onEnd, gone);
     onEnd();
     return json(reply?.status ?? 200, responseJson(answer), reply?.headers);
   }

@@ -1,8 +1,9 @@
 // The OpenAI-compatible provider: OpenAI itself and every provider that speaks its wire format,
 // as options on one base (architecture rule 4).
-import type { Provider, ProviderCall } from "../types.ts";
+import type { EmbedCall, Provider, ProviderCall } from "../types.ts";
 import { send, DEFAULT_TRANSPORT, type TransportOptions } from "../transport.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
+import { buildEmbeddingsRequest, parseEmbeddings } from "./embeddings.ts";
 import { parseError } from "./errors.ts";
 import { buildRequest, type OpenAICompatibleOptions } from "./request.ts";
 import { parseResponse } from "./response.ts";
@@ -33,6 +34,14 @@ export function openAICompatibleProvider(
       if (!res.ok) throw await failureOf(res, id);
       if (!res.body) throw new UpstreamFailure("transient", `${id} sent an empty stream.`, res.status, undefined, "upstream_error");
       return parseStream(res.body, call.signal, id);
+    },
+    async embed(call: EmbedCall) {
+      const res = await send(buildEmbeddingsRequest(call, options), call.controller, transport);
+      if (!res.ok) throw await failureOf(res, id);
+      const text = await res.text().catch(() => {
+        throw new UpstreamFailure("transient", `The ${id} response broke off.`, res.status, undefined, "upstream_error");
+      });
+      return parseEmbeddings(text, call, id);
     },
   };
 }

@@ -30,19 +30,27 @@ export function toUpstreamBody(call: ProviderCall, options: OpenAICompatibleOpti
   return out;
 }
 
-function chatUrl(call: ProviderCall, options: OpenAICompatibleOptions): string {
+/** Where an operation (`chat/completions`, `embeddings`) of this model lives: under the base URL,
+ * or for Azure under the model's deployment, with the api-version. */
+export function endpointUrl(operation: string, upstreamId: string, options: OpenAICompatibleOptions): string {
   const base = options.baseUrl.replace(/\/+$/, "");
-  if (!options.azure) return `${base}/chat/completions`;
-  const deployment = encodeURIComponent(call.model.upstream_id);
-  return `${base}/openai/deployments/${deployment}/chat/completions?api-version=${encodeURIComponent(options.azure.apiVersion)}`;
+  if (!options.azure) return `${base}/${operation}`;
+  const deployment = encodeURIComponent(upstreamId);
+  return `${base}/openai/deployments/${deployment}/${operation}?api-version=${encodeURIComponent(options.azure.apiVersion)}`;
 }
 
-export function buildRequest(call: ProviderCall, options: OpenAICompatibleOptions): UpstreamRequest {
+/** JSON content type and the key: a Bearer token, or Azure's `api-key` header. */
+export function jsonHeaders(options: OpenAICompatibleOptions): Record<string, string> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (options.apiKey) {
     if (options.azure) headers["api-key"] = options.apiKey;
     else headers.authorization = `Bearer ${options.apiKey}`;
   }
+  return headers;
+}
+
+export function buildRequest(call: ProviderCall, options: OpenAICompatibleOptions): UpstreamRequest {
+  const headers = jsonHeaders(options);
   if (call.request.stream) headers.accept = "text/event-stream";
-  return { url: chatUrl(call, options), headers, body: JSON.stringify(toUpstreamBody(call, options)) };
+  return { url: endpointUrl("chat/completions", call.model.upstream_id, options), headers, body: JSON.stringify(toUpstreamBody(call, options)) };
 }
