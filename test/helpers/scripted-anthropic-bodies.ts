@@ -194,6 +194,8 @@ export function invalidReason(body: Json, version: string): string | null {
   if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) return "max_tokens: Input should be greater than or equal to 1";
   if (!Array.isArray(body.messages)) return "messages: Field required";
   if (body.messages.length === 0) return "messages: at least one message is required";
+  const cacheReason = cacheControlReason(body);
+  if (cacheReason !== null) return cacheReason;
   let previous: Json | null = null;
   for (const [i, m] of (body.messages as unknown[]).entries()) {
     if (!isRecord(m)) return `messages.${i}: Input should be a valid dictionary`;
@@ -218,6 +220,39 @@ export function invalidReason(body: Json, version: string): string | null {
   const t = body.temperature;
   if (t !== undefined && (typeof t !== "number" || t < 0 || t > 1)) return "temperature: range: 0..1";
   if (t !== undefined && body.top_p !== undefined) return "`temperature` and `top_p` cannot both be specified for this model. Please use only one.";
+  return null;
+}
+
+/** Prompt-cache breakpoints as the docs describe them: `{type: "ephemeral", ttl?: "5m" | "1h"}` on
+ * tools, system blocks and message content blocks (tool_result content included), never on an
+ * empty text block or a thinking block, and at most 4 in a request (the API's own messages). */
+export const MAX_CACHE_BREAKPOINTS = 4;
+const UNMARKABLE = new Set(["thinking", "redacted_thinking"]);
+
+function cacheControlReason(body: Json): string | null {
+  const marked: Array<[string, Json]> = [];
+  const visit = (path: string, item: unknown): void => {
+    if (!isRecord(item)) return;
+    if (item.cache_control !== undefined && item.cache_control !== null) marked.push([path, item]);
+    if (item.type === "tool_result" && Array.isArray(item.content)) {
+      (item.content as unknown[]).forEach((b, k) => visit(`${path}.content.${k}`, b));
+    }
+  };
+  if (Array.isArray(body.tools)) (body.tools as unknown[]).forEach((t, i) => visit(`tools.${i}`, t));
+  if (Array.isArray(body.system)) (body.system as unknown[]).forEach((b, i) => visit(`system.${i}`, b));
+  for (const [i, m] of (body.messages as unknown[]).entries()) {
+    if (isRecord(m) && Array.isArray(m.content)) (m.content as unknown[]).forEach((b, j) => visit(`messages.${i}.content.${j}`, b));
+  }
+  for (const [path, item] of marked) {
+    const mark = item.cache_control;
+    if (!isRecord(mark) || mark.type !== "ephemeral") return `${path}.cache_control.type: Input should be 'ephemeral'`;
+    if (mark.ttl !== undefined && mark.ttl !== "5m" && mark.ttl !== "1h") return `${path}.cache_control.ttl: Input should be '5m' or '1h'`;
+    if (UNMARKABLE.has(String(item.type))) return `${path}.${String(item.type)}.cache_control: Extra inputs are not permitted`;
+    if (item.type === "text" && item.text === "") return "cache_control cannot be set for empty text blocks";
+  }
+  if (marked.length > MAX_CACHE_BREAKPOINTS) {
+    return `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${marked.length}.`;
+  }
   return null;
 }
 

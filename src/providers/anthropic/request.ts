@@ -3,6 +3,7 @@
 import { isObject } from "../../lib/json.ts";
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ProviderCall, ToolChoice } from "../types.ts";
 import type { UpstreamRequest } from "../transport.ts";
+import { withCacheBreakpoints } from "./cache-breakpoints.ts";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 
@@ -12,16 +13,20 @@ export interface AnthropicOptions {
   apiKey: string | null;
 }
 
-export interface TextBlock { type: "text"; text: string }
+/** A prompt-cache breakpoint; set only by cache-breakpoints.ts. */
+export interface CacheControl { type: "ephemeral" }
+type Cacheable = { cache_control?: CacheControl };
+
+export interface TextBlock extends Cacheable { type: "text"; text: string }
 export type ImageSource = { type: "base64"; media_type: string; data: string } | { type: "url"; url: string };
 export type ContentBlock =
   | TextBlock
-  | { type: "image"; source: ImageSource }
-  | { type: "tool_use"; id: string; name: string; input: unknown }
-  | { type: "tool_result"; tool_use_id: string; content?: string | ContentBlock[] };
+  | ({ type: "image"; source: ImageSource } & Cacheable)
+  | ({ type: "tool_use"; id: string; name: string; input: unknown } & Cacheable)
+  | ({ type: "tool_result"; tool_use_id: string; content?: string | ContentBlock[] } & Cacheable);
 
 export interface AnthropicMessage { role: "user" | "assistant"; content: ContentBlock[] }
-export interface AnthropicTool { name: string; description?: string; input_schema: Record<string, unknown> }
+export interface AnthropicTool extends Cacheable { name: string; description?: string; input_schema: Record<string, unknown> }
 export type AnthropicToolChoice =
   | { type: "auto" | "any"; disable_parallel_tool_use?: boolean }
   | { type: "tool"; name: string; disable_parallel_tool_use?: boolean }
@@ -187,7 +192,7 @@ export function toMessagesBody(call: Pick<ProviderCall, "model" | "request">): M
   if (typeof req.temperature === "number") body.temperature = Math.min(1, Math.max(0, req.temperature));
   else if (typeof req.top_p === "number") body.top_p = req.top_p;
   if (req.stream) body.stream = true;
-  return body;
+  return withCacheBreakpoints(body);
 }
 
 export function buildRequest(call: ProviderCall, options: AnthropicOptions): UpstreamRequest {
