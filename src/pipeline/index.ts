@@ -13,6 +13,7 @@
 import { toGwError, type GwError } from "../errors/gw-error.ts";
 import type { Deps } from "../deps.ts";
 import { completionBody } from "./completion-body.ts";
+import { fillMissingUsage } from "./estimate-usage.ts";
 import { gwHeaders, gwObject } from "./gw-object.ts";
 import { analyze } from "./stages/analyze.ts";
 import { call } from "./stages/call.ts";
@@ -89,6 +90,7 @@ export async function runChat(deps: Deps, state: RequestState): Promise<ChatOutc
     return fail(deps, state, err);
   }
   if (state.events) return { kind: "stream", events: streamOut(deps, state, state.events), headers: gwHeaders(state) };
+  fillMissingUsage(state, state.completion!);
   meter(deps, state);
   record(deps, state);
   const body = completionBody(state.completion!, state.selected!.id, gwObject(state));

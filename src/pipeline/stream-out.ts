@@ -1,12 +1,12 @@
 // Taps a provider stream on its way to the client: time to first token, usage (counted when the
 // upstream sends none), then the gw.summary chunk, or an in-stream error (gateway-api.md 4.4, 7.1).
 // When the stream ends for any reason, the llm span closes and meter and record run.
-import { countMessageTokens, countTextTokens } from "../analysis/tokens.ts";
 import { toGwError } from "../errors/gw-error.ts";
 import { UpstreamFailure } from "../providers/upstream-failure.ts";
 import type { ChatChunk, ChunkEvent } from "../providers/types.ts";
 import { normalizeUsage } from "../providers/usage.ts";
 import type { Deps } from "../deps.ts";
+import { estimateUsage } from "./estimate-usage.ts";
 import { gwObject } from "./gw-object.ts";
 import { meter } from "./stages/meter.ts";
 import { record } from "./stages/record.ts";
@@ -58,7 +58,7 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
     }
     finished = true;
     closeLlmSpan(state, null);
-    if (!state.usage) estimateUsage(state, produced);
+    if (!state.usage) state.usage = estimateUsage(state, produced);
     meter(deps, state);
     yield { type: "summary", body: { id: streamId, object: "gw.summary", created, model: state.selected?.id, choices: [], gw: gwObject(state) } };
   } catch (err) {
@@ -69,7 +69,7 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
     if (!finished) closeLlmSpan(state, error.code);
     state.error = error;
     state.failedStep = "call";
-    if (!state.usage) estimateUsage(state, produced);
+    if (!state.usage) state.usage = estimateUsage(state, produced);
     meter(deps, state);
     yield { type: "error", body: error.toBody(state.requestId) };
   } finally {
@@ -78,16 +78,9 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
       state.clientDisconnected = true;
       cancel(state);
       closeLlmSpan(state, null);
-      if (!state.usage) estimateUsage(state, produced);
+      if (!state.usage) state.usage = estimateUsage(state, produced);
       meter(deps, state);
     }
     record(deps, state);
   }
-}
-
-function estimateUsage(state: RequestState, produced: string): void {
-  const prompt = state.request ? countMessageTokens(state.request.messages) : 0;
-  const completion = countTextTokens(produced);
-  state.usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-  state.usageEstimated = true;
 }

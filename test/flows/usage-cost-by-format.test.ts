@@ -84,4 +84,21 @@ describe("exact usage and cost per wire format", () => {
     // 200 x $0.30 + 800 x $0.03 + 200 x $2.50, per million
     expect(a.gw.cost).toBe(0.000584);
   });
+
+  test("an answer without usage is counted by gw, shown to the client, marked estimated, never billed $0", async () => {
+    openai.script({ body: {
+      id: "chatcmpl-nousage", object: "chat.completion", created: 1, model: "gpt-4o-mini",
+      choices: [{ index: 0, message: { role: "assistant", content: "Twelve words of answer text that a tokenizer can count for the bill." }, finish_reason: "stop" }],
+    } });
+    const logKey = gw.key({ mode: "live", scopes: ["chat", "requests"] });
+    const res = await post(`${gw.url}/chat/completions`, logKey, { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "Say something countable." }] });
+    const a = (await res.json()) as Answer & { gw: { request_id: string } };
+    expect(a.usage.prompt_tokens).toBeGreaterThan(0);
+    expect(a.usage.completion_tokens).toBeGreaterThan(5);
+    expect(a.usage.total_tokens).toBe(a.usage.prompt_tokens + a.usage.completion_tokens);
+    expect(a.gw.cost).toBeCloseTo((a.usage.prompt_tokens * 0.15 + a.usage.completion_tokens * 0.6) / 1e6, 10);
+    await gw.drain();
+    const detail = (await (await fetch(`${gw.url}/requests/${a.gw.request_id}`, { headers: { authorization: `Bearer ${logKey}` } })).json()) as { trace: { usage_estimated: boolean } };
+    expect(detail.trace.usage_estimated).toBe(true);
+  });
 });
