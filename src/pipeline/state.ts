@@ -23,8 +23,20 @@ export interface Candidate {
   model: string;
   provider: string;
   rank: number | null;
+  /** Routing score (profiles only); absent for excluded models. */
+  score?: number;
+  /** The model's quality for the task that counts, and whether it meets the required quality. */
+  quality?: number;
+  below_required_quality?: boolean;
   /** Why the model was left out; absent for the ranked candidates. */
   excluded?: string;
+}
+
+/** What the router expected of its first choice (trace.expected). */
+export interface Expected {
+  cost: number;
+  latency_ms: number;
+  quality: number;
 }
 
 export interface RequestState {
@@ -58,7 +70,13 @@ export interface RequestState {
   // route
   scenario?: TestScenario;
   profile: string | null;
+  workload?: string;
+  requiredQuality?: number;
+  weights?: { quality: number; cost: number; latency: number };
+  expected?: Expected;
   ranked: CatalogModel[];
+  /** Fallbacks worked out only when the first attempt fails (an explicit model's). */
+  moreCandidates?: () => CatalogModel[];
   candidates: Candidate[];
   reason: string | null;
 

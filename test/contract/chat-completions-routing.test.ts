@@ -3,7 +3,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ROUTING_PROFILES } from "../../src/config/constants.ts";
 import { sha256Hex } from "../../src/lib/hash.ts";
-import { PROFILE_MODELS } from "../../src/routing/profiles.ts";
 import { ADMIN_TOKEN, startTestGw, type TestGw } from "../helpers/test-gw.ts";
 import { chat, expectError, json, requestDetail, user, type Json } from "./chat-helpers.ts";
 
@@ -62,20 +61,32 @@ describe("gateway-api.md 4.4 and contracts.md 6: model selection", () => {
   });
 
   for (const profile of ROUTING_PROFILES) {
-    test(`profile ${profile} answers with one of its models`, async () => {
+    test(`profile ${profile} answers with its top-scored model, and the trace says why`, async () => {
       const { model, gw: g } = await answered({ model: profile, messages: user(`Route me through ${profile}.`) });
-      expect(PROFILE_MODELS[profile]).toContain(model);
       expect(g.selected_model).toBe(model);
       const detail = await requestDetail(gw, g.request_id as string);
       expect(detail.requested_model).toBe(profile);
       expect(detail.selected_model).toBe(model);
+      const trace = detail.trace as unknown as {
+        profile: string; required_quality: number; weights: { quality: number; cost: number; latency: number };
+        candidates: Array<{ model: string; rank: number | null; score?: number }>; reason: string; expected: { cost: number };
+      };
+      expect(trace.profile).toBe(profile);
+      expect(trace.candidates[0]).toMatchObject({ model, rank: 0 });
+      expect(trace.candidates[0]!.score).toBeGreaterThan(0);
+      expect(trace.weights.quality + trace.weights.cost + trace.weights.latency).toBeCloseTo(1, 2);
+      expect(trace.required_quality).toBeGreaterThan(0);
+      expect(trace.reason.length).toBeGreaterThan(0);
+      expect(trace.expected.cost).toBeGreaterThan(0);
     });
   }
 
   test("no model given means gw-auto", async () => {
     const { model, gw: g } = await answered({ messages: user("Default profile.") });
-    expect(PROFILE_MODELS["gw-auto"]).toContain(model);
-    expect((await requestDetail(gw, g.request_id as string)).requested_model).toBe("gw-auto");
+    const detail = await requestDetail(gw, g.request_id as string);
+    expect(detail.requested_model).toBe("gw-auto");
+    expect((detail.trace as unknown as { profile: string }).profile).toBe("gw-auto");
+    expect(detail.selected_model).toBe(model);
   });
 
   test("an embedding model on chat answers 400 invalid_request naming param model", async () => {

@@ -2,7 +2,6 @@
 // which failures fall back, which do not, the public codes, time-outs, streams cut mid-way and
 // clients that leave (gateway-api.md 2.2, 4.4, 7; contracts.md 2, 4; architecture rule 2).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { PROFILE_MODELS } from "../../src/routing/profiles.ts";
 import { type ScriptedUpstream, startScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { type TestGw, post, startTestGw } from "../helpers/test-gw.ts";
 import { requestDetail, sseData, waitFor } from "./flow-helpers.ts";
@@ -38,16 +37,18 @@ afterAll(async () => {
 
 const user = (content: string) => [{ role: "user", content }];
 const chat = (body: Record<string, unknown>) => post(`${gw.url}/chat/completions`, key, body);
-const auto = (content: string, extra: Record<string, unknown> = {}) => chat({ model: "gw-auto", messages: user(content), ...extra });
+/** The first choice is FIRST (openai, A); its fallback an equal-or-better model at another provider: SECOND (B). */
+const auto = (content: string, extra: Record<string, unknown> = {}) => chat({ model: FIRST, messages: user(content), ...extra });
 
 interface ErrorBody {
   error: { code: string; type: string; category: string; request_id: string; message: string };
 }
 
-test("precondition: gw-auto ranks openai before deepseek", () => {
-  const order = PROFILE_MODELS["gw-auto"];
-  expect(order.indexOf(FIRST)).toBeGreaterThanOrEqual(0);
-  expect(order.indexOf(FIRST)).toBeLessThan(order.indexOf(SECOND));
+test("precondition: SECOND is at least as good as FIRST overall and cheaper, so it is FIRST's fallback", () => {
+  const first = gw.deps.catalog.get(FIRST)!;
+  const second = gw.deps.catalog.get(SECOND)!;
+  expect(second.quality.general).toBeGreaterThanOrEqual(first.quality.general);
+  expect(second.provider).not.toBe(first.provider);
 });
 
 describe("gateway-api.md 1.2 / contracts.md 4: fallback to the next provider", () => {

@@ -22,9 +22,19 @@ function asFailure(err: unknown, deps: Deps): UpstreamFailure {
   return new UpstreamFailure("transient", "The provider call failed unexpectedly.", null, undefined, "upstream_error");
 }
 
+/** At most this many attempts per request, whatever the length of the ranked list. */
+const MAX_ATTEMPTS = 4;
+/** Failures that say the provider, not the model, is in trouble: its other models are skipped. */
+const PROVIDER_WIDE: ReadonlySet<string> = new Set(["rate_limit", "transient", "timeout", "credential"]);
+
 export async function call(deps: Deps, state: RequestState): Promise<void> {
   let last: UpstreamFailure | null = null;
+  const failedProviders = new Set<string>();
+  // Appending to state.ranked while iterating is deliberate: fallbacks of an explicit model are
+  // worked out only once its first attempt failed (route.ts).
   for (const [index, model] of state.ranked.entries()) {
+    if (state.attempts.length >= MAX_ATTEMPTS) break;
+    if (failedProviders.has(model.provider)) continue;
     const resolved = providerFor(deps, state, model);
     if (!resolved) continue;
     const { provider, byok } = resolved;
@@ -55,6 +65,11 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
       });
       last = failure;
       if (!failure.canFallback || state.cancelled) break;
+      if (PROVIDER_WIDE.has(failure.failureClass)) failedProviders.add(model.provider);
+      if (state.moreCandidates) {
+        state.ranked.push(...state.moreCandidates());
+        state.moreCandidates = undefined;
+      }
       continue;
     }
     state.selected = model;

@@ -20,7 +20,11 @@ function traceOf(state: RequestState, latencyMs: number) {
       ? { task: state.task.task, subtype: state.task.subtype, source: state.task.source, input_tokens_bound: state.inputTokens }
       : null,
     profile: state.profile ?? undefined,
+    workload: state.workload,
+    required_quality: state.requiredQuality,
+    weights: state.weights,
     candidates: state.candidates,
+    expected: state.expected,
     reason: state.reason,
     attempts: state.attempts,
     timings: state.spans.timings,

@@ -7,9 +7,10 @@ import { isTestModel, testScenarioOf } from "../../providers/sandbox/scenarios.t
 import type { ChatRequest } from "../../providers/types.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { maxCostOf } from "../../routing/cost.ts";
-import { PROFILE_MODELS } from "../../routing/profiles.ts";
+import { complexityOf, expectedOutputTokens, taskKindOf, workloadOf } from "../../routing/routing-input.ts";
+import { diversify, scoreModels, type RoutingMode } from "../../routing/score.ts";
 import type { Deps } from "../../deps.ts";
-import type { RequestState } from "../state.ts";
+import type { Candidate, RequestState } from "../state.ts";
 
 const isProfile = (name: string): name is RoutingProfile => (ROUTING_PROFILES as readonly string[]).includes(name);
 
@@ -17,7 +18,8 @@ interface Needs {
   tools: boolean;
   vision: boolean;
   json: boolean;
-  outputBound: number | undefined;
+  /** max_tokens when given, else the task's expected output (routing-input.ts). */
+  outputBound: number;
   maxCost: number | undefined;
   /** Input tokens: the strict byte bound, or the tokenizer's exact count when the bound fails a limit. */
   inputTokens(exact: boolean): number;
@@ -30,7 +32,7 @@ function needsOf(state: RequestState): Needs {
     tools: (req.tools?.length ?? 0) > 0,
     vision: req.messages.some((m) => Array.isArray(m.content) && m.content.some((p) => p.type === "image_url")),
     json: req.response_format !== undefined && req.response_format.type !== "text",
-    outputBound: req.max_completion_tokens ?? req.max_tokens ?? undefined,
+    outputBound: req.max_completion_tokens ?? req.max_tokens ?? expectedOutputTokens(state.task?.task ?? "chat"),
     maxCost: typeof req.max_cost === "number" ? req.max_cost : undefined,
     inputTokens: (wantExact) => (wantExact ? (exact ??= countMessageTokens(req.messages)) : state.inputTokens),
   };
@@ -50,7 +52,7 @@ function exclusion(deps: Deps, state: RequestState, m: CatalogModel, needs: Need
   if (needs.tools && !m.capabilities.tools) return "no tool support";
   if (needs.vision && !m.capabilities.vision) return "no vision support";
   if (needs.json && !m.capabilities.json) return "no JSON mode";
-  if (!fits(needs, (t) => t + (needs.outputBound ?? 0) <= m.context_window)) {
+  if (!fits(needs, (t) => t + needs.outputBound <= m.context_window)) {
     return `context window ${m.context_window} too small`;
   }
   const cap = needs.maxCost;
@@ -60,14 +62,60 @@ function exclusion(deps: Deps, state: RequestState, m: CatalogModel, needs: Need
   return null;
 }
 
-function rank(deps: Deps, state: RequestState, ids: readonly string[], needs: Needs): void {
-  for (const id of ids) {
-    const m = deps.catalog.get(id);
-    if (!m) continue;
+/** Scores every chat model of the catalog that can serve the request (routing/score.ts); the
+ * excluded ones are listed with their reason. Writes workload, weights, required quality, expected. */
+function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, needs: Needs): void {
+  const req = state.request!;
+  const task = state.task?.task ?? "chat";
+  const eligible: CatalogModel[] = [];
+  const excluded: Candidate[] = [];
+  for (const m of deps.catalog.models) {
+    if (m.capabilities.embeddings) continue;
     const why = exclusion(deps, state, m, needs);
-    state.candidates.push({ model: m.id, provider: m.provider, rank: why ? null : state.ranked.length, ...(why ? { excluded: why } : {}) });
-    if (!why) state.ranked.push(m);
+    if (why) excluded.push({ model: m.id, provider: m.provider, rank: null, excluded: why });
+    else eligible.push(m);
   }
+  const routing = req.routing as { mode?: RoutingMode; min_quality?: number } | undefined;
+  const priority = (req.metadata as { priority?: unknown } | undefined)?.priority;
+  const decision = scoreModels(eligible, {
+    profile, mode: routing?.mode, minQuality: routing?.min_quality, task: taskKindOf(task),
+    workload: workloadOf(task, priority), complexity: complexityOf(task, state.inputTokens),
+    inputTokens: state.inputTokens, outputTokens: needs.outputBound,
+  });
+  state.profile = profile;
+  state.workload = workloadOf(task, priority);
+  state.requiredQuality = decision.requiredQuality;
+  state.weights = decision.weights;
+  state.ranked = decision.ranked.map((r) => r.model);
+  state.candidates = [
+    ...decision.ranked.map((r, rank): Candidate => ({
+      model: r.model.id, provider: r.model.provider, rank, score: r.score, quality: r.quality,
+      ...(r.meetsQuality ? {} : { below_required_quality: true }),
+    })),
+    ...excluded,
+  ];
+  const top = decision.ranked[0];
+  if (!top) return;
+  state.expected = { cost: top.expectedCost, latency_ms: Math.round(top.latencyMs), quality: top.quality };
+  state.reason = top.meetsQuality
+    ? `highest score (${top.score}) of ${decision.ranked.length} eligible models for ${decision.qualityTask} at quality >= ${decision.requiredQuality}`
+    : `no eligible model reaches quality ${decision.requiredQuality} for ${decision.qualityTask}: the best available`;
+}
+
+/** An explicit model's fallbacks (docs/decisions.md): eligible models at least as good for the
+ * task and overall, cheapest first, other providers first; at most two. */
+function explicitFallbacks(deps: Deps, state: RequestState, asked: CatalogModel, needs: Needs): CatalogModel[] {
+  const task = taskKindOf(state.task?.task ?? "chat");
+  const good = deps.catalog.models.filter((m) =>
+    m.id !== asked.id && !m.capabilities.embeddings && m.quality[task] >= asked.quality[task] &&
+    m.quality.general >= asked.quality.general && exclusion(deps, state, m, needs) === null);
+  const cost = (m: CatalogModel) => maxCostOf(m, state.inputTokens, needs.outputBound);
+  const picked = diversify(good.sort((a, b) => cost(a) - cost(b)).map((model) => ({ model })))
+    .filter((r) => r.model.provider !== asked.provider || good.every((g) => g.provider === asked.provider))
+    .slice(0, 2)
+    .map((r) => r.model);
+  for (const m of picked) state.candidates.push({ model: m.id, provider: m.provider, rank: state.candidates.length });
+  return picked;
 }
 
 function routeTestModel(deps: Deps, state: RequestState, model: string, needs: Needs): void {
@@ -75,7 +123,7 @@ function routeTestModel(deps: Deps, state: RequestState, model: string, needs: N
   if (!scenario) throw new GwError("model_not_found", `The model '${model}' does not exist.`, { param: "model" });
   state.scenario = scenario;
   if (scenario.kind === "gateway") throw new GwError(scenario.code, `Simulated ${scenario.code} (test mode).`);
-  rank(deps, state, PROFILE_MODELS["gw-auto"], needs);
+  scoreProfile(deps, state, "gw-auto", needs);
   if (scenario.kind === "fallback") {
     // The second attempt must go to another provider, as a real fallback would.
     const first = state.ranked[0];
@@ -93,17 +141,17 @@ export function route(deps: Deps, state: RequestState): void {
   const needs = needsOf(state);
   if (isTestModel(model)) routeTestModel(deps, state, model, needs);
   else if (isProfile(model)) {
-    state.profile = model;
-    rank(deps, state, PROFILE_MODELS[model], needs);
-    state.reason = state.ranked[0] ? `first eligible model of profile ${model}` : null;
+    scoreProfile(deps, state, model, needs);
   } else {
     const m = deps.catalog.resolve(model);
     if (!m) throw new GwError("model_not_found", `The model '${model}' does not exist.`, { param: "model" });
     if (m.capabilities.embeddings) throw invalidRequest(`'${m.id}' is an embedding model; use /embeddings.`, "model");
-    rank(deps, state, [m.id], needs);
-    const why = state.candidates[0]?.excluded;
+    const why = exclusion(deps, state, m, needs);
+    state.candidates.push({ model: m.id, provider: m.provider, rank: why ? null : 0, ...(why ? { excluded: why } : {}) });
+    if (!why) state.ranked.push(m);
     if (why) throw new GwError("no_model_available", `The model '${m.id}' cannot serve this request: ${why}.`, { param: "model" });
     state.reason = "model requested explicitly";
+    state.moreCandidates = () => explicitFallbacks(deps, state, m, needs);
   }
   if (state.ranked.length === 0) {
     throw new GwError("no_model_available", "No model can serve this request; see the trace for why each was excluded.");

@@ -1,0 +1,146 @@
+// Scored routing (gateway-api.md 1.2, 2.2; issue 5 item 3): a profile or routing mode sets the
+// quality the request needs and the weights of quality, cost and latency (by workload); every
+// eligible model gets a score, models below the required quality go last, and the ranked list
+// prefers another provider for each next attempt. Pure: exclusions and latency come from the caller.
+import type { RoutingProfile } from "../config/constants.ts";
+import type { CatalogModel, TaskKind } from "./catalog-types.ts";
+import { maxCostOf } from "./cost.ts";
+
+export type Workload = "realtime" | "coding" | "batch" | "reasoning" | "content" | "support";
+export type RoutingMode = "economy" | "balanced" | "quality" | "max";
+export interface Weights { quality: number; cost: number; latency: number }
+
+export interface ScoreInput {
+  profile: RoutingProfile;
+  mode?: RoutingMode | undefined;
+  minQuality?: number | undefined;
+  task: TaskKind;
+  workload: Workload;
+  complexity: "low" | "medium" | "high";
+  inputTokens: number;
+  /** max_tokens when given, else the task's expected output. */
+  outputTokens: number;
+}
+
+export interface Scored {
+  model: CatalogModel;
+  score: number;
+  quality: number;
+  expectedCost: number;
+  latencyMs: number;
+  meetsQuality: boolean;
+}
+
+export interface Decision {
+  requiredQuality: number;
+  weights: Weights;
+  qualityTask: TaskKind;
+  /** Best first; models below the required quality after all that meet it. */
+  ranked: Scored[];
+}
+
+const WORKLOAD_WEIGHTS: Readonly<Record<Workload, Weights>> = {
+  realtime: { quality: 0.25, cost: 0.35, latency: 0.4 },
+  coding: { quality: 0.5, cost: 0.3, latency: 0.2 },
+  batch: { quality: 0.3, cost: 0.6, latency: 0.1 },
+  reasoning: { quality: 0.55, cost: 0.3, latency: 0.15 },
+  content: { quality: 0.4, cost: 0.4, latency: 0.2 },
+  support: { quality: 0.3, cost: 0.45, latency: 0.25 },
+};
+
+/** Multipliers a profile or mode puts on the workload's weights (normalised afterwards). */
+const TILT: Readonly<Record<string, Weights>> = {
+  "gw-fast": { quality: 0.5, cost: 1, latency: 2.5 }, economy: { quality: 0.6, cost: 2, latency: 1 },
+  "gw-balanced": { quality: 1, cost: 1, latency: 1 }, balanced: { quality: 1, cost: 1, latency: 1 },
+  "gw-quality": { quality: 2.5, cost: 0.7, latency: 0.7 }, quality: { quality: 2.5, cost: 0.7, latency: 0.7 },
+  "gw-max": { quality: 6, cost: 0.3, latency: 0.3 }, max: { quality: 6, cost: 0.3, latency: 0.3 },
+  "gw-reasoning": { quality: 2.5, cost: 0.7, latency: 0.3 }, "gw-code": { quality: 2.5, cost: 0.7, latency: 0.7 },
+};
+
+const REQUIRED: Readonly<Record<string, number>> = {
+  "gw-fast": 0.55, economy: 0.6, "gw-balanced": 0.75, balanced: 0.75, "gw-quality": 0.85, quality: 0.85,
+  "gw-max": 0.9, max: 0.9, "gw-reasoning": 0.85, "gw-code": 0.85,
+};
+const AUTO_REQUIRED = { low: 0.6, medium: 0.72, high: 0.82 } as const;
+const QUALITY_HEADROOM = 0.08;
+
+export function requiredQuality(input: ScoreInput): number {
+  if (input.minQuality !== undefined) return input.minQuality;
+  const key = input.mode ?? input.profile;
+  return REQUIRED[key] ?? AUTO_REQUIRED[input.complexity];
+}
+
+export function weightsFor(input: ScoreInput): Weights {
+  const base = WORKLOAD_WEIGHTS[input.workload];
+  const tilt = TILT[input.mode ?? input.profile] ?? { quality: 1, cost: 1, latency: 1 };
+  const q = base.quality * tilt.quality;
+  const c = base.cost * tilt.cost;
+  const l = base.latency * tilt.latency;
+  const sum = q + c + l;
+  const r = (x: number) => Math.round((x / sum) * 1000) / 1000;
+  return { quality: r(q), cost: r(c), latency: r(l) };
+}
+
+/** The task whose quality counts: the profile's speciality, else the detected task. */
+const qualityTaskOf = (input: ScoreInput): TaskKind =>
+  input.profile === "gw-code" && !input.mode ? "coding" : input.profile === "gw-reasoning" && !input.mode ? "reasoning" : input.task;
+
+/** Latency prior when health has no measurement: time to first token plus output at a pace that
+ * grows with the model's output price (bigger models are slower). Only its ranking matters. */
+export const latencyPriorMs = (m: CatalogModel, outputTokens: number): number =>
+  400 + outputTokens * (4 + Math.sqrt(m.output_price) * 4);
+
+/** Scores the eligible models (already filtered by the caller's exclusions). */
+export function scoreModels(
+  models: readonly CatalogModel[],
+  input: ScoreInput,
+  measuredLatencyMs: (m: CatalogModel) => number | null = () => null,
+): Decision {
+  const requiredQ = requiredQuality(input);
+  const weights = weightsFor(input);
+  const qualityTask = qualityTaskOf(input);
+  const rows = models.map((model) => ({
+    model,
+    quality: model.quality[qualityTask] ?? model.quality.general,
+    expectedCost: maxCostOf(model, input.inputTokens, input.outputTokens),
+    latencyMs: measuredLatencyMs(model) ?? latencyPriorMs(model, input.outputTokens),
+  }));
+  // Costs span three orders of magnitude: compared on a log scale, latency and quality linearly.
+  const logCost = rows.map((r) => Math.log(r.expectedCost + 1e-9));
+  const span = (xs: number[]) => [Math.min(...xs), Math.max(...xs)] as const;
+  const [cMin, cMax] = span(logCost);
+  const [lMin, lMax] = span(rows.map((r) => r.latencyMs));
+  // Quality above what the request needs earns nothing more: a greeting does not pay for a
+  // reasoning model's quality (the margin keeps a little preference for headroom).
+  const useful = rows.map((r) => Math.min(r.quality, requiredQ + QUALITY_HEADROOM));
+  const [qMin, qMax] = span(useful);
+  const norm = (x: number, lo: number, hi: number) => (hi > lo ? (x - lo) / (hi - lo) : 1);
+  const scored: Scored[] = rows.map((r, i) => {
+    const score = weights.quality * norm(useful[i]!, qMin, qMax) + weights.cost * (1 - norm(logCost[i]!, cMin, cMax)) +
+      weights.latency * (1 - norm(r.latencyMs, lMin, lMax));
+    return { ...r, score: Math.round(score * 1000) / 1000, meetsQuality: r.quality >= requiredQ };
+  });
+  // Meeting the quality bar first, by score; below it, by quality (the best fallback available).
+  const meeting = scored.filter((s) => s.meetsQuality).sort((a, b) => b.score - a.score);
+  const below = scored.filter((s) => !s.meetsQuality).sort((a, b) => b.quality - a.quality);
+  return { requiredQuality: requiredQ, weights, qualityTask, ranked: [...diversify(meeting), ...diversify(below)] };
+}
+
+/** Keeps the order, except that each next attempt prefers a provider not tried yet: a provider
+ * outage then costs one attempt, not several (issue 5 item 5). */
+export function diversify<T extends { model: CatalogModel }>(ranked: T[]): T[] {
+  const out: T[] = [];
+  const rest = [...ranked];
+  const used = new Set<string>();
+  while (rest.length > 0) {
+    let i = rest.findIndex((r) => !used.has(r.model.provider));
+    if (i < 0) {
+      used.clear();
+      i = 0;
+    }
+    const [next] = rest.splice(i, 1);
+    used.add(next!.model.provider);
+    out.push(next!);
+  }
+  return out;
+}
