@@ -1,0 +1,190 @@
+// Passive provider health (issue 5 item 6): attempt outcomes feed one circuit per provider and per
+// provider/model; routing asks admit/score/expectedLatencyMs. Pure and in-memory; time is `now()`.
+//
+// Decisions:
+// - Blame. rate_limit, transient, timeout and credential count against the provider key and the
+//   model key; model_gone only against the model key. caller, context_length, content_filter and
+//   any class not listed are the request's fault: not a failure, not a success (they only give a
+//   half-open probe slot back). An open provider key rejects every one of its models.
+// - Opening. A closed key opens on `openAfterFailures` consecutive counted failures, or when the
+//   EWMA error rate (1 failure / 0 success, weight `halfLife` = alpha of the newest sample) reaches
+//   `openErrorRate` after at least `minSamples` counted outcomes since the key last closed.
+// - Half-open. After the cooldown, admit() hands out up to `halfOpenProbes` concurrent probes
+//   (`probe: true`); the caller passes that flag back to record(). A probe success closes the key
+//   and resets its counters and cooldown; a probe failure re-opens it with the cooldown doubled up
+//   to `maxCooldownMs` (5 min). A probe never reported frees its slot after one cooldown, so a
+//   lost report cannot wedge a key half-open.
+// - Stale outcomes. A non-probe report for a key that is not closed (an attempt admitted before
+//   the key opened) changes no state; a success still updates the latency EWMA.
+// - Score. Per key: open 0, closed 1 - errorRate, half-open half that; provider x model. Unknown
+//   keys score 1. expectedLatencyMs is the model key's EWMA of successful attempts only.
+// - Model ids may be given bare ("gpt-4o-mini") or catalog-style ("openai/gpt-4o-mini"); both name
+//   the key "openai/gpt-4o-mini". Keys are created only by record() of a counted outcome; past
+//   `maxKeys` the oldest model key (then provider key) is dropped, so memory stays bounded.
+import { ADMIT, CircuitBreaker, PROBE, REJECT } from "./circuit-breaker.ts";
+import type { Admission, BreakerConfig, CircuitState } from "./circuit-breaker.ts";
+
+export type { CircuitState } from "./circuit-breaker.ts";
+
+export interface HealthOptions {
+  /** EWMA weight of the newest sample (alpha), 0 < halfLife <= 1; default 0.2. */
+  halfLife?: number;
+  /** Consecutive counted failures that open a closed key; default 5. */
+  openAfterFailures?: number;
+  /** EWMA error rate that opens a key once it has minSamples; default 0.5. */
+  openErrorRate?: number;
+  minSamples?: number;
+  /** open -> half-open; default 30_000. */
+  cooldownMs?: number;
+  /** Cap for the cooldown doubled by failed probes; default 300_000. */
+  maxCooldownMs?: number;
+  /** Concurrent probes allowed while half-open; default 1. */
+  halfOpenProbes?: number;
+  /** Most keys (providers + models) kept; default 10_000. */
+  maxKeys?: number;
+  now?: () => number;
+}
+
+export interface HealthSnapshot {
+  /** "provider" or "provider/model" */
+  key: string;
+  state: CircuitState;
+  errorRate: number;
+  /** EWMA of successful attempts. */
+  latencyMs: number | null;
+  samples: number;
+  consecutiveFailures: number;
+  openedAt: number | null;
+}
+
+export type HealthOutcome = { ok: true; latencyMs: number } | { ok: false; failureClass: string };
+export type Admit = { ok: true; probe: boolean } | { ok: false; reason: string };
+
+const NONE = 0;
+const MODEL_ONLY = 1;
+const BOTH = 2;
+
+function blameOf(failureClass: string): number {
+  switch (failureClass) {
+    case "rate_limit": case "transient": case "timeout": case "credential": return BOTH;
+    case "model_gone": return MODEL_ONLY;
+    default: return NONE;
+  }
+}
+
+const ADMITTED: Admit = Object.freeze({ ok: true, probe: false });
+const ADMITTED_PROBE: Admit = Object.freeze({ ok: true, probe: true });
+
+function modelKey(provider: string, model: string): string {
+  const prefixed = model.length > provider.length && model.charCodeAt(provider.length) === 47 && model.startsWith(provider);
+  return prefixed ? model : `${provider}/${model}`;
+}
+
+function keyHealth(breaker: CircuitBreaker | undefined, now: number): number {
+  if (!breaker) return 1;
+  const state = breaker.stateAt(now);
+  if (state === "open") return 0;
+  const health = 1 - breaker.errorRate;
+  return state === "half_open" ? health / 2 : health;
+}
+
+function positive(name: string, value: number, integer: boolean): number {
+  if (!(value > 0) || (integer && !Number.isInteger(value))) throw new RangeError(`health: ${name} must be a positive ${integer ? "integer" : "number"}`);
+  return value;
+}
+
+export class ProviderHealth {
+  private readonly cfg: BreakerConfig;
+  private readonly maxKeys: number;
+  private readonly now: () => number;
+  private readonly providers = new Map<string, CircuitBreaker>();
+  private readonly models = new Map<string, CircuitBreaker>();
+
+  constructor(options: HealthOptions = {}) {
+    const alpha = positive("halfLife", options.halfLife ?? 0.2, false);
+    if (alpha > 1) throw new RangeError("health: halfLife is the EWMA weight of the newest sample, at most 1");
+    const openErrorRate = positive("openErrorRate", options.openErrorRate ?? 0.5, false);
+    const cooldownMs = options.cooldownMs ?? 30_000;
+    if (!(cooldownMs >= 0)) throw new RangeError("health: cooldownMs must be >= 0");
+    this.cfg = {
+      alpha,
+      openAfterFailures: positive("openAfterFailures", options.openAfterFailures ?? 5, true),
+      openErrorRate,
+      minSamples: positive("minSamples", options.minSamples ?? 10, true),
+      cooldownMs,
+      maxCooldownMs: options.maxCooldownMs ?? 300_000,
+      halfOpenProbes: positive("halfOpenProbes", options.halfOpenProbes ?? 1, true),
+    };
+    this.maxKeys = positive("maxKeys", options.maxKeys ?? 10_000, true);
+    this.now = options.now ?? Date.now;
+  }
+
+  /** May an attempt go to this provider+model now? `probe: true` must be passed back to record(). */
+  admit(provider: string, model: string): Admit {
+    const now = this.now();
+    const p = this.providers.get(provider);
+    const pa: Admission = p ? p.check(now) : ADMIT;
+    if (pa === REJECT) return p!.rejection(now);
+    const m = this.models.get(modelKey(provider, model));
+    const ma: Admission = m ? m.check(now) : ADMIT;
+    if (ma === REJECT) return m!.rejection(now);
+    // Both keys agreed before any probe slot is taken, so a rejection never leaks a slot.
+    if (pa === PROBE) p!.startProbe(now);
+    if (ma === PROBE) m!.startProbe(now);
+    return pa === PROBE || ma === PROBE ? ADMITTED_PROBE : ADMITTED;
+  }
+
+  record(provider: string, model: string, outcome: HealthOutcome, probe = false): void {
+    const key = modelKey(provider, model);
+    if (outcome.ok) {
+      this.breaker(this.providers, provider).success(outcome.latencyMs, probe);
+      this.breaker(this.models, key).success(outcome.latencyMs, probe);
+      return;
+    }
+    const blame = blameOf(outcome.failureClass);
+    const now = this.now();
+    if (blame === BOTH) this.breaker(this.providers, provider).failure(now, probe);
+    else this.providers.get(provider)?.neutral(probe);
+    if (blame === NONE) this.models.get(key)?.neutral(probe);
+    else this.breaker(this.models, key).failure(now, probe);
+  }
+
+  expectedLatencyMs(provider: string, model: string): number | null {
+    return this.models.get(modelKey(provider, model))?.latencyMs ?? null;
+  }
+
+  score(provider: string, model: string): number {
+    const now = this.now();
+    return keyHealth(this.providers.get(provider), now) * keyHealth(this.models.get(modelKey(provider, model)), now);
+  }
+
+  /** Providers first, then models, each in first-seen order. */
+  snapshot(): HealthSnapshot[] {
+    const now = this.now();
+    const out: HealthSnapshot[] = [];
+    for (const map of [this.providers, this.models]) {
+      for (const b of map.values()) {
+        out.push({
+          key: b.key, state: b.stateAt(now), errorRate: b.errorRate, latencyMs: b.latencyMs,
+          samples: b.samples, consecutiveFailures: b.consecutiveFailures, openedAt: b.openedAt,
+        });
+      }
+    }
+    return out;
+  }
+
+  private breaker(map: Map<string, CircuitBreaker>, key: string): CircuitBreaker {
+    const found = map.get(key);
+    if (found) return found;
+    if (this.providers.size + this.models.size >= this.maxKeys) this.evictOldest();
+    const created = new CircuitBreaker(key, this.cfg);
+    map.set(key, created);
+    return created;
+  }
+
+  private evictOldest(): void {
+    const map = this.models.size > 0 ? this.models : this.providers;
+    const oldest = map.keys().next();
+    if (!oldest.done) map.delete(oldest.value);
+  }
+}
