@@ -11,6 +11,7 @@ import { buildRegistry, transportOf, type ProviderRegistry } from "./providers/r
 import { sandboxProvider } from "./providers/sandbox/index.ts";
 import type { Provider } from "./providers/types.ts";
 import { buildCatalog, type Catalog } from "./routing/catalog.ts";
+import { ProviderHealth } from "./routing/health.ts";
 import type { CatalogModel } from "./routing/catalog-types.ts";
 import { DB_FILE, openDatabase } from "./store/db.ts";
 import { workerLogSink, type WorkerLogSink } from "./store/log-worker-sink.ts";
@@ -33,6 +34,8 @@ export interface Deps {
   repos: Repos;
   catalog: Catalog;
   providers: ProviderRegistry;
+  /** Passive provider health: circuit breakers and latency, fed by every attempt. */
+  health: ProviderHealth;
   /** Whose key serves a project's call: its own (BYOK) or the operator's. */
   projectProviders: ProjectProviders;
   /** Seals secrets at rest (projects' provider keys). */
@@ -87,6 +90,7 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     catalog: buildCatalog(undefined, file.models ?? []),
     providers,
     projectProviders,
+    health: new ProviderHealth(),
     secrets,
     sandbox: sandboxProvider(),
     logWriter,

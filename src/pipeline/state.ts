@@ -75,6 +75,8 @@ export interface RequestState {
   weights?: { quality: number; cost: number; latency: number };
   expected?: Expected;
   ranked: CatalogModel[];
+  /** Models skipped because their circuit is open (trace.health). */
+  healthSkipped?: Array<{ model: string; reason: string }>;
   /** Fallbacks worked out only when the first attempt fails (an explicit model's). */
   moreCandidates?: () => CatalogModel[];
   candidates: Candidate[];

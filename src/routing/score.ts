@@ -95,6 +95,8 @@ export function scoreModels(
   models: readonly CatalogModel[],
   input: ScoreInput,
   measuredLatencyMs: (m: CatalogModel) => number | null = () => null,
+  /** 0..1 from provider health (1 healthy): scales the score, so a failing provider sinks. */
+  healthOf: (m: CatalogModel) => number = () => 1,
 ): Decision {
   const requiredQ = requiredQuality(input);
   const weights = weightsFor(input);
@@ -118,7 +120,7 @@ export function scoreModels(
   const scored: Scored[] = rows.map((r, i) => {
     const score = weights.quality * norm(useful[i]!, qMin, qMax) + weights.cost * (1 - norm(logCost[i]!, cMin, cMax)) +
       weights.latency * (1 - norm(r.latencyMs, lMin, lMax));
-    return { ...r, score: Math.round(score * 1000) / 1000, meetsQuality: r.quality >= requiredQ };
+    return { ...r, score: Math.round(score * healthOf(r.model) * 1000) / 1000, meetsQuality: r.quality >= requiredQ };
   });
   // Meeting the quality bar first, by score; below it, by quality (the best fallback available).
   const meeting = scored.filter((s) => s.meetsQuality).sort((a, b) => b.score - a.score);

@@ -2,8 +2,9 @@
 // the official openai SDK as the client: text, multi-turn, system and developer, images, one and
 // parallel tool calls, tool results, JSON mode, stop, streamed too; upstream errors, a time-out
 // and a stream cut mid-way.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
+import { ProviderHealth } from "../../src/routing/health.ts";
 import { startTestGw, type TestGw } from "../helpers/test-gw.ts";
 import { anthropicDriver, type Driver, googleDriver, openaiDriver } from "./drivers.ts";
 
@@ -36,6 +37,10 @@ for (const make of [openaiDriver, anthropicDriver, googleDriver]) {
     afterAll(async () => {
       await gw.stop();
       await d.stop();
+    });
+    // Every case starts with a healthy provider: the scripted failures would open its circuit.
+    afterEach(() => {
+      gw.deps.health = new ProviderHealth();
     });
     const user = (content: string) => [{ role: "user" as const, content }];
     type Params = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;

@@ -2,6 +2,7 @@
 // which failures fall back, which do not, the public codes, time-outs, streams cut mid-way and
 // clients that leave (gateway-api.md 2.2, 4.4, 7; contracts.md 2, 4; architecture rule 2).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { ProviderHealth } from "../../src/routing/health.ts";
 import { type ScriptedUpstream, startScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { type TestGw, post, startTestGw } from "../helpers/test-gw.ts";
 import { requestDetail, sseData, waitFor } from "./flow-helpers.ts";
@@ -29,6 +30,9 @@ beforeAll(async () => {
 afterEach(() => {
   a.reset();
   b.reset();
+  // Each case starts with healthy providers: the failures scripted here would otherwise open
+  // circuits for the next cases (provider health has its own tests).
+  gw.deps.health = new ProviderHealth();
 });
 afterAll(async () => {
   await gw.stop();

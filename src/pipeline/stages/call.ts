@@ -4,6 +4,7 @@ import { GwError } from "../../errors/gw-error.ts";
 import type { ResolvedProvider } from "../../providers/project-providers.ts";
 import type { ProviderCall } from "../../providers/types.ts";
 import { setRequestDeadline } from "../../providers/deadlines.ts";
+import type { HealthOutcome } from "../../routing/health.ts";
 import { UpstreamFailure } from "../../providers/upstream-failure.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import type { Deps } from "../../deps.ts";
@@ -22,6 +23,21 @@ function asFailure(err: unknown, deps: Deps): UpstreamFailure {
   return new UpstreamFailure("transient", "The provider call failed unexpectedly.", null, undefined, "upstream_error");
 }
 
+/** Feeds provider health, except where the outcome says nothing about the provider for everyone:
+ * test keys, a client that went away, and a project's own key being refused or rate limited. */
+function reportHealth(deps: Deps, state: RequestState, model: CatalogModel, outcome: HealthOutcome, probe: boolean, byok: boolean): void {
+  if (state.auth.test || state.cancelled) return;
+  if (!outcome.ok && byok && (outcome.failureClass === "credential" || outcome.failureClass === "rate_limit")) return;
+  deps.health.record(model.provider, model.id, outcome, probe);
+}
+
+/** An explicit model's fallbacks join the ranked list once it cannot answer (route.ts). */
+function addFallbacks(state: RequestState): void {
+  if (!state.moreCandidates) return;
+  state.ranked.push(...state.moreCandidates());
+  state.moreCandidates = undefined;
+}
+
 /** At most this many attempts per request, whatever the length of the ranked list. */
 const MAX_ATTEMPTS = 4;
 /** Failures that say the provider, not the model, is in trouble: its other models are skipped. */
@@ -38,6 +54,13 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
     const resolved = providerFor(deps, state, model);
     if (!resolved) continue;
     const { provider, byok } = resolved;
+    // An open circuit skips the model without an attempt; half-open lets a probe through.
+    const admitted = state.auth.test ? { ok: true as const, probe: false } : deps.health.admit(model.provider, model.id);
+    if (!admitted.ok) {
+      (state.healthSkipped ??= []).push({ model: model.id, reason: admitted.reason });
+      addFallbacks(state);
+      continue;
+    }
     // A controller per attempt: a time-out ends this attempt only; a client that goes away ends
     // the request (state.cancelled) and the attempt under way (see cancel() in state.ts).
     // The request's deadline bounds every attempt, so fallbacks cannot add up past it.
@@ -64,14 +87,13 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
         byok: byok || undefined,
       });
       last = failure;
+      reportHealth(deps, state, model, { ok: false, failureClass: failure.failureClass }, admitted.probe, byok);
       if (!failure.canFallback || state.cancelled) break;
       if (PROVIDER_WIDE.has(failure.failureClass)) failedProviders.add(model.provider);
-      if (state.moreCandidates) {
-        state.ranked.push(...state.moreCandidates());
-        state.moreCandidates = undefined;
-      }
+      addFallbacks(state);
       continue;
     }
+    reportHealth(deps, state, model, { ok: true, latencyMs: state.spans.now() - start }, admitted.probe, byok);
     state.selected = model;
     state.provider = provider.id;
     state.fallbacks = index;
@@ -92,5 +114,8 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
     return;
   }
   if (last) throw last.toGwError();
+  if (state.healthSkipped) {
+    throw new GwError("provider_unavailable", "Every provider that could serve this request is failing right now (circuit open); retry shortly.");
+  }
   throw new GwError("no_model_available", "No enabled provider can serve this request.");
 }

@@ -25,6 +25,7 @@ function traceOf(state: RequestState, latencyMs: number) {
     weights: state.weights,
     candidates: state.candidates,
     expected: state.expected,
+    health: state.healthSkipped ? { skipped: state.healthSkipped } : undefined,
     reason: state.reason,
     attempts: state.attempts,
     timings: state.spans.timings,

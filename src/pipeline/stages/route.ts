@@ -81,7 +81,7 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
     profile, mode: routing?.mode, minQuality: routing?.min_quality, task: taskKindOf(task),
     workload: workloadOf(task, priority), complexity: complexityOf(task, state.inputTokens),
     inputTokens: state.inputTokens, outputTokens: needs.outputBound,
-  });
+  }, (m) => deps.health.expectedLatencyMs(m.provider, m.id), (m) => (state.auth.test ? 1 : deps.health.score(m.provider, m.id)));
   state.profile = profile;
   state.workload = workloadOf(task, priority);
   state.requiredQuality = decision.requiredQuality;
