@@ -1,0 +1,95 @@
+// Scored routing, end to end (issue 5 done-when): what the router picks for typical requests, and a
+// property test that no chosen model's predicted upper-bound cost exceeds max_cost. Test keys: every
+// catalog model is routable and answers are simulated, so the router's choice is what is measured.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { countMessageTokens } from "../../src/analysis/tokens.ts";
+import { maxCostOf } from "../../src/routing/cost.ts";
+import { post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
+import { weatherTool } from "../fixtures/tools.ts";
+
+let gw: TestGw;
+beforeAll(async () => {
+  gw = await startTestGw();
+});
+afterAll(() => gw.stop());
+
+interface Answer { model: string; gw: { request_id: string } }
+const ask = async (body: Record<string, unknown>): Promise<{ status: number; body: Answer }> => {
+  const res = await post(`${gw.url}/chat/completions`, gw.testKey, body);
+  return { status: res.status, body: (await res.json()) as Answer };
+};
+const model = (id: string) => gw.deps.catalog.get(id)!;
+const PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+describe("what gw-auto picks", () => {
+  test("a coding request goes to a strong coding model", async () => {
+    const { body } = await ask({ messages: [{ role: "user", content: "Refactor this TypeScript function to remove the bug in its loop and add tests:\n```ts\nfunction sum(xs: number[]) { let s = 0; for (let i = 0; i <= xs.length; i++) s += xs[i]; return s; }\n```" }] });
+    expect(model(body.model).quality.coding).toBeGreaterThanOrEqual(0.85);
+  });
+
+  test("a one-line greeting goes to a cheap, fast model", async () => {
+    const { body } = await ask({ messages: [{ role: "user", content: "hi there!" }] });
+    const m = model(body.model);
+    expect(m.input_price).toBeLessThanOrEqual(0.15);
+    expect(m.output_price).toBeLessThanOrEqual(0.6);
+  });
+
+  test("a request with tools goes only to tool-capable models, every ranked candidate included", async () => {
+    const { body } = await ask({ messages: [{ role: "user", content: "What is the weather in Oslo?" }], tools: [weatherTool] });
+    expect(model(body.model).capabilities.tools).toBe(true);
+    await gw.drain();
+    const detail = await (await fetch(`${gw.url}/requests/${body.gw.request_id}`, { headers: { authorization: `Bearer ${gw.testKey}` } })).json() as { trace: { candidates: Array<{ model: string; rank: number | null; excluded?: string }> } };
+    for (const c of detail.trace.candidates) {
+      if (c.rank !== null) expect(model(c.model).capabilities.tools).toBe(true);
+      else if (!model(c.model).capabilities.tools) expect(c.excluded).toBe("no tool support");
+    }
+  });
+
+  test("an image goes only to vision models", async () => {
+    const { body } = await ask({ messages: [{ role: "user", content: [{ type: "text", text: "What is in this picture?" }, { type: "image_url", image_url: { url: PNG } }] }] });
+    expect(model(body.model).capabilities.vision).toBe(true);
+  });
+
+  test("a 150k-token prompt goes only to a model with that context window", async () => {
+    const content = "lorem ".repeat(150_000);
+    const { status, body } = await ask({ messages: [{ role: "user", content }], max_tokens: 500 });
+    expect(status).toBe(200);
+    expect(model(body.model).context_window).toBeGreaterThanOrEqual(150_500);
+  });
+});
+
+/** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
+function rng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("max_cost (property test)", () => {
+  test("across 1,000 random requests no chosen model's predicted upper-bound cost exceeds max_cost", async () => {
+    const r = rng(20261122);
+    const words = ["refactor", "translate", "summarise", "why", "poem", "invoice", "the", "data", "prove", "sentiment", "hello"];
+    const profiles = ["gw-auto", "gw-fast", "gw-balanced", "gw-quality", "gw-max", "gw-reasoning", "gw-code"];
+    let answered = 0;
+    for (let i = 0; i < 1000; i++) {
+      const length = Math.floor(r() ** 3 * 3000) + 1;
+      const content = Array.from({ length }, () => words[Math.floor(r() * words.length)]).join(" ");
+      const maxCost = 10 ** (-6 + r() * 5); // $0.000001 .. $0.1
+      const maxTokens = Math.floor(r() * 4000) + 1;
+      const messages = [{ role: "user", content }];
+      const req: Record<string, unknown> = { model: profiles[i % profiles.length], messages, max_cost: maxCost, max_tokens: maxTokens };
+      if (r() < 0.2) req.tools = [weatherTool];
+      const { status, body } = await ask(req);
+      if (status === 503) continue; // nothing fits the cap: allowed, and said so
+      expect(status).toBe(200);
+      answered++;
+      const bound = maxCostOf(model(body.model), countMessageTokens(messages as never), maxTokens);
+      if (bound > maxCost) throw new Error(`request ${i}: ${body.model} could cost ${bound} > max_cost ${maxCost}`);
+    }
+    // The caps span five orders of magnitude: many requests must have been served, not refused.
+    expect(answered).toBeGreaterThan(300);
+  }, 60_000);
+});
