@@ -2,6 +2,7 @@
 // property test that no chosen model's predicted upper-bound cost exceeds max_cost. Test keys: every
 // catalog model is routable and answers are simulated, so the router's choice is what is measured.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { updateProject } from "../../src/admin/projects.ts";
 import { countMessageTokens } from "../../src/analysis/tokens.ts";
 import { maxCostOf } from "../../src/routing/cost.ts";
 import { post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
@@ -92,4 +93,22 @@ describe("max_cost (property test)", () => {
     // The caps span five orders of magnitude: many requests must have been served, not refused.
     expect(answered).toBeGreaterThan(300);
   }, 60_000);
+});
+
+describe("project provider restrictions (policy allowed_providers / blocked_providers)", () => {
+  test("only allowed providers are routed to; blocked ones are excluded with the reason", async () => {
+    const project = gw.newProject("restricted");
+    updateProject(gw.deps.repos.projects, project, { policy: { allowed_providers: ["anthropic", "google"], blocked_providers: ["google"] } }, []);
+    const key = gw.key({ projectId: project, scopes: ["chat", "requests"] });
+    const res = await post(`${gw.url}/chat/completions`, key, { messages: [{ role: "user", content: "hello" }] });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Answer;
+    expect(model(body.model).provider).toBe("anthropic");
+    await gw.drain();
+    const detail = await (await fetch(`${gw.url}/requests/${body.gw.request_id}`, { headers: { authorization: `Bearer ${key}` } })).json() as { trace: { candidates: Array<{ model: string; rank: number | null; excluded?: string }> } };
+    const reasons = new Set(detail.trace.candidates.filter((c) => c.rank === null).map((c) => c.excluded));
+    expect(reasons.has("provider google blocked by the project's policy")).toBe(true);
+    expect(reasons.has("provider openai not in the project's allowed_providers")).toBe(true);
+    for (const c of detail.trace.candidates) if (c.rank !== null) expect(model(c.model).provider).toBe("anthropic");
+  });
 });
