@@ -12,6 +12,7 @@ import { sandboxProvider } from "./providers/sandbox/index.ts";
 import type { Provider } from "./providers/types.ts";
 import { buildCatalog, type Catalog } from "./routing/catalog.ts";
 import { ProviderHealth } from "./routing/health.ts";
+import { SessionStore } from "./routing/sessions.ts";
 import type { CatalogModel } from "./routing/catalog-types.ts";
 import { DB_FILE, openDatabase } from "./store/db.ts";
 import { workerLogSink, type WorkerLogSink } from "./store/log-worker-sink.ts";
@@ -34,6 +35,8 @@ export interface Deps {
   repos: Repos;
   catalog: Catalog;
   providers: ProviderRegistry;
+  /** Sticky sessions: the model each conversation last used. */
+  sessions: SessionStore;
   /** Passive provider health: circuit breakers and latency, fed by every attempt. */
   health: ProviderHealth;
   /** Whose key serves a project's call: its own (BYOK) or the operator's. */
@@ -91,6 +94,7 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     providers,
     projectProviders,
     health: new ProviderHealth(),
+    sessions: new SessionStore(),
     secrets,
     sandbox: sandboxProvider(),
     logWriter,

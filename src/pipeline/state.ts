@@ -75,6 +75,8 @@ export interface RequestState {
   weights?: { quality: number; cost: number; latency: number };
   expected?: Expected;
   ranked: CatalogModel[];
+  /** The conversation this request belongs to, and what stickiness did (trace.session). */
+  session?: { id: string; pinned: string | null; sticky: boolean; reason: string };
   /** Models skipped because their circuit is open (trace.health). */
   healthSkipped?: Array<{ model: string; reason: string }>;
   /** Fallbacks worked out only when the first attempt fails (an explicit model's). */

@@ -112,3 +112,39 @@ describe("project provider restrictions (policy allowed_providers / blocked_prov
     for (const c of detail.trace.candidates) if (c.rank !== null) expect(model(c.model).provider).toBe("anthropic");
   });
 });
+
+describe("session stickiness (X-Gw-Session, metadata.session_id, gw.session_id)", () => {
+  const detail = async (key: string, id: string) =>
+    ((await (await fetch(`${gw.url}/requests/${id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { trace: { session: { id: string; pinned: string | null; sticky: boolean; reason: string } | null } }).trace;
+
+  test("a conversation stays on its first model even when a later turn alone would route elsewhere", async () => {
+    const first = await post(`${gw.url}/chat/completions`, gw.testKey, { messages: [{ role: "user", content: "hi there!" }] }, { "x-gw-session": "conv-1" });
+    const firstModel = ((await first.json()) as Answer).model;
+    const coding = { messages: [{ role: "user", content: "Refactor this TypeScript function to remove the bug in its loop:\n```ts\nfunction f(xs: number[]) { for (let i = 0; i <= xs.length; i++) {} }\n```" }] };
+    const alone = ((await (await post(`${gw.url}/chat/completions`, gw.testKey, coding)).json()) as Answer).model;
+    expect(alone).not.toBe(firstModel); // the precondition that makes this test mean something
+    const second = await post(`${gw.url}/chat/completions`, gw.testKey, { ...coding, metadata: { session_id: "conv-1" } });
+    const body = (await second.json()) as Answer;
+    expect(body.model).toBe(firstModel);
+    await gw.drain();
+    expect(await detail(gw.testKey, body.gw.request_id)).toMatchObject({ session: { id: "conv-1", pinned: firstModel, sticky: true } });
+  });
+
+  test("a turn the pinned model cannot serve routes anew and says why; another project's session is its own", async () => {
+    const first = await post(`${gw.url}/chat/completions`, gw.testKey, { messages: [{ role: "user", content: "hello" }], gw: { session_id: "conv-2" } });
+    const pinned = ((await first.json()) as Answer).model;
+    // Needs a million-token window: the pinned cheap model may not have it.
+    const big = await post(`${gw.url}/chat/completions`, gw.testKey, { messages: [{ role: "user", content: "lorem ".repeat(150_000) }], max_tokens: 100, gw: { session_id: "conv-2" } });
+    const bigBody = (await big.json()) as Answer;
+    await gw.drain();
+    const trace = await detail(gw.testKey, bigBody.gw.request_id);
+    expect(model(pinned).context_window).toBeLessThan(150_100); // precondition: the greeting's cheap model
+    expect(trace.session).toMatchObject({ id: "conv-2", pinned, sticky: false, reason: "pinned model not eligible for this turn" });
+    const other = gw.newProject("other-sessions");
+    const otherKey = gw.key({ projectId: other, scopes: ["chat", "requests"] });
+    const res = await post(`${gw.url}/chat/completions`, otherKey, { messages: [{ role: "user", content: "hello" }] }, { "x-gw-session": "conv-2" });
+    const otherBody = (await res.json()) as Answer;
+    await gw.drain();
+    expect((await detail(otherKey, otherBody.gw.request_id)).session).toMatchObject({ id: "conv-2", pinned: null, reason: "new session" });
+  });
+});

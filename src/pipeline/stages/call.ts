@@ -96,6 +96,7 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
     reportHealth(deps, state, model, { ok: true, latencyMs: state.spans.now() - start }, admitted.probe, byok);
     state.selected = model;
     state.provider = provider.id;
+    if (state.session) deps.sessions.set(state.auth.project.id, state.session.id, model.id, model.provider);
     state.fallbacks = index;
     state.byok = byok;
     // For streams the llm span and attempt are closed when the stream ends (see stream-out.ts).

@@ -26,6 +26,7 @@ function traceOf(state: RequestState, latencyMs: number) {
     candidates: state.candidates,
     expected: state.expected,
     health: state.healthSkipped ? { skipped: state.healthSkipped } : undefined,
+    session: state.session,
     reason: state.reason,
     attempts: state.attempts,
     timings: state.spans.timings,

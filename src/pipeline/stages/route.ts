@@ -9,6 +9,7 @@ import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { maxCostOf } from "../../routing/cost.ts";
 import { complexityOf, expectedOutputTokens, taskKindOf, workloadOf } from "../../routing/routing-input.ts";
 import { diversify, scoreModels, type RoutingMode } from "../../routing/score.ts";
+import { sessionIdOf } from "../../routing/sessions.ts";
 import type { Deps } from "../../deps.ts";
 import type { Candidate, RequestState } from "../state.ts";
 
@@ -101,12 +102,30 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
     })),
     ...excluded,
   ];
-  const top = decision.ranked[0];
+  stickToSession(deps, state);
+  const top = decision.ranked.find((r) => r.model === state.ranked[0]);
   if (!top) return;
   state.expected = { cost: top.expectedCost, latency_ms: Math.round(top.latencyMs), quality: top.quality };
   state.reason = top.meetsQuality
     ? `highest score (${top.score}) of ${decision.ranked.length} eligible models for ${decision.qualityTask} at quality >= ${decision.requiredQuality}`
     : `no eligible model reaches quality ${decision.requiredQuality} for ${decision.qualityTask}: the best available`;
+}
+
+/** A session's last model goes first when it is still eligible and healthy (routing/sessions.ts). */
+function stickToSession(deps: Deps, state: RequestState): void {
+  const req = state.request!;
+  const id = sessionIdOf(state.http.headers.get("x-gw-session"), req.metadata, req.gw);
+  if (!id) return;
+  const pin = deps.sessions.get(state.auth.project.id, id);
+  if (!pin) return void (state.session = { id, pinned: null, sticky: false, reason: "new session" });
+  const at = state.ranked.findIndex((m) => m.id === pin.model);
+  const healthy = state.auth.test || deps.health.score(pin.provider, pin.model) > 0;
+  if (at < 0 || !healthy) {
+    state.session = { id, pinned: pin.model, sticky: false, reason: at < 0 ? "pinned model not eligible for this turn" : "pinned provider unhealthy" };
+    return;
+  }
+  state.ranked.unshift(...state.ranked.splice(at, 1));
+  state.session = { id, pinned: pin.model, sticky: true, reason: `kept on the model of turn ${pin.turns}` };
 }
 
 /** An explicit model's fallbacks (docs/decisions.md): eligible models at least as good for the

@@ -1,0 +1,47 @@
+// Session stickiness (gateway-api.md 4.1 X-Gw-Session, 4.15; issue 5 item 7): a conversation stays
+// on the model and provider that answered its last turn, so the provider's prompt cache keeps
+// hitting, unless that model is excluded for this turn or its provider is unhealthy. In memory,
+// per project, bounded; a session unused for an hour is forgotten.
+const TTL_MS = 60 * 60 * 1000;
+const MAX_SESSIONS = 50_000;
+
+export interface SessionPin {
+  model: string;
+  provider: string;
+  turns: number;
+}
+
+export class SessionStore {
+  private pins = new Map<string, SessionPin & { seen: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  get(projectId: string, sessionId: string): SessionPin | undefined {
+    const key = `${projectId}\u0000${sessionId}`;
+    const pin = this.pins.get(key);
+    if (!pin) return undefined;
+    if (this.now() - pin.seen > TTL_MS) {
+      this.pins.delete(key);
+      return undefined;
+    }
+    return pin;
+  }
+
+  /** Records the model that answered the session's turn. */
+  set(projectId: string, sessionId: string, model: string, provider: string): void {
+    const key = `${projectId}\u0000${sessionId}`;
+    const turns = (this.pins.get(key)?.turns ?? 0) + 1;
+    // Map order is insertion order: re-inserting keeps the least recently used first, to evict.
+    this.pins.delete(key);
+    if (this.pins.size >= MAX_SESSIONS) this.pins.delete(this.pins.keys().next().value!);
+    this.pins.set(key, { model, provider, turns, seen: this.now() });
+  }
+}
+
+/** The request's session id: the X-Gw-Session header, else metadata.session_id, else gw.session_id. */
+export function sessionIdOf(header: string | null, metadata: unknown, gw: unknown): string | null {
+  const fromBody = (o: unknown) => (o && typeof o === "object" && typeof (o as { session_id?: unknown }).session_id === "string"
+    ? ((o as { session_id: string }).session_id) : null);
+  const id = header ?? fromBody(metadata) ?? fromBody(gw);
+  return id && id.length > 0 && id.length <= 200 ? id : null;
+}
