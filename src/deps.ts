@@ -13,6 +13,7 @@ import type { Provider } from "./providers/types.ts";
 import { buildCatalog, type Catalog } from "./routing/catalog.ts";
 import { ProviderHealth } from "./routing/health.ts";
 import { SessionStore } from "./routing/sessions.ts";
+import { WorkflowBudgets } from "./routing/workflow-budgets.ts";
 import type { CatalogModel } from "./routing/catalog-types.ts";
 import { DB_FILE, openDatabase } from "./store/db.ts";
 import { workerLogSink, type WorkerLogSink } from "./store/log-worker-sink.ts";
@@ -35,6 +36,8 @@ export interface Deps {
   repos: Repos;
   catalog: Catalog;
   providers: ProviderRegistry;
+  /** Spent and reserved cost per agent workflow (gw.workflow_budget). */
+  workflowBudgets: WorkflowBudgets;
   /** Sticky sessions: the model each conversation last used. */
   sessions: SessionStore;
   /** Passive provider health: circuit breakers and latency, fed by every attempt. */
@@ -95,6 +98,7 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     projectProviders,
     health: new ProviderHealth(),
     sessions: new SessionStore(),
+    workflowBudgets: new WorkflowBudgets((projectId, workflowId) => repos.requests.workflowCost(projectId, workflowId)),
     secrets,
     sandbox: sandboxProvider(),
     logWriter,

@@ -1,6 +1,7 @@
 // The request state the pipeline stages read and write (see the manifest in index.ts).
 import type { AuthContext } from "../auth/api-keys.ts";
 import type { GwError } from "../errors/gw-error.ts";
+import type { Reservation } from "../routing/workflow-budgets.ts";
 import type { SpanRecorder } from "../observability/trace.ts";
 import type { ChatCompletion, ChatRequest, ChunkEvent, FailureClass, Usage } from "../providers/types.ts";
 import type { TestScenario } from "../providers/sandbox/scenarios.ts";
@@ -77,6 +78,10 @@ export interface RequestState {
   ranked: CatalogModel[];
   /** The conversation this request belongs to, and what stickiness did (trace.session). */
   session?: { id: string; pinned: string | null; sticky: boolean; reason: string };
+  /** Output tokens the router priced each model with (max_tokens, else the task's estimate). */
+  outputBound?: number;
+  /** gw.workflow_budget: the remainder when routed, and the open reservation of the attempt. */
+  workflowBudget?: { budget: number; remaining: number; reservation?: Reservation };
   /** Models skipped because their circuit is open (trace.health). */
   healthSkipped?: Array<{ model: string; reason: string }>;
   /** Fallbacks worked out only when the first attempt fails (an explicit model's). */

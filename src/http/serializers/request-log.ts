@@ -43,7 +43,8 @@ interface StoredTrace extends Record<string, unknown> {
 /** Trace fields the record stage leaves out when they hold these values (record.ts). */
 const TRACE_DEFAULTS = {
   profile: null, workload: null, required_quality: null, weights: null, expected: null,
-  error: null, tools: null, session: null, usage_estimated: false, client_disconnected: false, byok: false,
+  error: null, tools: null, session: null, workflow_budget: null,
+  usage_estimated: false, client_disconnected: false, byok: false,
 };
 
 /** The stored trace in the documented shape: full spans with ids, timings per step, defaults

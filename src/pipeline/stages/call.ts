@@ -7,6 +7,7 @@ import { setRequestDeadline } from "../../providers/deadlines.ts";
 import type { HealthOutcome } from "../../routing/health.ts";
 import { UpstreamFailure } from "../../providers/upstream-failure.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
+import { maxCostOf } from "../../routing/cost.ts";
 import type { Deps } from "../../deps.ts";
 import type { RequestState } from "../state.ts";
 
@@ -29,6 +30,19 @@ function reportHealth(deps: Deps, state: RequestState, model: CatalogModel, outc
   if (state.auth.test || state.cancelled) return;
   if (!outcome.ok && byok && (outcome.failureClass === "credential" || outcome.failureClass === "rate_limit")) return;
   deps.health.record(model.provider, model.id, outcome, probe);
+}
+
+/** The attempt's predicted upper-bound cost is held against the workflow budget until metered. */
+function reserveWorkflowBudget(deps: Deps, state: RequestState, model: CatalogModel): void {
+  const wf = state.workflowBudget;
+  if (!wf || !state.workflowId) return;
+  const amount = maxCostOf(model, state.inputTokens, state.outputBound);
+  wf.reservation = deps.workflowBudgets.reserve(state.auth.project.id, state.workflowId, amount);
+}
+
+function releaseWorkflowBudget(deps: Deps, state: RequestState): void {
+  const r = state.workflowBudget?.reservation;
+  if (r) deps.workflowBudgets.release(r);
 }
 
 /** An explicit model's fallbacks join the ranked list once it cannot answer (route.ts). */
@@ -66,6 +80,7 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
     // The request's deadline bounds every attempt, so fallbacks cannot add up past it.
     const deadlineAt = state.createdAt + deps.config.requestTimeoutMs;
     if (state.attempts.length > 0 && Date.now() >= deadlineAt) break;
+    reserveWorkflowBudget(deps, state, model);
     const controller = new AbortController();
     setRequestDeadline(controller, deadlineAt);
     state.attemptAbort = controller;
@@ -87,6 +102,7 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
         byok: byok || undefined,
       });
       last = failure;
+      releaseWorkflowBudget(deps, state);
       reportHealth(deps, state, model, { ok: false, failureClass: failure.failureClass }, admitted.probe, byok);
       if (!failure.canFallback || state.cancelled) break;
       if (PROVIDER_WIDE.has(failure.failureClass)) failedProviders.add(model.provider);

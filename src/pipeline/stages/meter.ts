@@ -19,4 +19,7 @@ export function meter(deps: Deps, state: RequestState): void {
   // An explicit model is its own baseline; a profile is measured against the reference model.
   const baseline = state.profile ? (deps.catalog.get(BASELINE_MODEL_ID) ?? state.selected) : state.selected;
   state.saved = Math.round((costOf(baseline, counts) - state.cost) * 1e10) / 1e10;
+  // The workflow's reservation for this attempt becomes what it actually cost.
+  const reservation = state.workflowBudget?.reservation;
+  if (reservation) deps.workflowBudgets.settle(reservation, state.cost);
 }

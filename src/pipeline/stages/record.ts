@@ -27,6 +27,7 @@ function traceOf(state: RequestState, latencyMs: number) {
     expected: state.expected,
     health: state.healthSkipped ? { skipped: state.healthSkipped } : undefined,
     session: state.session,
+    workflow_budget: state.workflowBudget ? { budget: state.workflowBudget.budget, remaining: state.workflowBudget.remaining } : undefined,
     reason: state.reason,
     attempts: state.attempts,
     timings: state.spans.timings,
@@ -41,6 +42,9 @@ function traceOf(state: RequestState, latencyMs: number) {
 
 export function record(deps: Deps, state: RequestState): void {
   try {
+    // A request that ends unmetered (failed, cancelled) gives its workflow reservation back.
+    const reservation = state.workflowBudget?.reservation;
+    if (reservation) deps.workflowBudgets.release(reservation);
     const latencyMs = performance.now() - state.t0;
     const err = state.error ?? null;
     const row: RequestRecord = {

@@ -13,6 +13,8 @@ import { sessionIdOf } from "../../routing/sessions.ts";
 import type { Deps } from "../../deps.ts";
 import type { Candidate, RequestState } from "../state.ts";
 
+const OVER_WORKFLOW_BUDGET = "could cost more than the workflow budget allows";
+
 const isProfile = (name: string): name is RoutingProfile => (ROUTING_PROFILES as readonly string[]).includes(name);
 
 interface Needs {
@@ -62,6 +64,10 @@ function exclusion(deps: Deps, state: RequestState, m: CatalogModel, needs: Need
   if (needs.json && !m.capabilities.json) return "no JSON mode";
   if (!fits(needs, (t) => t + needs.outputBound <= m.context_window)) {
     return `context window ${m.context_window} too small`;
+  }
+  const wf = state.workflowBudget;
+  if (wf && !fits(needs, (t) => maxCostOf(m, t, needs.outputBound) <= wf.remaining)) {
+    return `${OVER_WORKFLOW_BUDGET} (remaining $${wf.remaining})`;
   }
   const cap = needs.maxCost;
   if (cap !== undefined && !fits(needs, (t) => maxCostOf(m, t, needs.outputBound) <= cap)) {
@@ -165,6 +171,12 @@ export function route(deps: Deps, state: RequestState): void {
   const req = state.request!;
   const model = req.model;
   const needs = needsOf(state);
+  state.outputBound = needs.outputBound;
+  const budget = (req.gw as { workflow_budget?: unknown } | undefined)?.workflow_budget;
+  if (typeof budget === "number") {
+    const remaining = state.workflowId ? deps.workflowBudgets.remaining(state.auth.project.id, state.workflowId, budget) : budget;
+    state.workflowBudget = { budget, remaining };
+  }
   if (isTestModel(model)) routeTestModel(deps, state, model, needs);
   else if (isProfile(model)) {
     scoreProfile(deps, state, model, needs);
@@ -175,9 +187,13 @@ export function route(deps: Deps, state: RequestState): void {
     const why = exclusion(deps, state, m, needs);
     state.candidates.push({ model: m.id, provider: m.provider, rank: why ? null : 0, ...(why ? { excluded: why } : {}) });
     if (!why) state.ranked.push(m);
+    if (why?.startsWith(OVER_WORKFLOW_BUDGET)) throw new GwError("budget_exceeded", `The model '${m.id}' ${why}.`, { param: "model" });
     if (why) throw new GwError("no_model_available", `The model '${m.id}' cannot serve this request: ${why}.`, { param: "model" });
     state.reason = "model requested explicitly";
     state.moreCandidates = () => explicitFallbacks(deps, state, m, needs);
+  }
+  if (state.ranked.length === 0 && state.candidates.some((c) => c.excluded?.startsWith(OVER_WORKFLOW_BUDGET))) {
+    throw new GwError("budget_exceeded", `The workflow's remaining budget ($${state.workflowBudget?.remaining}) cannot cover any model for this request.`);
   }
   if (state.ranked.length === 0) {
     throw new GwError("no_model_available", "No model can serve this request; see the trace for why each was excluded.");

@@ -150,7 +150,15 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db)) 
     return { rows: rows.slice(0, f.limit).map((r) => fromRow(r, null)), hasMore };
   }
 
+  const workflowCostQuery = db.query<{ total: number | null }, [string, string]>(
+    "SELECT SUM(cost) AS total FROM requests INDEXED BY requests_project_workflow WHERE project_id = ? AND workflow_id = ?",
+  );
+
   return {
+    /** USD model cost logged so far for a workflow (gw.workflow_budget). */
+    workflowCost(projectId: string, workflowId: string): number {
+      return workflowCostQuery.get(projectId, workflowId)?.total ?? 0;
+    },
     /** A LogSink on the calling thread: writes an encoded batch (log-batch-codec.ts). */
     insertBatch(batch: string): void {
       const rejected = insertPrepared(decodeLogBatch(batch));
