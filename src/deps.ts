@@ -11,6 +11,7 @@ import { buildRegistry, transportOf, type ProviderRegistry } from "./providers/r
 import { sandboxProvider } from "./providers/sandbox/index.ts";
 import type { Provider } from "./providers/types.ts";
 import { buildCatalog, type Catalog } from "./routing/catalog.ts";
+import { FeedbackQuality } from "./routing/feedback-quality.ts";
 import { ProviderHealth } from "./routing/health.ts";
 import { SessionStore } from "./routing/sessions.ts";
 import { WorkflowBudgets } from "./routing/workflow-budgets.ts";
@@ -38,6 +39,8 @@ export interface Deps {
   providers: ProviderRegistry;
   /** Spent and reserved cost per agent workflow (gw.workflow_budget). */
   workflowBudgets: WorkflowBudgets;
+  /** Per (model, task) quality blended from ratings (feedback endpoint). */
+  feedback: FeedbackQuality;
   /** Sticky sessions: the model each conversation last used. */
   sessions: SessionStore;
   /** Passive provider health: circuit breakers and latency, fed by every attempt. */
@@ -98,6 +101,7 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     projectProviders,
     health: new ProviderHealth(),
     sessions: new SessionStore(),
+    feedback: new FeedbackQuality(),
     workflowBudgets: new WorkflowBudgets((projectId, workflowId) => repos.requests.workflowCost(projectId, workflowId)),
     secrets,
     sandbox: sandboxProvider(),

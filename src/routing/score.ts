@@ -97,13 +97,15 @@ export function scoreModels(
   measuredLatencyMs: (m: CatalogModel) => number | null = () => null,
   /** 0..1 from provider health (1 healthy): scales the score, so a failing provider sinks. */
   healthOf: (m: CatalogModel) => number = () => 1,
+  /** Quality for a task: the catalog prior, or its blend with feedback (feedback-quality.ts). */
+  qualityOf: (m: CatalogModel, task: TaskKind) => number = (m, task) => m.quality[task] ?? m.quality.general,
 ): Decision {
   const requiredQ = requiredQuality(input);
   const weights = weightsFor(input);
   const qualityTask = qualityTaskOf(input);
   const rows = models.map((model) => ({
     model,
-    quality: model.quality[qualityTask] ?? model.quality.general,
+    quality: qualityOf(model, qualityTask),
     expectedCost: maxCostOf(model, input.inputTokens, input.outputTokens),
     latencyMs: measuredLatencyMs(model) ?? latencyPriorMs(model, input.outputTokens),
   }));

@@ -91,11 +91,17 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
   }
   const routing = req.routing as { mode?: RoutingMode; min_quality?: number } | undefined;
   const priority = (req.metadata as { priority?: unknown } | undefined)?.priority;
-  const decision = scoreModels(eligible, {
+  const input = {
     profile, mode: routing?.mode, minQuality: routing?.min_quality, task: taskKindOf(task),
     workload: workloadOf(task, priority), complexity: complexityOf(task, state.inputTokens),
     inputTokens: state.inputTokens, outputTokens: needs.outputBound,
-  }, (m) => deps.health.expectedLatencyMs(m.provider, m.id), (m) => (state.auth.test ? 1 : deps.health.score(m.provider, m.id)));
+  };
+  const decision = scoreModels(
+    eligible, input,
+    (m) => deps.health.expectedLatencyMs(m.provider, m.id),
+    (m) => (state.auth.test ? 1 : deps.health.score(m.provider, m.id)),
+    (m, t) => deps.feedback.quality(m, t),
+  );
   state.profile = profile;
   state.workload = workloadOf(task, priority);
   state.requiredQuality = decision.requiredQuality;
