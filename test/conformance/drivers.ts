@@ -20,7 +20,8 @@ export interface Driver {
   reset(): void;
   text(text: string): void;
   tools(calls: ToolSpec[]): void;
-  error(status: number): void;
+  /** The next `times` requests answer this status. */
+  error(status: number, times?: number): void;
   delay(ms: number): void;
   /** Answer `text` as a stream and drop the connection after this many events. */
   cut(afterEvents: number, text: string): void;
@@ -45,7 +46,7 @@ export async function openaiDriver(): Promise<Driver> {
     calls: () => u.calls.length, aborted: () => u.aborted, reset: () => u.reset(),
     text: (content) => u.script({ content }),
     tools: (calls) => u.script({ toolCalls: calls.map((c) => ({ name: c.name, arguments: JSON.stringify(c.args) })) }),
-    error: (status) => u.script({ status }),
+    error: (status, times = 1) => u.script({ status }, times),
     delay: (delayMs) => u.script({ delayMs }),
     cut: (n, content) => u.script({ cutAfterChunks: n, content }),
     systemText: (b) => objs(b.messages).filter((m) => m.role === "system" || m.role === "developer").map((m) => String(m.content)).join("\n"),
@@ -66,7 +67,7 @@ export async function anthropicDriver(): Promise<Driver> {
     calls: () => u.calls.length, aborted: () => u.aborted, reset: () => u.reset(),
     text: (text) => u.script({ text }),
     tools: (calls) => u.script({ toolUses: calls.map((c) => ({ name: c.name, input: c.args as never })) }),
-    error: (status) => u.script({ status }),
+    error: (status, times = 1) => u.script({ status }, times),
     delay: (delayMs) => u.script({ delayMs }),
     cut: (n, text) => u.script({ cutAfterEvents: n, text }),
     systemText: (b) => objs(b.system).map((s) => String(s.text)).join("\n"),
@@ -89,7 +90,7 @@ export async function googleDriver(): Promise<Driver> {
     calls: () => u.calls.length, aborted: () => u.aborted, reset: () => u.reset(),
     text: (text) => u.script({ text }),
     tools: (calls) => u.script({ functionCalls: calls.map((c) => ({ name: c.name, args: c.args })) }),
-    error: (status) => u.script({ status }),
+    error: (status, times = 1) => u.script({ status }, times),
     delay: (delayMs) => u.script({ delayMs }),
     cut: (n, text) => u.script({ cutAfterEvents: n, text }),
     systemText: (b) => (isObject(b.systemInstruction) ? objs(b.systemInstruction.parts).map((p) => String(p.text)).join("\n") : ""),

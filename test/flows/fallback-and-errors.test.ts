@@ -57,14 +57,14 @@ test("precondition: SECOND is at least as good as FIRST overall and cheaper, so 
 
 describe("gateway-api.md 1.2 / contracts.md 4: fallback to the next provider", () => {
   test("A answers 503: B answers 200, gw.fallbacks 1, the trace lists A error then B ok", async () => {
-    a.script({ status: 503 });
+    a.script({ status: 503 }, 2); // the first try and its one retry (docs/routing.md)
     const res = await auto("Fallback on an outage please");
     expect(res.status).toBe(200);
     const body = (await res.json()) as { model: string; gw: { fallbacks: number; provider: string; request_id: string } };
     expect(body.model).toBe(SECOND);
     expect(body.gw.provider).toBe("deepseek");
     expect(body.gw.fallbacks).toBe(1);
-    expect(a.callCount()).toBe(1);
+    expect(a.callCount()).toBe(2);
     expect(b.callCount()).toBe(1);
     expect(b.calls[0]?.headers.authorization).toBe("Bearer sk-b");
     expect((b.calls[0]?.body as { model: string }).model).toBe("deepseek-chat");
@@ -74,13 +74,14 @@ describe("gateway-api.md 1.2 / contracts.md 4: fallback to the next provider", (
     expect(row.status).toBe(200);
     expect(row.fallbacks).toBe(1);
     expect(row.provider).toBe("deepseek");
-    expect(row.trace.attempts).toHaveLength(2);
-    expect(row.trace.attempts[0]).toMatchObject({
-      model: FIRST, provider: "openai", status: "error", error_code: "provider_unavailable", upstream_status: 503,
-    });
-    expect(row.trace.attempts[1]).toMatchObject({ model: SECOND, provider: "deepseek", status: "ok", error_code: null });
+    // The first try, its retry (same model: fallbacks still 1), then B.
+    expect(row.trace.attempts).toHaveLength(3);
+    for (const attempt of row.trace.attempts.slice(0, 2)) {
+      expect(attempt).toMatchObject({ model: FIRST, provider: "openai", status: "error", error_code: "provider_unavailable", upstream_status: 503 });
+    }
+    expect(row.trace.attempts[2]).toMatchObject({ model: SECOND, provider: "deepseek", status: "ok", error_code: null });
     const llm = row.trace.spans.filter((s) => s.name === "llm");
-    expect(llm.map((s) => s.status)).toEqual(["error", "ok"]);
+    expect(llm.map((s) => s.status)).toEqual(["error", "error", "ok"]);
   });
 
   test("A answers 429 with Retry-After: fallback too, and the answer carries no Retry-After", async () => {
@@ -106,7 +107,7 @@ describe("gateway-api.md 1.2 / contracts.md 4: fallback to the next provider", (
   });
 
   test("a stream whose first provider fails before the stream starts falls back as well", async () => {
-    a.script({ status: 503 });
+    a.script({ status: 503 }, 2);
     const res = await auto("Stream with a fallback please", { stream: true });
     expect(res.status).toBe(200);
     const lines = await sseData(res);
@@ -144,23 +145,25 @@ describe("gateway-api.md 7 / architecture rule 2: failures that end the request"
   for (const c of allFail) {
     test(`every upstream answers ${c.upstream}: ${c.status} ${c.code}`, async () => {
       const headers = c.upstream === 429 ? { "retry-after": "7" } : undefined;
-      a.script({ status: c.upstream, headers });
-      b.script({ status: c.upstream, headers });
+      // A 5xx is retried once on the same model; a 429 moves on at once.
+      const tries = c.upstream >= 500 ? 2 : 1;
+      a.script({ status: c.upstream, headers }, tries);
+      b.script({ status: c.upstream, headers }, tries);
       const res = await auto(`Everything fails with ${c.upstream}`);
       expect(res.status).toBe(c.status);
       const body = (await res.json()) as ErrorBody;
       expect(body.error).toMatchObject({ code: c.code, category: c.category });
       expect(res.headers.get("x-gw-request-id")).toBe(body.error.request_id);
       if (c.upstream === 429) expect(res.headers.get("retry-after")).toBe("7");
-      expect(a.callCount()).toBe(1);
-      expect(b.callCount()).toBe(1);
+      expect(a.callCount()).toBe(tries);
+      expect(b.callCount()).toBe(tries);
       await gw.drain();
       const { body: row } = await requestDetail(gw.url, key, body.error.request_id);
       expect(row.status).toBe(c.status);
       expect(row.error_category).toBe(c.category);
       expect(row.trace.attempts.map((x) => [x.provider, x.status, x.upstream_status])).toEqual([
-        ["openai", "error", c.upstream],
-        ["deepseek", "error", c.upstream],
+        ...Array(tries).fill(["openai", "error", c.upstream]),
+        ...Array(tries).fill(["deepseek", "error", c.upstream]),
       ]);
     });
   }

@@ -52,6 +52,14 @@ function addFallbacks(state: RequestState): void {
   state.moreCandidates = undefined;
 }
 
+/** Retry policy by failure class (docs/routing.md): a transient failure (a 5xx or a broken
+ * connection) is retried once on the same model; a rate limit, a time-out or a refused key moves
+ * on at once; a caller fault never retries or falls back. A half-open probe is not retried, nor
+ * a test-mode scenario (contracts.md 5 fixes its attempts). */
+const shouldRetry = (failure: UpstreamFailure, probe: boolean): boolean => failure.failureClass === "transient" && !probe;
+const RETRY_MIN_MS = 50;
+const RETRY_MAX_MS = 150;
+
 /** At most this many attempts per request, whatever the length of the ranked list. */
 const MAX_ATTEMPTS = 4;
 /** Failures that say the provider, not the model, is in trouble: its other models are skipped. */
@@ -60,10 +68,12 @@ const PROVIDER_WIDE: ReadonlySet<string> = new Set(["rate_limit", "transient", "
 export async function call(deps: Deps, state: RequestState): Promise<void> {
   let last: UpstreamFailure | null = null;
   const failedProviders = new Set<string>();
-  // Appending to state.ranked while iterating is deliberate: fallbacks of an explicit model are
-  // worked out only once its first attempt failed (route.ts).
-  for (const [index, model] of state.ranked.entries()) {
-    if (state.attempts.length >= MAX_ATTEMPTS) break;
+  const retried = new Set<string>();
+  // state.ranked may grow while this runs: fallbacks of an explicit model are worked out only
+  // once its first attempt failed (route.ts).
+  for (let index = 0; index < state.ranked.length; index++) {
+    const model = state.ranked[index]!;
+    if (state.attempts.length >= MAX_ATTEMPTS || state.cancelled) break;
     if (failedProviders.has(model.provider)) continue;
     const resolved = providerFor(deps, state, model);
     if (!resolved) continue;
@@ -105,6 +115,13 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
       releaseWorkflowBudget(deps, state);
       reportHealth(deps, state, model, { ok: false, failureClass: failure.failureClass }, admitted.probe, byok);
       if (!failure.canFallback || state.cancelled) break;
+      if (shouldRetry(failure, admitted.probe) && !state.scenario && !retried.has(model.id) && Date.now() + RETRY_MAX_MS < deadlineAt) {
+        // A transient failure gets one retry of the same model after a short jittered pause.
+        retried.add(model.id);
+        await Bun.sleep(RETRY_MIN_MS + Math.random() * (RETRY_MAX_MS - RETRY_MIN_MS));
+        index--;
+        continue;
+      }
       if (PROVIDER_WIDE.has(failure.failureClass)) failedProviders.add(model.provider);
       addFallbacks(state);
       continue;
