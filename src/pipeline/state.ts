@@ -6,7 +6,14 @@ import type { SpanRecorder } from "../observability/trace.ts";
 import type { ChatCompletion, ChatRequest, ChunkEvent, FailureClass, Usage } from "../providers/types.ts";
 import type { TestScenario } from "../providers/sandbox/scenarios.ts";
 import type { CatalogModel } from "../routing/catalog-types.ts";
-import type { DetectedTask } from "../analysis/task.ts";
+import type { Analysis } from "../analysis/analyzer.ts";
+
+/** What the trace's `detected` names: the task, its subtype, and who said so. */
+export interface DetectedTask {
+  task: string;
+  subtype: string;
+  source: "caller" | "detected";
+}
 
 export interface Attempt {
   model: string;
@@ -67,6 +74,8 @@ export interface RequestState {
   // analyze
   inputTokens: number;
   task?: DetectedTask;
+  /** The full analysis (workload, language, complexity, flags, entities); entities never logged. */
+  analysis?: Analysis;
 
   // route
   scenario?: TestScenario;

@@ -62,12 +62,15 @@ const REQUIRED: Readonly<Record<string, number>> = {
   "gw-max": 0.9, max: 0.9, "gw-reasoning": 0.85, "gw-code": 0.85,
 };
 const AUTO_REQUIRED = { low: 0.6, medium: 0.72, high: 0.82 } as const;
+/** Code, maths and reasoning go wrong expensively: gw-auto asks more of them. */
+const AUTO_REQUIRED_DEMANDING = { low: 0.78, medium: 0.85, high: 0.88 } as const;
+const DEMANDING: ReadonlySet<TaskKind> = new Set(["coding", "math", "reasoning"]);
 const QUALITY_HEADROOM = 0.08;
 
 export function requiredQuality(input: ScoreInput): number {
   if (input.minQuality !== undefined) return input.minQuality;
   const key = input.mode ?? input.profile;
-  return REQUIRED[key] ?? AUTO_REQUIRED[input.complexity];
+  return REQUIRED[key] ?? (DEMANDING.has(input.task) ? AUTO_REQUIRED_DEMANDING : AUTO_REQUIRED)[input.complexity];
 }
 
 export function weightsFor(input: ScoreInput): Weights {

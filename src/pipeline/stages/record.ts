@@ -8,6 +8,20 @@ import type { Deps } from "../../deps.ts";
 import { errorTrace } from "../error-trace.ts";
 import type { RequestState } from "../state.ts";
 
+/** What the analyser found, for the trace: flags and counts only, never the entities themselves
+ * (they are the prompt's own numbers, names and strings). */
+function detectedOf(state: RequestState) {
+  const t = state.task!;
+  const a = state.analysis;
+  return {
+    task: t.task, subtype: t.subtype, source: t.source, input_tokens_bound: state.inputTokens,
+    ...(a ? {
+      language: a.language, complexity: a.complexity, live_data: a.liveData, personal: a.personal,
+      entities: Object.values(a.entities).reduce((n, list) => n + list.length, 0),
+    } : {}),
+  };
+}
+
 /** Values that are null or false in most requests are left undefined, so JSON omits them; the
  * request-detail serializer restores them (TRACE_DEFAULTS), like `selected`, from the row. */
 function traceOf(state: RequestState, latencyMs: number) {
@@ -16,9 +30,7 @@ function traceOf(state: RequestState, latencyMs: number) {
     // Stored compactly; the request-detail serializer expands spans and rebuilds timings.
     spans: state.spans.withRoot(latencyMs, err?.code ?? null),
     parent_span_id: state.parentSpanId ?? undefined,
-    detected: state.task
-      ? { task: state.task.task, subtype: state.task.subtype, source: state.task.source, input_tokens_bound: state.inputTokens }
-      : null,
+    detected: state.task ? detectedOf(state) : null,
     profile: state.profile ?? undefined,
     workload: state.workload,
     required_quality: state.requiredQuality,

@@ -7,7 +7,8 @@ import { isTestModel, testScenarioOf } from "../../providers/sandbox/scenarios.t
 import type { ChatRequest } from "../../providers/types.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { maxCostOf } from "../../routing/cost.ts";
-import { complexityOf, expectedOutputTokens, taskKindOf, workloadOf } from "../../routing/routing-input.ts";
+import { expectedOutputTokens } from "../../analysis/analyzer.ts";
+import { taskKindOf } from "../../routing/routing-input.ts";
 import { diversify, scoreModels, type RoutingMode } from "../../routing/score.ts";
 import { sessionIdOf } from "../../routing/sessions.ts";
 import type { Deps } from "../../deps.ts";
@@ -35,7 +36,7 @@ function needsOf(state: RequestState): Needs {
     tools: (req.tools?.length ?? 0) > 0,
     vision: req.messages.some((m) => Array.isArray(m.content) && m.content.some((p) => p.type === "image_url")),
     json: req.response_format !== undefined && req.response_format.type !== "text",
-    outputBound: req.max_completion_tokens ?? req.max_tokens ?? expectedOutputTokens(state.task?.task ?? "chat"),
+    outputBound: req.max_completion_tokens ?? req.max_tokens ?? expectedOutputTokens(state.analysis?.task ?? "chat"),
     maxCost: typeof req.max_cost === "number" ? req.max_cost : undefined,
     inputTokens: (wantExact) => (wantExact ? (exact ??= countMessageTokens(req.messages)) : state.inputTokens),
   };
@@ -90,11 +91,10 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
     else eligible.push(m);
   }
   const routing = req.routing as { mode?: RoutingMode; min_quality?: number } | undefined;
-  const priority = (req.metadata as { priority?: unknown } | undefined)?.priority;
+  const { workload, complexity } = state.analysis!;
   const input = {
     profile, mode: routing?.mode, minQuality: routing?.min_quality, task: taskKindOf(task),
-    workload: workloadOf(task, priority), complexity: complexityOf(task, state.inputTokens),
-    inputTokens: state.inputTokens, outputTokens: needs.outputBound,
+    workload, complexity, inputTokens: state.inputTokens, outputTokens: needs.outputBound,
   };
   const decision = scoreModels(
     eligible, input,
@@ -103,7 +103,7 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
     (m, t) => deps.feedback.quality(m, t),
   );
   state.profile = profile;
-  state.workload = workloadOf(task, priority);
+  state.workload = workload;
   state.requiredQuality = decision.requiredQuality;
   state.weights = decision.weights;
   state.ranked = decision.ranked.map((r) => r.model);

@@ -1,0 +1,146 @@
+// The content analyzer (gateway-api.md 1.2, trace `detected` 2.2, metadata 4.3, cache rules 4.13):
+// task, subtype, workload, language, complexity, needs, live data, personal data and entities from
+// the last user message. Pure and allocation-light: it runs on every request.
+import type { ChatMessage, ChatRequest } from "../providers/types.ts";
+import { decideComplexity } from "./complexity.ts";
+import type { Entities } from "./entities.ts";
+import { isTaskKind, type TaskKind } from "./kinds.ts";
+import { decideLanguage } from "./language.ts";
+import { decideLiveData } from "./live-data.ts";
+import { scan } from "./scan.ts";
+import { decideTask, subtypeOf } from "./task-rules.ts";
+import { messageText } from "./tokens.ts";
+
+export type { TaskKind } from "./kinds.ts";
+export type { Entities } from "./entities.ts";
+export { KINDS, SUBTYPES } from "./kinds.ts";
+
+export type Workload = "realtime" | "coding" | "batch" | "reasoning" | "content" | "support";
+
+export interface AnalyzerHints {
+  /** `metadata.task`: wins when it names a known kind. */
+  task?: string;
+  /** `metadata.priority`: realtime and batch set the workload. */
+  priority?: "realtime" | "batch" | string;
+  customerTier?: string;
+  /** Upper bound of the input tokens (tokens.ts boundMessageTokens). */
+  inputTokensBound: number;
+}
+
+export interface Analysis {
+  task: TaskKind;
+  subtype: string;
+  source: "caller" | "detected";
+  workload: Workload;
+  /** ISO 639-1, "und" if unknown. */
+  language: string;
+  complexity: "low" | "medium" | "high";
+  needs: { tools: boolean; vision: boolean; json: boolean; contextTokens: number };
+  liveData: boolean;
+  personal: boolean;
+  entities: Entities;
+}
+
+/** The instruction sits at the start or the end of a message; the middle is pasted material. */
+export const WINDOW_HEAD = 1500;
+export const WINDOW_TAIL = 500;
+
+/** Output tokens assumed when the request sets no max_tokens (sizes the context a model needs). */
+const OUTPUT_ESTIMATE: { readonly [K in TaskKind]: number } = {
+  coding: 1200, math: 700, reasoning: 1000, translation: 800, summarization: 400, extraction: 400,
+  classification: 50, creative: 900, chat: 250, qa: 400, agent: 400, vision: 400,
+};
+export const expectedOutputTokens = (task: TaskKind): number => OUTPUT_ESTIMATE[task];
+
+/** Workload by task when `priority` does not set it. Chat is interactive (realtime) unless it is
+ * customer support; qa answers are short service answers (support). */
+const TASK_WORKLOAD: { readonly [K in TaskKind]: Workload } = {
+  coding: "coding", math: "reasoning", reasoning: "reasoning", agent: "reasoning",
+  translation: "content", summarization: "content", creative: "content", vision: "content",
+  extraction: "batch", classification: "batch", qa: "support", chat: "realtime",
+};
+
+export function windowText(text: string): string {
+  return text.length <= WINDOW_HEAD + WINDOW_TAIL ? text : `${text.slice(0, WINDOW_HEAD)}\n${text.slice(-WINDOW_TAIL)}`;
+}
+
+const isImagePart = (type: string): boolean => type === "image_url" || type === "input_image" || type === "image";
+
+function hasImage(message: ChatMessage): boolean {
+  if (!Array.isArray(message.content)) return false;
+  for (const part of message.content) if (isImagePart(part.type)) return true;
+  return false;
+}
+
+function outputBudget(req: ChatRequest, task: TaskKind): number {
+  const max = req.max_completion_tokens ?? req.max_tokens;
+  return typeof max === "number" && max > 0 ? max : expectedOutputTokens(task);
+}
+
+export function analyzeRequest(req: ChatRequest, hints: AnalyzerHints): Analysis {
+  const messages = req.messages;
+  let lastUser: ChatMessage | undefined;
+  let vision = false;
+  let toolMessages = false;
+  for (const m of messages) {
+    if (m.role === "user") {
+      lastUser = m;
+      if (!vision && hasImage(m)) vision = true;
+    } else if (m.role === "tool") toolMessages = true;
+  }
+  const tools = Array.isArray(req.tools) && req.tools.length > 0;
+  const signals = scan(lastUser ? windowText(messageText(lastUser)) : "");
+
+  let task: TaskKind;
+  let subtype: string;
+  let source: "caller" | "detected" = "detected";
+  if (tools) {
+    task = "agent";
+    const forced = req.tool_choice === "required" || typeof req.tool_choice === "object";
+    subtype = messages.at(-1)?.role === "tool" ? "tool_result" : forced ? "forced_tool" : "tool_use";
+  } else if (vision) {
+    task = "vision";
+    subtype = subtypeOf(signals, "vision");
+  } else ({ task, subtype } = decideTask(signals));
+  if (isTaskKind(hints.task)) {
+    source = "caller";
+    if (hints.task !== task) {
+      task = hints.task;
+      subtype = subtypeOf(signals, task);
+    }
+  }
+
+  let workload = TASK_WORKLOAD[task];
+  if (hints.priority === "realtime" || hints.priority === "batch") workload = hints.priority;
+  else if ((task === "chat" && subtype === "support") || (hints.customerTier && (task === "chat" || task === "qa"))) workload = "support";
+
+  const complexity = decideComplexity({
+    task,
+    subtype,
+    inputTokensBound: hints.inputTokensBound,
+    constraints: signals.constraints,
+    steps: signals.steps,
+    listItems: signals.listItems,
+    codeFences: signals.codeFences,
+    mathMarks: signals.mathMarks,
+    questions: signals.questions,
+  });
+
+  return {
+    task,
+    subtype,
+    source,
+    workload,
+    language: decideLanguage(signals.scripts, signals.langScores),
+    complexity,
+    needs: {
+      tools,
+      vision,
+      json: req.response_format?.type === "json_object" || req.response_format?.type === "json_schema",
+      contextTokens: hints.inputTokensBound + outputBudget(req, task),
+    },
+    liveData: decideLiveData(signals.live, toolMessages, task),
+    personal: signals.personal,
+    entities: signals.entities,
+  };
+}

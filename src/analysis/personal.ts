@@ -1,0 +1,41 @@
+// Personal requests (gateway-api.md 4.13 rule 3): "my account", "my order", "I forgot my password",
+// or personal data in the text (e-mail address, phone, card or IBAN number). Without a `user` to
+// scope the cache, such answers are never shared.
+
+/** A possessive this many words before a personal noun makes the request personal ("my online banking password"). */
+export const POSSESSIVE_REACH = 3;
+/** A first-person pronoun this many words before one ("help me reset the password"). */
+export const FIRST_PERSON_REACH = 3;
+
+export const POSSESSIVES = "my, mine, our, mon, ma, mes, notre, nos, mein, meine, meinen, meinem, meiner, meines, unser, unsere, mi, mis, nuestro, nuestra, mio, mia, miei, mie, nostro, nostra, meu, minha, meus, minhas, nosso, nossa, mijn, onze, мой, моя, моё, мои, моего, моей, мою, моим, моём, наш, наша, μου, שלי";
+export const FIRST_PERSON = "i, me, i'm, i've, i'd, je, j', moi, ich, mich, mir, yo, me, io, eu, ik, я, меня, мне";
+
+export const PERSONAL_NOUNS = {
+  en: "account, accounts, order, orders, password, passwords, pin, login, username, address, phone, phone number, bank, bank account, bank statement, card, credit card, debit card, balance, subscription, membership, invoice, invoices, bill, bills, payment, payments, refund, profile, booking, reservation, ticket, package, parcel, delivery, shipment, tracking number, loan, mortgage, insurance, insurance claim, salary, paycheck, payslip, tax, taxes, tax return, ssn, social security, passport, license, licence, visa, medical, diagnosis, prescription, medication, test results, lab results, doctor, appointment, blood, medical records, personal data, wallet, transaction, transactions, purchase, purchases, cart, rewards, credentials, two-factor, verification code, calendar, inbox, emails, e-mails, contacts, messages, schedule, medical history",
+  fr: "compte, commande, mot de passe, adresse, téléphone, carte, solde, abonnement, facture, paiement, remboursement, profil, réservation, colis, livraison, prêt, assurance, salaire, impôts, passeport, ordonnance, rendez-vous, dossier",
+  de: "konto, bestellung, passwort, kennwort, adresse, telefonnummer, karte, kreditkarte, kontostand, abo, abonnement, rechnung, zahlung, rückerstattung, profil, buchung, reservierung, paket, lieferung, kredit, versicherung, gehalt, steuer, steuern, reisepass, rezept, termin, daten, e-mails, e-mail, mails, nachrichten, kalender",
+  es: "cuenta, pedido, contraseña, dirección, teléfono, tarjeta, saldo, suscripción, factura, pago, reembolso, perfil, reserva, paquete, envío, préstamo, seguro, salario, sueldo, impuestos, pasaporte, receta, cita, datos",
+  it: "account, conto, ordine, password, indirizzo, telefono, carta, saldo, abbonamento, fattura, pagamento, rimborso, profilo, prenotazione, pacco, spedizione, prestito, assicurazione, stipendio, tasse, passaporto, ricetta, appuntamento, dati",
+  pt: "conta, pedido, encomenda, senha, endereço, telefone, cartão, saldo, assinatura, fatura, pagamento, reembolso, perfil, reserva, pacote, entrega, empréstimo, seguro, salário, impostos, passaporte, receita, consulta, dados",
+  nl: "account, rekening, bestelling, wachtwoord, adres, telefoonnummer, kaart, saldo, abonnement, factuur, betaling, terugbetaling, profiel, boeking, reservering, pakket, levering, lening, verzekering, salaris, belasting, paspoort, recept, afspraak, gegevens",
+  other: "аккаунт, аккаунта, заказ, заказа, пароль, пароля, адрес, телефон, карта, карту, карты, счёт, счет, баланс, подписка, подписку, платёж, возврат, профиль, бронь, посылка, кредит, зарплата, паспорт",
+};
+
+/** Phrases personal by themselves. */
+export const PERSONAL_PHRASES = "my name is, i live in, i live at, i was born, my birthday is, my date of birth, my address is, my phone number is, my email is, my email address, call me at, text me at, reach me at, email me at, my social security, my ssn, my credit card number, my card number, my iban, my account number, my order number, my booking reference, my patient, je m'appelle, j'habite, mon numéro, ich heiße, ich wohne, meine nummer, me llamo, vivo en, mi número, mi chiamo, abito a, il mio numero, meu nome é, moro em, meu número, ik heet, ik woon, mijn nummer, меня зовут, я живу, мой номер";
+/** Scripts without spaces: substrings. */
+export const PERSONAL_SUBSTRINGS = "我的账户, 我的账号, 我的订单, 我的密码, 我的地址, 我的手机, 我的电话, 我的银行, 我的信用卡, 我的快递, 我的包裹, 我的订阅, 我叫, 私の注文, 私のアカウント, 私のパスワード, 私の住所, 注文番号, 私の名前, 내 계정, 제 계정, 내 주문, 제 주문, 내 비밀번호, 제 비밀번호, 주문 번호, 내 이름, 제 이름, 비밀번호";
+
+// Personal identifiers, tested only when the scan saw enough digits to hold one. Each pattern
+// starts with a digit or "+" so the regex engine skips ahead cheaply; a loose phone pattern
+// gates the exact one.
+const PHONE_GATE = /[+(\d][\d ().-]{8,}\d/;
+const PHONE = /(?<![\w])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?)?\d{2,4}[ .-]\d{3,4}[ .-]?\d{3,4}(?!\w)/;
+const CARD = /(?<!\d)\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{1,4}(?!\d)/;
+const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}\b/;
+const SSN = /\b\d{3}-\d{2}-\d{4}\b/;
+
+/** Phone, card, IBAN or SSN numbers in the text (not e-mails: the scan has those already). */
+export function hasPersonalIdentifier(text: string): boolean {
+  return (PHONE_GATE.test(text) && PHONE.test(text)) || CARD.test(text) || SSN.test(text) || IBAN.test(text);
+}

@@ -1,0 +1,216 @@
+// Word and number tokens of the scan: lexicon cues and flags, phrases, names, dates, numbers, ids.
+import { MAX_PER_LIST, T_DATE, T_ID, T_MATH_VAR, T_NUMBER, isSmallNumber, numericKind, pushUnique } from "./entities.ts";
+import {
+  F_CONSTRAINT, F_DATEWORD, F_FIRST, F_LIVE_STRONG, F_LIVE_WEAK, F_MONTH, F_MONTH_AMBIG, F_NEG, F_NOT_NAME,
+  F_PERSONAL, F_PNOUN, F_POSS, F_STEP, type Entry,
+} from "./lexicon.ts";
+import { FIRST_PERSON_REACH, POSSESSIVE_REACH } from "./personal.ts";
+import { cueWeight, zoneWeight, type ScanState } from "./scan-state.ts";
+import { WORD_ENTRY, findWord } from "./vocabulary.ts";
+import { HASH_PRIME, HASH_SEED, lowerCode } from "./word-table.ts";
+
+const NOT_NAME_FLAGS = F_NEG | F_POSS | F_FIRST | F_NOT_NAME | F_MONTH | F_DATEWORD;
+/** Quoted text is mostly material ("Traduci: 'Please keep...'"); it says little about the asker's language. */
+const QUOTED_LANGUAGE = 0.2;
+/** Single letters that read as math variables next to an operator. */
+const VARS = new Set([..."xyznabk"].map((c) => c.charCodeAt(0)));
+/** Function names that are math notation when an argument list follows: "sin(x)", "f(x)". */
+const MATH_FUNCTIONS = new Set(["sin", "cos", "tan", "ln", "log", "exp", "sqrt", "f", "g", "lim", "det"]);
+
+const lowerSlice = (s: ScanState, start: number, end: number): string => s.src.slice(start, end).toLowerCase();
+
+/** Applies a lexicon entry (a word, a phrase's last word, or a CJK substring) found at [start, end). */
+export function applyEntry(s: ScanState, e: Entry, start: number, end: number, idx: number): void {
+  if (e.langs !== 0) {
+    const share = e.langShare * zoneWeight(s, start, QUOTED_LANGUAGE);
+    for (let b = 0, m = e.langs; m !== 0; b++, m >>= 1) if (m & 1) s.langScores[b] = (s.langScores[b] ?? 0) + share;
+  }
+  const cues = e.cues;
+  if (cues !== null) {
+    const w = cueWeight(s, start);
+    for (let i = 0; i < cues.length; i++) {
+      const cue = cues[i];
+      if (cue === undefined) continue;
+      s.taskScores[cue.kind] = (s.taskScores[cue.kind] ?? 0) + cue.weight * w;
+      if (cue.sub >= 0) s.subScores[cue.sub] = (s.subScores[cue.sub] ?? 0) + (cue.weight || 1) * w;
+    }
+  }
+  const f = e.flags;
+  if (f === 0) return;
+  // "12. Mai" is a date, not Italian "mai" (never).
+  const dated = (f & F_MONTH) !== 0 && month(s, start, end, (f & F_MONTH_AMBIG) !== 0);
+  if (f & F_NEG && !dated) pushUnique(s.entities.negations, lowerSlice(s, start, end).replace("\u2019", "'"));
+  if (f & (F_LIVE_STRONG | F_LIVE_WEAK)) s.live += (f & F_LIVE_STRONG ? 2 : 1) * zoneWeight(s, start);
+  if (f & F_POSS) s.lastPoss = idx;
+  if (f & F_FIRST) s.lastFirst = idx;
+  if (f & F_PNOUN && (idx - s.lastPoss <= POSSESSIVE_REACH || idx - s.lastFirst <= FIRST_PERSON_REACH)) s.personal = true;
+  if (f & F_PERSONAL) s.personal = true;
+  if (f & F_CONSTRAINT) s.constraints++;
+  if (f & F_STEP) s.steps++;
+  if (f & F_DATEWORD) pushUnique(s.entities.dates, lowerSlice(s, start, end));
+}
+
+function pend(s: ScanState, next: Map<number, Entry>): void {
+  if (s.pend0 === null) s.pend0 = next;
+  else if (s.pend1 === null) s.pend1 = next;
+}
+
+/** One word (no digits) at [start, end) with the hash of its lowercase form; `split` says it
+ * holds joiners worth splitting on when the whole is not in the lexicon. */
+export function word(s: ScanState, start: number, end: number, split: boolean, hash: number): void {
+  const id = findWord(hash, s.src, start, end);
+  const e = id >= 0 ? WORD_ENTRY[id] : undefined;
+  if (id < 0 && split) splitWord(s, start, end);
+  else lookup(s, id, e, start, end);
+  if (e === undefined || (e.flags & F_MONTH) === 0) s.dateEnd = -9;
+  name(s, e, start, end);
+  const next = s.src.charCodeAt(end);
+  if (next === 0x28 && end - start <= 4 && MATH_FUNCTIONS.has(lowerSlice(s, start, end))) s.mathMarks++;
+  if (start - s.lastNumEnd > 4) s.lastNumEnd = -9; // "3rd of March" keeps its number across "of"
+  s.mathPrev = end - start === 1 && VARS.has(lowerCode(s.src.charCodeAt(start)));
+  s.sentenceStart = false;
+  s.lineStart = false;
+  s.words++;
+}
+
+function lookup(s: ScanState, id: number, e: Entry | undefined, start: number, end: number): void {
+  const idx = s.wordIndex++;
+  const p0 = s.pend0;
+  const p1 = s.pend1;
+  s.pend0 = null;
+  s.pend1 = null;
+  if (id >= 0) {
+    if (p0 !== null) phrase(s, p0, id, start, end, idx);
+    if (p1 !== null) phrase(s, p1, id, start, end, idx);
+  }
+  if (e === undefined) return;
+  applyEntry(s, e, start, end, idx);
+  if (e.nextIds !== null) pend(s, e.nextIds);
+}
+
+function phrase(s: ScanState, map: Map<number, Entry>, id: number, start: number, end: number, idx: number): void {
+  const pe = map.get(id);
+  if (pe === undefined) return;
+  applyEntry(s, pe, start, end, idx);
+  if (pe.nextIds !== null) pend(s, pe.nextIds);
+}
+
+/** "l'article", "step-by-step", "and/or": look the parts up one by one (an elided article keeps its apostrophe). */
+function splitWord(s: ScanState, start: number, end: number): void {
+  const src = s.src;
+  let from = start;
+  let h = HASH_SEED;
+  for (let i = start; i <= end; i++) {
+    const c = i < end ? lowerCode(src.charCodeAt(i)) : 0;
+    const apostrophe = c === 0x27;
+    if (i < end && !apostrophe && c !== 0x2d && c !== 0x2e && c !== 0x2f) {
+      h = Math.imul(h ^ c, HASH_PRIME);
+      continue;
+    }
+    if (apostrophe) h = Math.imul(h ^ c, HASH_PRIME);
+    const to = apostrophe ? i + 1 : i;
+    if (to > from) {
+      const id = findWord(h, src, from, to);
+      lookup(s, id, id >= 0 ? WORD_ENTRY[id] : undefined, from, to);
+    }
+    from = i + 1;
+    h = HASH_SEED;
+  }
+}
+
+/** Capitalised words not at a sentence start are names; adjacent ones join ("New York"). */
+function name(s: ScanState, e: Entry | undefined, start: number, end: number): void {
+  const first = s.src.charCodeAt(start);
+  const upper = first !== lowerCode(first);
+  if (!upper || s.sentenceStart || (e !== undefined && (e.flags & NOT_NAME_FLAGS) !== 0)) {
+    s.nameEnd = -9;
+    return;
+  }
+  const names = s.entities.names;
+  if (s.nameIdx >= 0 && start - s.nameEnd === 1 && s.src.charCodeAt(s.nameEnd) === 0x20) {
+    names[s.nameIdx] = s.src.slice(s.nameStart, end);
+  } else if (names.length < MAX_PER_LIST) {
+    s.nameStart = start;
+    s.nameIdx = names.length;
+    names.push(s.src.slice(start, end));
+  } else s.nameIdx = -1;
+  s.nameEnd = end;
+}
+
+const DAY_GAPS = new Set([" ", ". ", " of ", " de ", " du ", "-", " the "]);
+const dayGap = (s: ScanState, start: number): boolean =>
+  start - s.lastNumEnd <= 5 && DAY_GAPS.has(lowerSlice(s, s.lastNumEnd, start));
+
+/** A month word: joins a day number before it ("5 May") or after it ("May 5, 2024"). Returns
+ * whether a day number came before it. */
+function month(s: ScanState, start: number, end: number, ambiguous: boolean): boolean {
+  const dates = s.entities.dates;
+  const dayBefore = s.lastNumEnd >= 0 && dayGap(s, start) && isSmallNumber(lowerSlice(s, s.lastNumStart, s.lastNumEnd));
+  if (dayBefore) {
+    if (s.lastNumPushed) s.entities.numbers.pop();
+    s.dateStart = s.lastNumStart;
+  } else if (ambiguous) {
+    s.dateStart = start;
+    s.dateEnd = end;
+    s.dateIdx = -1;
+    return false;
+  } else s.dateStart = start;
+  s.dateEnd = end;
+  s.dateIdx = dates.length < MAX_PER_LIST ? dates.push(lowerSlice(s, s.dateStart, end)) - 1 : -1;
+  return dayBefore;
+}
+
+const CURRENCY = new Set([0x24, 0x20ac, 0xa3, 0xa5, 0x20b9]);
+
+/** A token with digits: number, date, id or a math variable ("2x"); months pick up their day and year. */
+export function numeric(s: ScanState, start: number, end: number, mixed: boolean, digits: number, hash: number, letters: boolean): void {
+  const { src, entities } = s;
+  const tok = letters ? lowerSlice(s, start, end) : src.slice(start, end);
+  s.digits += digits;
+  s.pend0 = s.pend1 = null;
+  if (letters) {
+    const id = findWord(hash, src, start, end);
+    const e = id >= 0 ? WORD_ENTRY[id] : undefined;
+    if (e !== undefined) applyEntry(s, e, start, end, s.wordIndex++);
+  }
+  const next = src.charCodeAt(end);
+  const wasLineStart = s.lineStart;
+  s.lineStart = false;
+  s.sentenceStart = false;
+  s.lastNumEnd = -9;
+  if (wasLineStart && digits <= 2 && !mixed && (next === 0x2e || next === 0x29)) {
+    s.listItems++;
+    return;
+  }
+  if (s.dateEnd >= 0 && start - s.dateEnd <= 3 && isSmallNumber(tok)) {
+    const value = lowerSlice(s, s.dateStart, end);
+    if (s.dateIdx >= 0) entities.dates[s.dateIdx] = value;
+    else if (entities.dates.length < MAX_PER_LIST) s.dateIdx = entities.dates.push(value) - 1;
+    s.dateEnd = end;
+    return;
+  }
+  s.dateEnd = -9;
+  // Plain digit runs are the common case: no pattern to test.
+  const kind = mixed ? numericKind(tok) : digits >= 7 ? T_ID : T_NUMBER;
+  s.mathPrev = kind === T_NUMBER || kind === T_MATH_VAR;
+  if (kind === T_NUMBER) {
+    const prev = src.charCodeAt(start - 1);
+    let value = tok;
+    if (next === 0x25) {
+      value = `${tok}%`;
+      const after = src.charCodeAt(end + 5);
+      if (src.startsWith(" of ", end + 1) && ((after >= 0x30 && after <= 0x39) || after === 0x24)) s.mathMarks++; // "17% of 2,340"
+    }
+    if (CURRENCY.has(prev)) value = String.fromCharCode(prev) + value;
+    if (prev === 0x23) {
+      pushUnique(entities.ids, `#${tok}`);
+      return;
+    }
+    const before = entities.numbers.length;
+    pushUnique(entities.numbers, value);
+    s.lastNumPushed = entities.numbers.length > before;
+    s.lastNumStart = start;
+    s.lastNumEnd = end;
+  } else if (kind === T_DATE) pushUnique(entities.dates, tok);
+  else if (kind === T_ID) pushUnique(entities.ids, src.slice(start, end));
+}

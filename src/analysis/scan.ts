@@ -1,0 +1,139 @@
+// One pass over a prompt window: every character is read once, each word is hashed as it is read
+// and looked up without making a string (word-table.ts), and CJK text is matched against a
+// substring index. No regex runs per word (only number tokens mixing digits with letters or
+// separators meet a small one).
+import { newEntities, takeLinks } from "./entities.ts";
+import { CLASS, CLS_DIGIT, HINT_LANG, HINT_WEIGHT, SCRIPT_HINT, S_HANGUL, S_LATIN, S_THAI, wideScript } from "./language.ts";
+import { hasPersonalIdentifier } from "./personal.ts";
+import { mark } from "./scan-marks.ts";
+import { newState, type ScanState, type Signals } from "./scan-state.ts";
+import { applyEntry, numeric, word } from "./scan-words.ts";
+import { SUBSTRING_BY_FIRST, SUBSTRING_FIRST } from "./vocabulary.ts";
+import { HASH_PRIME, HASH_SEED, LOWER } from "./word-table.ts";
+
+export type { Signals } from "./scan-state.ts";
+
+/** Identifiers need at least this many digits; below it the identifier regexes are not run. */
+const ID_DIGITS = 7;
+
+export function scan(text: string): Signals {
+  const entities = newEntities();
+  const s = newState(takeLinks(text, entities), entities);
+  const src = s.src;
+  const n = s.n;
+  let i = 0;
+  while (i < n) {
+    const c = src.charCodeAt(i);
+    if (c === 0x20) {
+      i++;
+      continue;
+    }
+    if (c < 0x2000) {
+      const cls = CLASS[c] ?? 0;
+      if (cls === 0) i = mark(s, c, i);
+      else if (cls === S_THAI || cls === S_HANGUL) {
+        s.scripts[cls] = (s.scripts[cls] ?? 0) + 1;
+        if (SUBSTRING_FIRST[c] === 1) substring(s, c, i);
+        i++;
+      } else i = token(s, i);
+      continue;
+    }
+    const script = wideScript(c);
+    if (script === 0) {
+      i = mark(s, c, i);
+      continue;
+    }
+    s.scripts[script] = (s.scripts[script] ?? 0) + 1;
+    if (SUBSTRING_FIRST[c] === 1) substring(s, c, i);
+    s.sentenceStart = false;
+    i++;
+  }
+  s.questionEnd = endsWithQuestion(src);
+  if (entities.emails.length > 0 || (s.digits >= ID_DIGITS && hasPersonalIdentifier(src))) s.personal = true;
+  return s;
+}
+
+/** Reads a word or number token from `start`, hashing its lowercase form; returns its end.
+ * Joiners (' ’ - . /, and , : between digits) stay inside a token when a word character follows. */
+function token(s: ScanState, start: number): number {
+  const { src, n, scripts, langScores } = s;
+  let i = start;
+  let digits = 0;
+  let letters = 0;
+  let joined = false;
+  let h = HASH_SEED;
+  let ascii = 0;
+  while (i < n) {
+    const c = src.charCodeAt(i);
+    const cls = c < 0x2000 ? (CLASS[c] ?? 0) : 0;
+    if (cls === S_LATIN && c < 0x80) {
+      // The common case first: an ASCII letter.
+      ascii++;
+      h = Math.imul(h ^ (LOWER[c] ?? c), HASH_PRIME);
+      i++;
+      continue;
+    }
+    if (cls === CLS_DIGIT) {
+      digits++;
+      h = Math.imul(h ^ c, HASH_PRIME);
+      i++;
+      continue;
+    }
+    if (cls !== 0 && cls !== S_THAI && cls !== S_HANGUL) {
+      const lc = LOWER[c] ?? c;
+      letters++;
+      scripts[cls] = (scripts[cls] ?? 0) + 1;
+      if (lc >= 0xc0) {
+        const lang = HINT_LANG[lc] ?? -1;
+        if (lang >= 0) langScores[lang] = (langScores[lang] ?? 0) + (HINT_WEIGHT[lc] ?? 0);
+        const hint = SCRIPT_HINT[lc] ?? 0;
+        if (hint !== 0) scripts[hint] = (scripts[hint] ?? 0) + 1;
+      }
+      h = Math.imul(h ^ lc, HASH_PRIME);
+      i++;
+      continue;
+    }
+    if (i > start && i + 1 < n && joins(src, c, i)) {
+      joined = true;
+      h = Math.imul(h ^ (c === 0x2019 ? 0x27 : c), HASH_PRIME);
+      i++;
+      continue;
+    }
+    break;
+  }
+  scripts[S_LATIN] = (scripts[S_LATIN] ?? 0) + ascii;
+  letters += ascii;
+  if (digits > 0) numeric(s, start, i, letters > 0 || joined, digits, h, letters > 0);
+  else word(s, start, i, joined, h);
+  return i;
+}
+
+function joins(text: string, c: number, i: number): boolean {
+  const next = text.charCodeAt(i + 1);
+  const nextCls = next < 0x2000 ? (CLASS[next] ?? 0) : 0;
+  if (nextCls === 0 || nextCls === S_THAI || nextCls === S_HANGUL) return false;
+  if (c === 0x27 || c === 0x2019 || c === 0x2d || c === 0x2e || c === 0x2f) return true;
+  if (c === 0x2c || c === 0x3a) return nextCls === CLS_DIGIT && CLASS[text.charCodeAt(i - 1)] === CLS_DIGIT;
+  return false;
+}
+
+/** CJK, Thai and Korean cues: the longest key starting at `i`. */
+function substring(s: ScanState, c: number, i: number): void {
+  const keys = SUBSTRING_BY_FIRST.get(c);
+  if (keys === undefined) return;
+  for (const { key, entry } of keys) {
+    if (s.src.startsWith(key, i)) {
+      applyEntry(s, entry, i, i + key.length, s.wordIndex++);
+      return;
+    }
+  }
+}
+
+function endsWithQuestion(text: string): boolean {
+  for (let i = text.length - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d) continue;
+    return c === 0x3f || c === 0xff1f || c === 0x61f || c === 0x37e;
+  }
+  return false;
+}
