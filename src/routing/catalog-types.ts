@@ -39,6 +39,9 @@ export interface CatalogModel {
   quality: Record<TaskKind, number>;
   /** Embedding models only. */
   dimensions?: number;
+  /** Where the model processes requests (e.g. "eu", "us"), as the operator declares it in
+   * GW_CONFIG; projects that restrict regions use only models whose regions are declared. */
+  regions?: string[];
 }
 
 export interface CatalogFile {

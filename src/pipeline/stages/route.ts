@@ -50,12 +50,17 @@ function fits(needs: Needs, ok: (tokens: number) => boolean): boolean {
 /** Why a model cannot serve this request, or null when it can. */
 function exclusion(deps: Deps, state: RequestState, m: CatalogModel, needs: Needs): string | null {
   if (m.capabilities.embeddings) return "embedding model";
-  const policy = state.auth.project.policy as { allowed_providers?: unknown; blocked_providers?: unknown };
+  const policy = state.auth.project.policy as { allowed_providers?: unknown; blocked_providers?: unknown; regions?: unknown };
   if (Array.isArray(policy.allowed_providers) && !policy.allowed_providers.includes(m.provider)) {
     return `provider ${m.provider} not in the project's allowed_providers`;
   }
   if (Array.isArray(policy.blocked_providers) && policy.blocked_providers.includes(m.provider)) {
     return `provider ${m.provider} blocked by the project's policy`;
+  }
+  const regions = policy.regions;
+  if (Array.isArray(regions) && regions.length > 0 && !m.regions?.some((r) => regions.includes(r))) {
+    // Fail closed: a model whose region nobody declared cannot be shown to satisfy the policy.
+    return m.regions ? `region ${m.regions.join("/")} not in the project's regions` : "region not declared (set `regions` in GW_CONFIG)";
   }
   if (!state.auth.test && !deps.projectProviders.resolve(state.auth.project.id, m.provider, state.auth.key.byok)) {
     return state.auth.key.byok ? `no project key for ${m.provider} (the API key is BYOK only)` : `provider ${m.provider} not enabled`;
