@@ -96,6 +96,8 @@ export interface RequestState {
   /** Fallbacks worked out only when the first attempt fails (an explicit model's). */
   moreCandidates?: () => CatalogModel[];
   candidates: Candidate[];
+  /** The decision in sentences: required quality, weights, exclusions by reason, session. */
+  reasons?: string[];
   reason: string | null;
 
   // call

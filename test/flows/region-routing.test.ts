@@ -51,6 +51,9 @@ describe("policy regions", () => {
     expect(explicit.status).toBe(503);
     const none = await post(`${gw.url}/chat/completions`, projectWithRegions(["ap"]), { messages: [{ role: "user", content: "hi" }] });
     expect(none.status).toBe(503);
-    expect(((await none.json()) as { error: { code: string } }).error.code).toBe("no_model_available");
+    const error = ((await none.json()) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe("no_model_available");
+    // It says why: the most common exclusions, counted.
+    expect(error.message).toMatch(/\d+ excluded: region/);
   });
 });

@@ -40,6 +40,9 @@ describe("what gw-auto picks", () => {
     expect(model(body.model).capabilities.tools).toBe(true);
     await gw.drain();
     const detail = await (await fetch(`${gw.url}/requests/${body.gw.request_id}`, { headers: { authorization: `Bearer ${gw.testKey}` } })).json() as { trace: { candidates: Array<{ model: string; rank: number | null; excluded?: string }> } };
+    const reasons = (detail.trace as unknown as { reasons: string[] }).reasons;
+    expect(reasons[0]).toStartWith("required quality");
+    expect(reasons.some((r) => /^\d+ excluded: no tool support$/.test(r))).toBe(true);
     for (const c of detail.trace.candidates) {
       if (c.rank !== null) expect(model(c.model).capabilities.tools).toBe(true);
       else if (!model(c.model).capabilities.tools) expect(c.excluded).toBe("no tool support");

@@ -42,7 +42,7 @@ interface StoredTrace extends Record<string, unknown> {
 
 /** Trace fields the record stage leaves out when they hold these values (record.ts). */
 const TRACE_DEFAULTS = {
-  profile: null, workload: null, required_quality: null, weights: null, expected: null,
+  profile: null, workload: null, required_quality: null, weights: null, reasons: [], expected: null,
   error: null, tools: null, session: null, workflow_budget: null,
   usage_estimated: false, client_disconnected: false, byok: false,
 };

@@ -36,6 +36,7 @@ function traceOf(state: RequestState, latencyMs: number) {
     required_quality: state.requiredQuality,
     weights: state.weights,
     candidates: state.candidates,
+    reasons: state.reasons,
     expected: state.expected,
     health: state.healthSkipped ? { skipped: state.healthSkipped } : undefined,
     session: state.session,

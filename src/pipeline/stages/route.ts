@@ -120,12 +120,29 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
     ...excluded,
   ];
   stickToSession(deps, state);
+  state.reasons = [
+    `required quality ${decision.requiredQuality} for ${decision.qualityTask} (${input.mode ?? profile}, ${complexity} complexity)`,
+    `weights from the ${workload} workload: quality ${decision.weights.quality}, cost ${decision.weights.cost}, latency ${decision.weights.latency}`,
+    ...exclusionSummary(excluded),
+    ...(state.session?.sticky ? [`session ${state.session.id} kept on ${state.session.pinned}`] : []),
+  ];
   const top = decision.ranked.find((r) => r.model === state.ranked[0]);
   if (!top) return;
   state.expected = { cost: top.expectedCost, latency_ms: Math.round(top.latencyMs), quality: top.quality };
   state.reason = top.meetsQuality
     ? `highest score (${top.score}) of ${decision.ranked.length} eligible models for ${decision.qualityTask} at quality >= ${decision.requiredQuality}`
     : `no eligible model reaches quality ${decision.requiredQuality} for ${decision.qualityTask}: the best available`;
+}
+
+/** "12 excluded: provider x not enabled" lines, most common first (trace.reasons, 503 messages). */
+function exclusionSummary(excluded: Candidate[]): string[] {
+  const counts = new Map<string, number>();
+  for (const c of excluded) {
+    if (!c.excluded) continue;
+    const why = c.excluded.replace(/^provider \S+ /, "provider ").replace(/\$[\d.e-]+/g, "$…");
+    counts.set(why, (counts.get(why) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([why, n]) => `${n} excluded: ${why}`);
 }
 
 /** A session's last model goes first when it is still eligible and healthy (routing/sessions.ts). */
@@ -207,6 +224,7 @@ export function route(deps: Deps, state: RequestState): void {
     throw new GwError("budget_exceeded", `The workflow's remaining budget ($${state.workflowBudget?.remaining}) cannot cover any model for this request.`);
   }
   if (state.ranked.length === 0) {
-    throw new GwError("no_model_available", "No model can serve this request; see the trace for why each was excluded.");
+    const why = exclusionSummary(state.candidates).slice(0, 3).join("; ");
+    throw new GwError("no_model_available", `No model can serve this request (${why}); the trace lists every model and why.`);
   }
 }
