@@ -1,86 +1,19 @@
 // Stage route: turns the requested profile or model id into a ranked list of models that can
-// serve this request. Writes scenario, profile, ranked, candidates, reason.
+// serve this request (docs/routing.md). Writes scenario, profile, workload, required quality,
+// weights, ranked, candidates, reasons, reason, expected, session and the workflow budget.
 import { ROUTING_PROFILES, type RoutingProfile } from "../../config/constants.ts";
-import { countMessageTokens } from "../../analysis/tokens.ts";
 import { GwError, invalidRequest } from "../../errors/gw-error.ts";
 import { isTestModel, testScenarioOf } from "../../providers/sandbox/scenarios.ts";
-import type { ChatRequest } from "../../providers/types.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { maxCostOf } from "../../routing/cost.ts";
-import { expectedOutputTokens } from "../../analysis/analyzer.ts";
 import { taskKindOf } from "../../routing/routing-input.ts";
 import { diversify, scoreModels, type RoutingMode } from "../../routing/score.ts";
 import { sessionIdOf } from "../../routing/sessions.ts";
 import type { Deps } from "../../deps.ts";
 import type { Candidate, RequestState } from "../state.ts";
-
-const OVER_WORKFLOW_BUDGET = "could cost more than the workflow budget allows";
+import { exclusion, needsOf, OVER_WORKFLOW_BUDGET, type Needs } from "./route-eligibility.ts";
 
 const isProfile = (name: string): name is RoutingProfile => (ROUTING_PROFILES as readonly string[]).includes(name);
-
-interface Needs {
-  tools: boolean;
-  vision: boolean;
-  json: boolean;
-  /** max_tokens when given, else the task's expected output (routing-input.ts). */
-  outputBound: number;
-  maxCost: number | undefined;
-  /** Input tokens: the strict byte bound, or the tokenizer's exact count when the bound fails a limit. */
-  inputTokens(exact: boolean): number;
-}
-
-function needsOf(state: RequestState): Needs {
-  const req = state.request!;
-  let exact: number | undefined;
-  return {
-    tools: (req.tools?.length ?? 0) > 0,
-    vision: req.messages.some((m) => Array.isArray(m.content) && m.content.some((p) => p.type === "image_url")),
-    json: req.response_format !== undefined && req.response_format.type !== "text",
-    outputBound: req.max_completion_tokens ?? req.max_tokens ?? expectedOutputTokens(state.analysis?.task ?? "chat"),
-    maxCost: typeof req.max_cost === "number" ? req.max_cost : undefined,
-    inputTokens: (wantExact) => (wantExact ? (exact ??= countMessageTokens(req.messages)) : state.inputTokens),
-  };
-}
-
-/** Checks a limit on the cheap bound, and only when that fails, on the exact count. */
-function fits(needs: Needs, ok: (tokens: number) => boolean): boolean {
-  return ok(needs.inputTokens(false)) || ok(needs.inputTokens(true));
-}
-
-/** Why a model cannot serve this request, or null when it can. */
-function exclusion(deps: Deps, state: RequestState, m: CatalogModel, needs: Needs): string | null {
-  if (m.capabilities.embeddings) return "embedding model";
-  const policy = state.auth.project.policy as { allowed_providers?: unknown; blocked_providers?: unknown; regions?: unknown };
-  if (Array.isArray(policy.allowed_providers) && !policy.allowed_providers.includes(m.provider)) {
-    return `provider ${m.provider} not in the project's allowed_providers`;
-  }
-  if (Array.isArray(policy.blocked_providers) && policy.blocked_providers.includes(m.provider)) {
-    return `provider ${m.provider} blocked by the project's policy`;
-  }
-  const regions = policy.regions;
-  if (Array.isArray(regions) && regions.length > 0 && !m.regions?.some((r) => regions.includes(r))) {
-    // Fail closed: a model whose region nobody declared cannot be shown to satisfy the policy.
-    return m.regions ? `region ${m.regions.join("/")} not in the project's regions` : "region not declared (set `regions` in GW_CONFIG)";
-  }
-  if (!state.auth.test && !deps.projectProviders.resolve(state.auth.project.id, m.provider, state.auth.key.byok)) {
-    return state.auth.key.byok ? `no project key for ${m.provider} (the API key is BYOK only)` : `provider ${m.provider} not enabled`;
-  }
-  if (needs.tools && !m.capabilities.tools) return "no tool support";
-  if (needs.vision && !m.capabilities.vision) return "no vision support";
-  if (needs.json && !m.capabilities.json) return "no JSON mode";
-  if (!fits(needs, (t) => t + needs.outputBound <= m.context_window)) {
-    return `context window ${m.context_window} too small`;
-  }
-  const wf = state.workflowBudget;
-  if (wf && !fits(needs, (t) => maxCostOf(m, t, needs.outputBound) <= wf.remaining)) {
-    return `${OVER_WORKFLOW_BUDGET} (remaining $${wf.remaining})`;
-  }
-  const cap = needs.maxCost;
-  if (cap !== undefined && !fits(needs, (t) => maxCostOf(m, t, needs.outputBound) <= cap)) {
-    return `could cost up to $${maxCostOf(m, needs.inputTokens(true), needs.outputBound)} > max_cost $${cap}`;
-  }
-  return null;
-}
 
 /** Scores every chat model of the catalog that can serve the request (routing/score.ts); the
  * excluded ones are listed with their reason. Writes workload, weights, required quality, expected. */

@@ -1,0 +1,76 @@
+// Which models may serve a request (docs/routing.md "Eligibility"): capabilities, context window,
+// enabled provider or the project's own key, project policy (providers, regions), max_cost and the
+// workflow budget's remainder. Each exclusion is a reason the trace shows.
+import { expectedOutputTokens } from "../../analysis/analyzer.ts";
+import { countMessageTokens } from "../../analysis/tokens.ts";
+import type { CatalogModel } from "../../routing/catalog-types.ts";
+import { maxCostOf } from "../../routing/cost.ts";
+import type { Deps } from "../../deps.ts";
+import type { RequestState } from "../state.ts";
+
+export const OVER_WORKFLOW_BUDGET = "could cost more than the workflow budget allows";
+
+export interface Needs {
+  tools: boolean;
+  vision: boolean;
+  json: boolean;
+  /** max_tokens when given, else the task's expected output (routing-input.ts). */
+  outputBound: number;
+  maxCost: number | undefined;
+  /** Input tokens: the strict byte bound, or the tokenizer's exact count when the bound fails a limit. */
+  inputTokens(exact: boolean): number;
+}
+
+export function needsOf(state: RequestState): Needs {
+  const req = state.request!;
+  let exact: number | undefined;
+  return {
+    tools: (req.tools?.length ?? 0) > 0,
+    vision: req.messages.some((m) => Array.isArray(m.content) && m.content.some((p) => p.type === "image_url")),
+    json: req.response_format !== undefined && req.response_format.type !== "text",
+    outputBound: req.max_completion_tokens ?? req.max_tokens ?? expectedOutputTokens(state.analysis?.task ?? "chat"),
+    maxCost: typeof req.max_cost === "number" ? req.max_cost : undefined,
+    inputTokens: (wantExact) => (wantExact ? (exact ??= countMessageTokens(req.messages)) : state.inputTokens),
+  };
+}
+
+/** Checks a limit on the cheap bound, and only when that fails, on the exact count. */
+export function fits(needs: Needs, ok: (tokens: number) => boolean): boolean {
+  return ok(needs.inputTokens(false)) || ok(needs.inputTokens(true));
+}
+
+/** Why a model cannot serve this request, or null when it can. */
+export function exclusion(deps: Deps, state: RequestState, m: CatalogModel, needs: Needs): string | null {
+  if (m.capabilities.embeddings) return "embedding model";
+  const policy = state.auth.project.policy as { allowed_providers?: unknown; blocked_providers?: unknown; regions?: unknown };
+  if (Array.isArray(policy.allowed_providers) && !policy.allowed_providers.includes(m.provider)) {
+    return `provider ${m.provider} not in the project's allowed_providers`;
+  }
+  if (Array.isArray(policy.blocked_providers) && policy.blocked_providers.includes(m.provider)) {
+    return `provider ${m.provider} blocked by the project's policy`;
+  }
+  const regions = policy.regions;
+  if (Array.isArray(regions) && regions.length > 0 && !m.regions?.some((r) => regions.includes(r))) {
+    // Fail closed: a model whose region nobody declared cannot be shown to satisfy the policy.
+    return m.regions ? `region ${m.regions.join("/")} not in the project's regions` : "region not declared (set `regions` in GW_CONFIG)";
+  }
+  if (!state.auth.test && !deps.projectProviders.resolve(state.auth.project.id, m.provider, state.auth.key.byok)) {
+    return state.auth.key.byok ? `no project key for ${m.provider} (the API key is BYOK only)` : `provider ${m.provider} not enabled`;
+  }
+  if (needs.tools && !m.capabilities.tools) return "no tool support";
+  if (needs.vision && !m.capabilities.vision) return "no vision support";
+  if (needs.json && !m.capabilities.json) return "no JSON mode";
+  if (!fits(needs, (t) => t + needs.outputBound <= m.context_window)) {
+    return `context window ${m.context_window} too small`;
+  }
+  const wf = state.workflowBudget;
+  if (wf && !fits(needs, (t) => maxCostOf(m, t, needs.outputBound) <= wf.remaining)) {
+    return `${OVER_WORKFLOW_BUDGET} (remaining $${wf.remaining})`;
+  }
+  const cap = needs.maxCost;
+  if (cap !== undefined && !fits(needs, (t) => maxCostOf(m, t, needs.outputBound) <= cap)) {
+    return `could cost up to $${maxCostOf(m, needs.inputTokens(true), needs.outputBound)} > max_cost $${cap}`;
+  }
+  return null;
+}
+
