@@ -5,6 +5,7 @@ import {
   errorJson, estimateTokens, inputTokens, invalidReason, isRecord, messageJson, sampleValue, stopText, streamFrames,
 } from "./scripted-anthropic-bodies.ts";
 import type { RecordedCall } from "./scripted-upstream.ts";
+import { abortableSleep, ScriptQueue } from "./script-queue.ts";
 
 export type { RecordedCall } from "./scripted-upstream.ts";
 
@@ -80,7 +81,7 @@ const CUT_LINGER_MS = 20; // see scripted-upstream.ts: lets written frames reach
 export async function startScriptedAnthropic(options: AnthropicUpstreamOptions = {}): Promise<ScriptedAnthropic> {
   const apiKey = options.apiKey ?? "sk-ant-test";
   const chunkDelayMs = options.chunkDelayMs ?? 0;
-  const scripts: Array<{ reply: AnthropicReply; left: number }> = [];
+  const scripts = new ScriptQueue<AnthropicReply>();
   const counts = new Map<string, number>();
   const calls: RecordedCall[] = [];
   let total = 0;
@@ -97,28 +98,6 @@ export async function startScriptedAnthropic(options: AnthropicUpstreamOptions =
   const json = (status: number, body: string, extra?: Record<string, string>): Response =>
     new Response(body, { status, headers: { "content-type": "application/json", "request-id": `req_${seq}`, ...extra } });
   const invalid = (message: string): Response => json(400, errorJson("invalid_request_error", message));
-
-  const nextScript = (): AnthropicReply | undefined => {
-    const head = scripts[0];
-    if (head === undefined) return undefined;
-    if (--head.left <= 0) scripts.shift();
-    return head.reply;
-  };
-
-  /** Resolves true when the delay ran out, false when the client went away first. */
-  const sleep = (ms: number, signal: AbortSignal): Promise<boolean> =>
-    new Promise((resolve) => {
-      if (signal.aborted) return resolve(false);
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        resolve(false);
-      };
-      const timer = setTimeout(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(true);
-      }, ms);
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
 
   function answerFor(body: Json, reply: AnthropicReply | undefined): Answer {
     const id = (++seq).toString(36).padStart(8, "0");
@@ -173,7 +152,7 @@ export async function startScriptedAnthropic(options: AnthropicUpstreamOptions =
     let i = 0;
     const body = new ReadableStream<Uint8Array>({
       async pull(c) {
-        if (i > 0 && chunkDelayMs > 0 && !(await sleep(chunkDelayMs, req.signal))) return;
+        if (i > 0 && chunkDelayMs > 0 && !(await abortableSleep(chunkDelayMs, req.signal))) return;
         if (i === limit && limit < frames.length) {
           await Bun.sleep(CUT_LINGER_MS);
           track.settle();
@@ -249,9 +228,9 @@ export async function startScriptedAnthropic(options: AnthropicUpstreamOptions =
       },
     };
     req.signal.addEventListener("abort", track.gone, { once: true });
-    const reply = nextScript();
+    const reply = scripts.next();
     const delay = reply?.delayMs ?? options.delayMs ?? 0;
-    if (delay > 0 && !(await sleep(delay, req.signal))) return new Response(null, { status: 499 });
+    if (delay > 0 && !(await abortableSleep(delay, req.signal))) return new Response(null, { status: 499 });
     const res = respond(req, url.pathname, body, badJson, reply, track);
     if (!res.headers.get("content-type")?.startsWith("text/event-stream")) track.settle();
     return res;
@@ -272,11 +251,11 @@ export async function startScriptedAnthropic(options: AnthropicUpstreamOptions =
     },
     callCount: (path) => (path === undefined ? total : counts.get(path) ?? 0),
     script(reply, times = 1) {
-      if (times > 0) scripts.push({ reply, left: times });
+      scripts.push(reply, times);
     },
     reset() {
       calls.length = 0;
-      scripts.length = 0;
+      scripts.clear();
       counts.clear();
       total = 0;
       api.aborted = 0;

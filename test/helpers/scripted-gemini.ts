@@ -6,6 +6,7 @@ import {
   defaultFunctionCall, echo, embedRequestError, embedResponseJson, googleError, isRecord, promptTokens, requestError,
   responseJson, sseFrame, streamEvents,
 } from "./scripted-gemini-bodies.ts";
+import { abortableSleep, ScriptQueue } from "./script-queue.ts";
 
 export interface RecordedGeminiCall {
   method: string;
@@ -79,39 +80,16 @@ const JSON_TYPE = { "content-type": "application/json; charset=UTF-8" };
 const CUT_LINGER_MS = 20;
 const encoder = new TextEncoder();
 
-/** Resolves true when the time ran out, false when the client went away first. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 export async function startScriptedGemini(options: GeminiUpstreamOptions = {}): Promise<ScriptedGemini> {
   const apiKey = options.apiKey ?? "gm-test";
   const record = options.record !== false;
-  const scripts: Array<{ reply: ScriptedGeminiReply; left: number }> = [];
+  const scripts = new ScriptQueue<ScriptedGeminiReply>();
   const calls: RecordedGeminiCall[] = [];
   const paths: string[] = [];
   let seq = 0;
 
   const json = (status: number, body: string, extra?: Record<string, string>): Response =>
     new Response(body, { status, headers: { ...JSON_TYPE, ...extra } });
-
-  function nextScript(): ScriptedGeminiReply | undefined {
-    const head = scripts[0];
-    if (!head) return undefined;
-    if (--head.left <= 0) scripts.shift();
-    return head.reply;
-  }
 
   function answerFor(model: string, body: Json, reply: ScriptedGeminiReply | undefined): GeminiAnswer {
     let functionCalls = reply?.functionCalls ?? null;
@@ -149,7 +127,7 @@ export async function startScriptedGemini(options: GeminiUpstreamOptions = {}): 
     let i = 0;
     const stream = new ReadableStream<Uint8Array>({
       async pull(c) {
-        if (i > 0 && pause > 0 && !(await sleep(pause, req.signal))) return;
+        if (i > 0 && pause > 0 && !(await abortableSleep(pause, req.signal))) return;
         if (cut !== undefined && i >= cut) {
           // Linger so the frames already sent reach the client before the reset (as scripted-upstream.ts).
           await Bun.sleep(CUT_LINGER_MS);
@@ -184,7 +162,7 @@ export async function startScriptedGemini(options: GeminiUpstreamOptions = {}): 
     paths.push(url.pathname);
     if (record) calls.push({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body });
 
-    const reply = nextScript();
+    const reply = scripts.next();
     let done = false;
     const onEnd = (): void => void (done = true);
     const gone = (): void => {
@@ -193,7 +171,7 @@ export async function startScriptedGemini(options: GeminiUpstreamOptions = {}): 
     };
     req.signal.addEventListener("abort", gone, { once: true });
     const delay = reply?.delayMs ?? options.delayMs ?? 0;
-    if (delay > 0 && !(await sleep(delay, req.signal))) return new Response(null, { status: 499 });
+    if (delay > 0 && !(await abortableSleep(delay, req.signal))) return new Response(null, { status: 499 });
     if (reply && (reply.body !== undefined || (reply.status ?? 200) >= 400)) {
       onEnd();
       const status = reply.status ?? 200;
@@ -239,12 +217,12 @@ export async function startScriptedGemini(options: GeminiUpstreamOptions = {}): 
     aborted: 0,
     callCount: (pathEnd) => (pathEnd === undefined ? paths.length : paths.filter((p) => p.endsWith(pathEnd)).length),
     script(reply, times = 1) {
-      if (times > 0) scripts.push({ reply, left: times });
+      scripts.push(reply, times);
     },
     reset() {
       calls.length = 0;
       paths.length = 0;
-      scripts.length = 0;
+      scripts.clear();
       api.aborted = 0;
     },
     stop: () => server.stop(true),

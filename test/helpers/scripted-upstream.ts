@@ -23,6 +23,7 @@ import {
   isRecord,
   promptTokens,
 } from "./scripted-upstream-bodies.ts";
+import { abortableSleep, ScriptQueue } from "./script-queue.ts";
 
 export interface RecordedCall {
   method: string;
@@ -93,35 +94,13 @@ interface Pending {
 export async function startScriptedUpstream(options: UpstreamOptions = {}): Promise<ScriptedUpstream> {
   const record = options.record !== false;
   const chunkDelayMs = options.chunkDelayMs ?? 0;
-  const scripts: Array<{ reply: ScriptedReply; left: number }> = [];
+  const scripts = new ScriptQueue<ScriptedReply>();
   const counts = new Map<string, number>();
   let total = 0;
   let seq = 0;
 
   const json = (status: number, body: string, extra?: Record<string, string>): Response =>
     new Response(body, { status, headers: extra ? { "content-type": "application/json", ...extra } : JSON_HEADERS });
-
-  const nextScript = (): ScriptedReply | undefined => {
-    const head = scripts[0];
-    if (head === undefined) return undefined;
-    if (--head.left <= 0) scripts.shift();
-    return head.reply;
-  };
-
-  /** Resolves true when the delay ran out, false when the client went away first. */
-  const sleep = (ms: number, signal: AbortSignal): Promise<boolean> =>
-    new Promise((resolve) => {
-      if (signal.aborted) return resolve(false);
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        resolve(false);
-      };
-      const timer = setTimeout(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(true);
-      }, ms);
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
 
   function chat(body: Json, reply: ScriptedReply | undefined, req: Request, pending: Pending | null): Response {
     const messages = body.messages;
@@ -165,7 +144,7 @@ export async function startScriptedUpstream(options: UpstreamOptions = {}): Prom
     let cancelled = false;
     const stream = new ReadableStream<Uint8Array>({
       async pull(c) {
-        if (i > 0 && chunkDelayMs > 0 && !(await sleep(chunkDelayMs, req.signal))) return;
+        if (i > 0 && chunkDelayMs > 0 && !(await abortableSleep(chunkDelayMs, req.signal))) return;
         if (i === limit) {
           // Bun drops a cut connection with a RST, which can discard frames the client has
           // not read yet; lingering first lets them arrive (20 ms: 0 of 900 lost at 300 concurrent).
@@ -220,7 +199,7 @@ export async function startScriptedUpstream(options: UpstreamOptions = {}): Prom
       calls.push({ method, path, headers, body });
     }
 
-    const reply = nextScript();
+    const reply = scripts.next();
     const delay = reply?.delayMs ?? options.delayMs ?? 0;
     const paced = isRecord(body) && body.stream === true && (chunkDelayMs > 0 || reply?.cutAfterChunks !== undefined);
     if (delay <= 0 && !paced) return respond(req, method, path, body, badJson, reply, null);
@@ -238,7 +217,7 @@ export async function startScriptedUpstream(options: UpstreamOptions = {}): Prom
       },
     };
     req.signal.addEventListener("abort", pending.gone, { once: true });
-    if (delay > 0 && !(await sleep(delay, req.signal))) return new Response(null, { status: 499 });
+    if (delay > 0 && !(await abortableSleep(delay, req.signal))) return new Response(null, { status: 499 });
     const res = respond(req, method, path, body, badJson, reply, pending);
     if (!pending.live) settled = true;
     return res;
@@ -302,11 +281,11 @@ export async function startScriptedUpstream(options: UpstreamOptions = {}): Prom
       return counts.get(path) ?? counts.get(`/v1${path}`) ?? 0;
     },
     script(reply: ScriptedReply, times = 1): void {
-      if (times > 0) scripts.push({ reply, left: times });
+      scripts.push(reply, times);
     },
     reset(): void {
       calls.length = 0;
-      scripts.length = 0;
+      scripts.clear();
       counts.clear();
       total = 0;
       api.aborted = 0;

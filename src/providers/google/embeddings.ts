@@ -4,8 +4,8 @@ import { isObject } from "../../lib/json.ts";
 import { countTextTokens } from "../../analysis/tokens.ts";
 import type { UpstreamRequest } from "../transport.ts";
 import type { EmbedCall, EmbeddingResult } from "../types.ts";
-import { UpstreamFailure } from "../upstream-failure.ts";
 import type { GoogleOptions } from "./request.ts";
+import { parseBody, unexpected } from "./response.ts";
 
 /** batchEmbedContents refuses more ("at most 100 requests can be in one batch"), while an OpenAI
  * caller may send up to 2048 inputs: a larger call becomes several requests, sent in turn. */
@@ -67,8 +67,6 @@ export function buildEmbedRequests(call: EmbedCall, options: GoogleOptions): Emb
   return out;
 }
 
-const unexpected = (what: string): UpstreamFailure =>
-  new UpstreamFailure("transient", `Gemini returned ${what}.`, 200, undefined, "upstream_error");
 
 function valuesOf(embedding: unknown): number[] {
   const values = isObject(embedding) ? embedding.values : undefined;
@@ -79,13 +77,7 @@ function valuesOf(embedding: unknown): number[] {
 /** An EmbedContentResponse ({embedding}) or BatchEmbedContentsResponse ({embeddings}, in request
  * order). usageMetadata is read where a newer model sends it. */
 export function parseEmbedResponse(text: string, texts: number): EmbedPart {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw unexpected("a body that is not JSON");
-  }
-  if (!isObject(body)) throw unexpected("an unexpected body");
+  const body = parseBody(text);
   let vectors: number[][];
   if (Array.isArray(body.embeddings)) vectors = body.embeddings.map(valuesOf);
   else if (body.embedding !== undefined) vectors = [valuesOf(body.embedding)];

@@ -63,8 +63,22 @@ export function promptBlocked(body: GenerateContentResponse): UpstreamFailure | 
   return new UpstreamFailure("content_filter", `Gemini blocked the prompt (${reason}).`, 200);
 }
 
-const unexpected = (what: string): UpstreamFailure =>
+
+/** A 2xx body Gemini should not have sent. */
+export const unexpected = (what: string): UpstreamFailure =>
   new UpstreamFailure("transient", `Gemini returned ${what}.`, 200, undefined, "upstream_error");
+
+/** A 2xx body as a JSON object, or the failure that says it was not one. */
+export function parseBody(text: string): Record<string, unknown> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw unexpected("a body that is not JSON");
+  }
+  if (!isObject(body)) throw unexpected("an unexpected body");
+  return body;
+}
 
 export function toChatCompletion(body: GenerateContentResponse, model: string): ChatCompletion {
   const blocked = promptBlocked(body);
@@ -98,12 +112,5 @@ export function toChatCompletion(body: GenerateContentResponse, model: string): 
 }
 
 export function parseResponse(text: string, model: string): ChatCompletion {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw unexpected("a body that is not JSON");
-  }
-  if (!isObject(body)) throw unexpected("an unexpected body");
-  return toChatCompletion(body as GenerateContentResponse, model);
+  return toChatCompletion(parseBody(text) as GenerateContentResponse, model);
 }

@@ -1,47 +1,31 @@
 // The OpenAI-compatible provider: OpenAI itself and every provider that speaks its wire format,
 // as options on one base (architecture rule 4).
 import type { EmbedCall, Provider, ProviderCall } from "../types.ts";
-import { send, DEFAULT_TRANSPORT, type TransportOptions } from "../transport.ts";
-import { UpstreamFailure } from "../upstream-failure.ts";
+import { exchange } from "../exchange.ts";
+import { DEFAULT_TRANSPORT, type TransportOptions } from "../transport.ts";
 import { buildEmbeddingsRequest, parseEmbeddings } from "./embeddings.ts";
 import { parseError } from "./errors.ts";
 import { buildRequest, type OpenAICompatibleOptions } from "./request.ts";
 import { parseResponse } from "./response.ts";
 import { parseStream } from "./stream.ts";
 
-async function failureOf(res: Response, provider: string): Promise<UpstreamFailure> {
-  const text = await res.text().catch(() => "");
-  return parseError(res.status, text, res.headers, provider);
-}
-
 export function openAICompatibleProvider(
   id: string,
   options: OpenAICompatibleOptions,
   transport: TransportOptions = DEFAULT_TRANSPORT,
 ): Provider {
+  const http = exchange(id, parseError, transport);
   return {
     id,
     async complete(call: ProviderCall) {
-      const res = await send(buildRequest({ ...call, request: { ...call.request, stream: false } }, options), call.controller, transport);
-      if (!res.ok) throw await failureOf(res, id);
-      const text = await res.text().catch(() => {
-        throw new UpstreamFailure("transient", `The ${id} response broke off.`, res.status, undefined, "upstream_error");
-      });
-      return parseResponse(text, id);
+      const req = buildRequest({ ...call, request: { ...call.request, stream: false } }, options);
+      return parseResponse(await http.text(req, call.controller), id);
     },
     async stream(call: ProviderCall) {
-      const res = await send(buildRequest(call, options), call.controller, transport);
-      if (!res.ok) throw await failureOf(res, id);
-      if (!res.body) throw new UpstreamFailure("transient", `${id} sent an empty stream.`, res.status, undefined, "upstream_error");
-      return parseStream(res.body, call.signal, id);
+      return parseStream(await http.stream(buildRequest(call, options), call.controller), call.signal, id);
     },
     async embed(call: EmbedCall) {
-      const res = await send(buildEmbeddingsRequest(call, options), call.controller, transport);
-      if (!res.ok) throw await failureOf(res, id);
-      const text = await res.text().catch(() => {
-        throw new UpstreamFailure("transient", `The ${id} response broke off.`, res.status, undefined, "upstream_error");
-      });
-      return parseEmbeddings(text, call, id);
+      return parseEmbeddings(await http.text(buildEmbeddingsRequest(call, options), call.controller), call, id);
     },
   };
 }
