@@ -3,12 +3,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { anthropicProvider } from "../../src/providers/anthropic/index.ts";
 import type { ChatChunk, ChatMessage, ChatRequest, ChunkEvent, Provider, ProviderCall } from "../../src/providers/types.ts";
-import { UpstreamFailure } from "../../src/providers/upstream-failure.ts";
 import { buildCatalog } from "../../src/routing/catalog.ts";
 import type { CatalogModel } from "../../src/routing/catalog-types.ts";
 import { costOf } from "../../src/routing/cost.ts";
 import { type ScriptedAnthropic, startScriptedAnthropic } from "../helpers/scripted-anthropic.ts";
 import { weatherTool } from "../fixtures/tools.ts";
+import { rejection } from "../helpers/upstream-failures.ts";
 
 function catalogModel(id: string): CatalogModel {
   const model = buildCatalog().get(id);
@@ -55,12 +55,6 @@ function toolCallsOf(chunks: ChatChunk[]): Array<{ id: string; name: string; arg
   }
   return calls;
 }
-
-const failureOf = async (p: Promise<unknown>): Promise<UpstreamFailure> => {
-  const err = await p.then(() => null, (e: unknown) => e);
-  if (!(err instanceof UpstreamFailure)) throw new Error(`expected UpstreamFailure, got ${String(err)}`);
-  return err;
-};
 
 describe("complete()", () => {
   test("a text answer, and the request as Anthropic receives it", async () => {
@@ -172,22 +166,22 @@ describe("stream()", () => {
 describe("failures", () => {
   test("errors before the stream reject stream() with their class: 429, 529, 400 too long, bad key", async () => {
     upstream.script({ status: 429, headers: { "retry-after": "9" } });
-    const limited = await failureOf(provider.stream(call({})));
+    const limited = await rejection(provider.stream(call({})));
     expect([limited.failureClass, limited.retryAfter, limited.upstreamStatus]).toEqual(["rate_limit", 9, 429]);
     upstream.script({ status: 529 });
-    const overloaded = await failureOf(provider.stream(call({})));
+    const overloaded = await rejection(provider.stream(call({})));
     expect([overloaded.failureClass, overloaded.toGwError().code]).toEqual(["transient", "provider_unavailable"]);
     upstream.script({ status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 250000 tokens > 200000 maximum" } } });
-    expect((await failureOf(provider.complete(call({})))).failureClass).toBe("context_length");
+    expect((await rejection(provider.complete(call({})))).failureClass).toBe("context_length");
     const wrongKey = anthropicProvider("anthropic", { baseUrl: upstream.url, apiKey: "sk-ant-wrong" });
-    expect((await failureOf(wrongKey.stream(call({})))).failureClass).toBe("credential");
+    expect((await rejection(wrongKey.stream(call({})))).failureClass).toBe("credential");
   });
 
   test("a stream cut mid-way rejects the iteration with an upstream error", async () => {
     upstream.script({ cutAfterEvents: 5 });
     const events = await provider.stream(call({ messages: [{ role: "user", content: "one two three four five six" }] }));
     const seen: ChatChunk[] = [];
-    const failure = await failureOf((async () => {
+    const failure = await rejection((async () => {
       for await (const e of events) seen.push(e.chunk);
     })());
     expect([failure.failureClass, failure.toGwError().code]).toEqual(["transient", "upstream_error"]);
@@ -198,7 +192,7 @@ describe("failures", () => {
   test("an `event: error` mid-stream rejects the iteration (overloaded: provider_unavailable)", async () => {
     upstream.script({ streamError: { afterEvents: 4, type: "overloaded_error", message: "Overloaded" } });
     const events = await provider.stream(call({}));
-    const failure = await failureOf(collect(events));
+    const failure = await rejection(collect(events));
     expect([failure.failureClass, failure.toGwError().code]).toEqual(["transient", "provider_unavailable"]);
   });
 });
@@ -210,7 +204,7 @@ describe("abort via call.controller", () => {
     const pending = provider.complete(c);
     await upstream.until("calls", 1);
     c.controller.abort();
-    expect((await failureOf(pending)).failureClass).toBe("transient");
+    expect((await rejection(pending)).failureClass).toBe("transient");
     await upstream.until("aborted", 1);
     expect(upstream.aborted).toBe(1);
   });
@@ -221,7 +215,7 @@ describe("abort via call.controller", () => {
     const c = call({ messages: [{ role: "user", content: "a b c d e f g h i j k l" }] });
     const events = await p.stream(c);
     let n = 0;
-    const failure = await failureOf((async () => {
+    const failure = await rejection((async () => {
       for await (const _ of events) if (++n === 2) c.controller.abort();
     })());
     expect(failure.message).toContain("cancelled");

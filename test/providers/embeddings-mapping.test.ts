@@ -9,9 +9,9 @@ import {
   buildEmbeddingsRequest, decodeBase64, parseEmbeddings, toEmbeddingsBody,
 } from "../../src/providers/openai-compatible/embeddings.ts";
 import type { EmbedCall } from "../../src/providers/types.ts";
-import { UpstreamFailure } from "../../src/providers/upstream-failure.ts";
 import type { CatalogModel } from "../../src/routing/catalog-types.ts";
 import { buildCatalog } from "../../src/routing/catalog.ts";
+import { failureOf } from "../helpers/upstream-failures.ts";
 
 const catalog = buildCatalog();
 const openaiModel = catalog.get("openai/text-embedding-3-small")!;
@@ -26,16 +26,6 @@ function base64Of(values: number[]): string {
   const view = new DataView(new ArrayBuffer(values.length * 4));
   values.forEach((v, i) => view.setFloat32(i * 4, v, true));
   return Buffer.from(view.buffer).toString("base64");
-}
-
-function failureOf(fn: () => unknown): UpstreamFailure {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof UpstreamFailure) return err;
-    throw err;
-  }
-  throw new Error("expected an UpstreamFailure");
 }
 
 describe("catalog embedding models", () => {

@@ -6,12 +6,12 @@ import { MAX_BATCH } from "../../src/providers/google/embeddings.ts";
 import { googleProvider } from "../../src/providers/google/index.ts";
 import { openAICompatibleProvider } from "../../src/providers/openai-compatible/index.ts";
 import type { EmbedCall, EmbeddingResult, Provider } from "../../src/providers/types.ts";
-import { UpstreamFailure } from "../../src/providers/upstream-failure.ts";
 import type { CatalogModel } from "../../src/routing/catalog-types.ts";
 import { buildCatalog } from "../../src/routing/catalog.ts";
 import { embedValues } from "../helpers/scripted-gemini-bodies.ts";
 import { type ScriptedGemini, startScriptedGemini } from "../helpers/scripted-gemini.ts";
 import { type ScriptedUpstream, startScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { rejection } from "../helpers/upstream-failures.ts";
 
 const catalog = buildCatalog();
 const openaiModel = catalog.get("openai/text-embedding-3-small")!;
@@ -45,12 +45,6 @@ function embedCall(model: CatalogModel, input: string[], dimensions?: number): E
 function embed(provider: Provider, call: EmbedCall): Promise<EmbeddingResult> {
   if (!provider.embed) throw new Error(`${provider.id} has no embed()`);
   return provider.embed(call);
-}
-
-async function rejection(p: Promise<unknown>): Promise<UpstreamFailure> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  if (!(err instanceof UpstreamFailure)) throw new Error(`expected an UpstreamFailure, got ${String(err)}`);
-  return err;
 }
 
 const estimate = (input: string[]): number => input.reduce((n, t) => n + countTextTokens(t), 0);

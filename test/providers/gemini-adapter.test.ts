@@ -4,10 +4,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { googleProvider } from "../../src/providers/google/index.ts";
 import { SKIP_SIGNATURE } from "../../src/providers/google/request.ts";
 import type { ChatChunk, ChatMessage, ChatRequest, ChunkEvent, Provider, ProviderCall } from "../../src/providers/types.ts";
-import { UpstreamFailure } from "../../src/providers/upstream-failure.ts";
 import { buildCatalog } from "../../src/routing/catalog.ts";
 import { type ScriptedGemini, startScriptedGemini } from "../helpers/scripted-gemini.ts";
 import { weatherTool } from "../fixtures/tools.ts";
+import { rejection } from "../helpers/upstream-failures.ts";
 
 const model = buildCatalog().get("google/gemini-2.5-flash")!;
 let upstream: ScriptedGemini;
@@ -31,12 +31,6 @@ async function collect(events: AsyncIterable<ChunkEvent>): Promise<ChatChunk[]> 
   const out: ChatChunk[] = [];
   for await (const e of events) out.push(e.chunk);
   return out;
-}
-
-async function rejection(p: Promise<unknown>): Promise<UpstreamFailure> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  if (!(err instanceof UpstreamFailure)) throw new Error(`expected an UpstreamFailure, got ${String(err)}`);
-  return err;
 }
 
 async function waitFor(cond: () => boolean, ms = 2000): Promise<void> {

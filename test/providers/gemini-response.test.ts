@@ -5,7 +5,7 @@ import { mapFinishReason, mapUsage, parseResponse, toChatCompletion } from "../.
 import { GeminiStreamTranslator } from "../../src/providers/google/stream.ts";
 import type { GeminiPart, GenerateContentResponse, UsageMetadata } from "../../src/providers/google/wire.ts";
 import type { ChatChunk } from "../../src/providers/types.ts";
-import { UpstreamFailure } from "../../src/providers/upstream-failure.ts";
+import { failureOf } from "../helpers/upstream-failures.ts";
 
 const MODEL = "gemini-2.5-flash";
 
@@ -15,16 +15,6 @@ const response = (parts: GeminiPart[], finishReason = "STOP", usageMetadata?: Us
   modelVersion: MODEL,
   responseId: "abc",
 });
-
-function failureOf(fn: () => unknown): UpstreamFailure {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof UpstreamFailure) return err;
-    throw err;
-  }
-  throw new Error("expected an UpstreamFailure");
-}
 
 describe("toChatCompletion", () => {
   test("text parts concatenated; thought parts are not content; OpenAI's envelope", () => {
