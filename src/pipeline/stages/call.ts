@@ -67,14 +67,15 @@ const PROVIDER_WIDE: ReadonlySet<string> = new Set(["rate_limit", "transient", "
 
 export async function call(deps: Deps, state: RequestState): Promise<void> {
   let last: UpstreamFailure | null = null;
-  const failedProviders = new Set<string>();
-  const retried = new Set<string>();
+  // Made on the first failure only: most requests succeed at once and need neither.
+  let failedProviders: Set<string> | null = null;
+  let retried: Set<string> | null = null;
   // state.ranked may grow while this runs: fallbacks of an explicit model are worked out only
   // once its first attempt failed (route.ts).
   for (let index = 0; index < state.ranked.length; index++) {
     const model = state.ranked[index]!;
     if (state.attempts.length >= MAX_ATTEMPTS || state.cancelled) break;
-    if (failedProviders.has(model.provider)) continue;
+    if (failedProviders?.has(model.provider)) continue;
     const resolved = providerFor(deps, state, model);
     if (!resolved) continue;
     const { provider, byok } = resolved;
@@ -115,14 +116,14 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
       releaseWorkflowBudget(deps, state);
       reportHealth(deps, state, model, { ok: false, failureClass: failure.failureClass }, admitted.probe, byok);
       if (!failure.canFallback || state.cancelled) break;
-      if (shouldRetry(failure, admitted.probe) && !state.scenario && !retried.has(model.id) && Date.now() + RETRY_MAX_MS < deadlineAt) {
+      if (shouldRetry(failure, admitted.probe) && !state.scenario && !retried?.has(model.id) && Date.now() + RETRY_MAX_MS < deadlineAt) {
         // A transient failure gets one retry of the same model after a short jittered pause.
-        retried.add(model.id);
+        (retried ??= new Set()).add(model.id);
         await Bun.sleep(RETRY_MIN_MS + Math.random() * (RETRY_MAX_MS - RETRY_MIN_MS));
         index--;
         continue;
       }
-      if (PROVIDER_WIDE.has(failure.failureClass)) failedProviders.add(model.provider);
+      if (PROVIDER_WIDE.has(failure.failureClass)) (failedProviders ??= new Set()).add(model.provider);
       addFallbacks(state);
       continue;
     }
