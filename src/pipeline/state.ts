@@ -70,6 +70,8 @@ export interface RequestState {
   tags: string[];
   workflowId: string | null;
   step: string | null;
+  /** X-Gw-Session, metadata.session_id or gw.session_id (routing/sessions.ts). */
+  sessionId: string | null;
 
   // analyze
   inputTokens: number;
@@ -144,6 +146,7 @@ export function newState(init: {
     tags: [],
     workflowId: null,
     step: null,
+    sessionId: null,
     inputTokens: 0,
     profile: null,
     ranked: [],

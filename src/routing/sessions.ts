@@ -2,6 +2,8 @@
 // on the model and provider that answered its last turn, so the provider's prompt cache keeps
 // hitting, unless that model is excluded for this turn or its provider is unhealthy. In memory,
 // per project, bounded; a session unused for an hour is forgotten.
+import { invalidRequest } from "../errors/gw-error.ts";
+
 const TTL_MS = 60 * 60 * 1000;
 const MAX_SESSIONS = 50_000;
 
@@ -38,10 +40,16 @@ export class SessionStore {
   }
 }
 
-/** The request's session id: the X-Gw-Session header, else metadata.session_id, else gw.session_id. */
+export const MAX_SESSION_ID = 200;
+
+/** The request's session id: the X-Gw-Session header, else metadata.session_id, else gw.session_id.
+ * Empty means none; one longer than MAX_SESSION_ID is refused (400), not silently dropped. */
 export function sessionIdOf(header: string | null, metadata: unknown, gw: unknown): string | null {
   const fromBody = (o: unknown) => (o && typeof o === "object" && typeof (o as { session_id?: unknown }).session_id === "string"
     ? ((o as { session_id: string }).session_id) : null);
   const id = header ?? fromBody(metadata) ?? fromBody(gw);
-  return id && id.length > 0 && id.length <= 200 ? id : null;
+  if (id && id.length > MAX_SESSION_ID) {
+    throw invalidRequest(`The session id must be at most ${MAX_SESSION_ID} characters.`, header !== null ? "X-Gw-Session" : "session_id");
+  }
+  return id || null;
 }

@@ -151,3 +151,16 @@ describe("session stickiness (X-Gw-Session, metadata.session_id, gw.session_id)"
     expect((await detail(otherKey, otherBody.gw.request_id)).session).toMatchObject({ id: "conv-2", pinned: null, reason: "new session" });
   });
 });
+
+describe("session id limits", () => {
+  test("a session id over 200 characters answers 400 invalid_request naming it, header or body", async () => {
+    const long = "s".repeat(201);
+    const viaHeader = await post(`${gw.url}/chat/completions`, gw.testKey, { messages: [{ role: "user", content: "hi" }] }, { "x-gw-session": long });
+    expect(viaHeader.status).toBe(400);
+    expect(((await viaHeader.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: "invalid_request", param: "X-Gw-Session" });
+    // Also with an explicit model, where stickiness does not apply: the id is checked on parsing.
+    const viaBody = await post(`${gw.url}/chat/completions`, gw.testKey, { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }], metadata: { session_id: long } });
+    expect(viaBody.status).toBe(400);
+    expect(((await viaBody.json()) as { error: { param: string } }).error.param).toBe("session_id");
+  });
+});

@@ -1,5 +1,5 @@
 // Stage parse: reads the body within the size limit, validates it (schema, then the rules a schema
-// cannot say) and the trace headers. Writes request, requestedModel, stream, tags, workflow, step.
+// cannot say) and the trace headers. Writes request, requestedModel, stream, tags, workflow, step, session id.
 import { DEFAULT_PROFILE, LIMITS } from "../../config/constants.ts";
 import { invalidRequest } from "../../errors/gw-error.ts";
 import type { ChatRequest } from "../../providers/types.ts";
@@ -7,6 +7,7 @@ import { ChatCompletionsBody } from "../../schema/chat-completions.ts";
 import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import type { Deps } from "../../deps.ts";
 import type { RequestState } from "../state.ts";
+import { sessionIdOf } from "../../routing/sessions.ts";
 
 const validateBody = compileValidator(ChatCompletionsBody);
 
@@ -77,4 +78,5 @@ export async function parse(_deps: Deps, state: RequestState): Promise<void> {
   state.tags = body.tags ?? [];
   state.workflowId = body.gw?.workflow_id ?? null;
   state.step = body.gw?.step ?? body.metadata?.step ?? null;
+  state.sessionId = sessionIdOf(state.http.headers.get("x-gw-session"), body.metadata, body.gw);
 }

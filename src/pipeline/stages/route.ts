@@ -8,7 +8,6 @@ import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { maxCostOf } from "../../routing/cost.ts";
 import { taskKindOf } from "../../routing/routing-input.ts";
 import { diversify, scoreModels, type RoutingMode } from "../../routing/score.ts";
-import { sessionIdOf } from "../../routing/sessions.ts";
 import type { Deps } from "../../deps.ts";
 import type { Candidate, RequestState } from "../state.ts";
 import { exclusion, needsOf, OVER_WORKFLOW_BUDGET, type Needs } from "./route-eligibility.ts";
@@ -80,8 +79,7 @@ function exclusionSummary(excluded: Candidate[]): string[] {
 
 /** A session's last model goes first when it is still eligible and healthy (routing/sessions.ts). */
 function stickToSession(deps: Deps, state: RequestState): void {
-  const req = state.request!;
-  const id = sessionIdOf(state.http.headers.get("x-gw-session"), req.metadata, req.gw);
+  const id = state.sessionId;
   if (!id) return;
   const pin = deps.sessions.get(state.auth.project.id, id);
   if (!pin) return void (state.session = { id, pinned: null, sticky: false, reason: "new session" });
