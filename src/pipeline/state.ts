@@ -47,9 +47,12 @@ export interface Expected {
   quality: number;
 }
 
+/** The endpoint a request came through; /responses is a codec over the chat pipeline. */
+export type Endpoint = "chat.completions" | "responses" | "embeddings";
+
 export interface RequestState {
   readonly requestId: string;
-  readonly endpoint: "chat.completions";
+  readonly endpoint: Endpoint;
   readonly createdAt: number;
   readonly t0: number;
   readonly auth: AuthContext;
@@ -62,6 +65,8 @@ export interface RequestState {
   attemptAbort?: AbortController;
   traceId: string;
   parentSpanId: string | null;
+  /** The body, when the HTTP layer already read it (an idempotent request hashes it first). */
+  bodyText?: string;
 
   // parse
   request?: ChatRequest;
@@ -134,11 +139,11 @@ export interface RequestState {
 
 export function newState(init: {
   requestId: string; traceId: string; parentSpanId: string | null; auth: AuthContext; http: Request;
-  spans: SpanRecorder; t0: number;
+  spans: SpanRecorder; t0: number; endpoint?: Endpoint; bodyText?: string;
 }): RequestState {
   return {
     ...init,
-    endpoint: "chat.completions",
+    endpoint: init.endpoint ?? "chat.completions",
     createdAt: Date.now(),
     cancelled: false,
     requestedModel: null,

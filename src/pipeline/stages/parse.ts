@@ -64,7 +64,7 @@ function readTraceHeaders(state: RequestState): void {
 
 export async function parse(_deps: Deps, state: RequestState): Promise<void> {
   readTraceHeaders(state);
-  const raw = parseJsonObject(await readBodyText(state.http));
+  const raw = parseJsonObject(state.bodyText ?? (await readBodyText(state.http)));
   // Whatever the body says, the log should name the model and tags the caller asked for.
   if (typeof raw.model === "string") state.requestedModel = raw.model;
   const body = validateBody(raw);
