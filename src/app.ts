@@ -7,10 +7,12 @@ import { contextPlugin } from "./http/context.ts";
 import { chatCompletionsRoute } from "./http/routes/chat-completions.ts";
 import { modelsRoute } from "./http/routes/models.ts";
 import { requestsRoute } from "./http/routes/requests.ts";
+import { responsesRoute } from "./http/routes/responses.ts";
 
 export function createApp(deps: Deps) {
   const api = new Elysia({ prefix: API_BASE_PATH })
     .use(chatCompletionsRoute(deps))
+    .use(responsesRoute(deps))
     .use(modelsRoute(deps))
     .use(requestsRoute(deps));
   if (deps.config.adminToken) api.use(adminRoutes(deps, deps.config.adminToken));

@@ -10,8 +10,11 @@
 //   record        request-log row + trace, queued; log line   (always runs, also on failure)
 //
 // Streams: call returns typed events; stream-out.ts taps them and runs meter and record at the end.
+// /responses runs this same pipeline: codecs/responses maps its body in (parse) and its answer
+// and stream events out.
 import { toGwError, type GwError } from "../errors/gw-error.ts";
 import type { Deps } from "../deps.ts";
+import { responseBody } from "../codecs/responses/response.ts";
 import { completionBody } from "./completion-body.ts";
 import { fillMissingUsage } from "./estimate-usage.ts";
 import { gwHeaders, gwObject } from "./gw-object.ts";
@@ -93,6 +96,8 @@ export async function runChat(deps: Deps, state: RequestState): Promise<ChatOutc
   fillMissingUsage(state, state.completion!);
   meter(deps, state);
   record(deps, state);
-  const body = completionBody(state.completion!, state.selected!.id, gwObject(state));
+  const body = state.endpoint === "responses"
+    ? responseBody(state, state.completion!, gwObject(state))
+    : completionBody(state.completion!, state.selected!.id, gwObject(state));
   return { kind: "json", status: 200, body, headers: gwHeaders(state) };
 }

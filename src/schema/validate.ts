@@ -25,12 +25,16 @@ function describe(schema: TSchema, message: string): string {
   return message.replace(/^Expected/, "expected");
 }
 
-export function compileValidator<T extends TSchema>(schema: T): (value: unknown) => Static<T> {
+/** `at` + `role` -> `input[0].role`; `at` + `[1]` -> `input[0][1]`. */
+const join = (at: string, param: string): string => (!at ? param : !param ? at : param.startsWith("[") ? at + param : `${at}.${param}`);
+
+/** The validator names the failing param; `at` places a nested value (`input[3]`) in the body. */
+export function compileValidator<T extends TSchema>(schema: T): (value: unknown, at?: string) => Static<T> {
   const check = TypeCompiler.Compile(schema);
-  return (value) => {
+  return (value, at = "") => {
     if (check.Check(value)) return value;
     const first = check.Errors(value).First();
-    const param = first ? paramOf(first.path) : null;
+    const param = first ? join(at, paramOf(first.path)) || null : at || null;
     const reason = first ? describe(first.schema, first.message) : "invalid value";
     throw invalidRequest(param ? `Invalid value for '${param}': ${reason}.` : `Invalid request body: ${reason}.`, param);
   };

@@ -8,6 +8,7 @@ import { compileValidator, parseJsonObject, readBodyText } from "../../schema/va
 import type { Deps } from "../../deps.ts";
 import type { RequestState } from "../state.ts";
 import { sessionIdOf } from "../../routing/sessions.ts";
+import { responsesToChatBody } from "../../codecs/responses/request.ts";
 
 const validateBody = compileValidator(ChatCompletionsBody);
 
@@ -64,9 +65,11 @@ function readTraceHeaders(state: RequestState): void {
 
 export async function parse(_deps: Deps, state: RequestState): Promise<void> {
   readTraceHeaders(state);
-  const raw = parseJsonObject(state.bodyText ?? (await readBodyText(state.http)));
-  // Whatever the body says, the log should name the model and tags the caller asked for.
-  if (typeof raw.model === "string") state.requestedModel = raw.model;
+  const sent = parseJsonObject(state.bodyText ?? (await readBodyText(state.http)));
+  // Whatever the body says, the log should name the model the caller asked for.
+  if (typeof sent.model === "string") state.requestedModel = sent.model;
+  // /responses is a codec over this pipeline: its body becomes a chat body, then the chat rules hold.
+  const raw = state.endpoint === "responses" ? responsesToChatBody(sent) : sent;
   const body = validateBody(raw);
   const req = body as unknown as ChatRequest;
   checkMessages(req);
