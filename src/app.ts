@@ -5,6 +5,7 @@ import type { Deps } from "./deps.ts";
 import { adminRoutes } from "./http/admin/admin-routes.ts";
 import { contextPlugin } from "./http/context.ts";
 import { chatCompletionsRoute } from "./http/routes/chat-completions.ts";
+import { embeddingsRoute } from "./http/routes/embeddings.ts";
 import { modelsRoute } from "./http/routes/models.ts";
 import { requestsRoute } from "./http/routes/requests.ts";
 import { responsesRoute } from "./http/routes/responses.ts";
@@ -12,6 +13,7 @@ import { responsesRoute } from "./http/routes/responses.ts";
 export function createApp(deps: Deps) {
   const api = new Elysia({ prefix: API_BASE_PATH })
     .use(chatCompletionsRoute(deps))
+    .use(embeddingsRoute(deps))
     .use(responsesRoute(deps))
     .use(modelsRoute(deps))
     .use(requestsRoute(deps));

@@ -26,3 +26,11 @@ export type KeyScope = (typeof KEY_SCOPES)[number];
 export const DEFAULT_SCOPES: readonly KeyScope[] = ["chat", "embeddings", "models", "cache"];
 
 export const TEST_MODEL_PREFIX = "gw-test:";
+
+/** /embeddings (gateway-api.md 4.6): the model used when the body names none. An explicit id,
+ * never a profile: vectors of different models are not interchangeable, so nothing is routed. */
+export const DEFAULT_EMBEDDING_MODEL = "openai/text-embedding-3-small";
+/** OpenAI's own limit on inputs per embeddings request, kept so clients behave the same. */
+export const MAX_EMBEDDING_INPUTS = 2048;
+/** Test keys' simulated vectors have this many dimensions (gateway-api.md 4.6). */
+export const TEST_EMBEDDING_DIMENSIONS = 16;

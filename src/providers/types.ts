@@ -137,6 +137,10 @@ export interface EmbedCall {
   dimensions?: number;
   controller: AbortController;
   signal: AbortSignal;
+  /** 0 for the first attempt of the request, 1 for its retry (test scenarios fail the first only). */
+  attempt?: number;
+  /** The model name as the caller sent it: the sandbox reads `gw-test:<name>` scenarios from it. */
+  requestedModel?: string;
 }
 
 /** Canonical embeddings result (OpenAI's shape with float vectors, in input order). */

@@ -37,8 +37,11 @@ export interface CatalogModel {
   capabilities: ModelCapabilities;
   /** 0..1 per task kind; `general` is the overall score shown as `gw.quality`. */
   quality: Record<TaskKind, number>;
-  /** Embedding models only. */
+  /** Embedding models only: the size of their vectors. */
   dimensions?: number;
+  /** Embedding models that accept a smaller vector size (`dimensions` on /embeddings, 1 up to
+   * `dimensions`); absent where the size is fixed (mistral-embed). */
+  dimensions_configurable?: boolean;
   /** Where the model processes requests (e.g. "eu", "us"), as the operator declares it in
    * GW_CONFIG; projects that restrict regions use only models whose regions are declared. */
   regions?: string[];

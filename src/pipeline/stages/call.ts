@@ -1,36 +1,14 @@
 // Stage call: tries the ranked models in order until one answers (fallback). Writes selected,
 // provider, attempts, fallbacks, upstreamMs, and completion or events. One `llm` span per attempt.
 import { GwError } from "../../errors/gw-error.ts";
-import type { ResolvedProvider } from "../../providers/project-providers.ts";
 import type { ProviderCall } from "../../providers/types.ts";
 import { setRequestDeadline } from "../../providers/deadlines.ts";
-import type { HealthOutcome } from "../../routing/health.ts";
 import { UpstreamFailure } from "../../providers/upstream-failure.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { maxCostOf } from "../../routing/cost.ts";
 import type { Deps } from "../../deps.ts";
+import { asFailure, providerFor, reportHealth } from "../attempt-helpers.ts";
 import type { RequestState } from "../state.ts";
-
-/** The sandbox for test keys; else the project's own key for the provider, or the operator's. */
-function providerFor(deps: Deps, state: RequestState, model: CatalogModel): ResolvedProvider | undefined {
-  if (state.auth.test) return { provider: deps.sandbox, byok: false };
-  return deps.projectProviders.resolve(state.auth.project.id, model.provider, state.auth.key.byok);
-}
-
-/** The per-attempt boundary: anything an adapter throws becomes an upstream failure. */
-function asFailure(err: unknown, deps: Deps): UpstreamFailure {
-  if (err instanceof UpstreamFailure) return err;
-  deps.logger.error({ err }, "provider adapter threw an unexpected error");
-  return new UpstreamFailure("transient", "The provider call failed unexpectedly.", null, undefined, "upstream_error");
-}
-
-/** Feeds provider health, except where the outcome says nothing about the provider for everyone:
- * test keys, a client that went away, and a project's own key being refused or rate limited. */
-function reportHealth(deps: Deps, state: RequestState, model: CatalogModel, outcome: HealthOutcome, probe: boolean, byok: boolean): void {
-  if (state.auth.test || state.cancelled) return;
-  if (!outcome.ok && byok && (outcome.failureClass === "credential" || outcome.failureClass === "rate_limit")) return;
-  deps.health.record(model.provider, model.id, outcome, probe);
-}
 
 /** The attempt's predicted upper-bound cost is held against the workflow budget until metered. */
 function reserveWorkflowBudget(deps: Deps, state: RequestState, model: CatalogModel): void {

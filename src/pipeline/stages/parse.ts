@@ -1,6 +1,6 @@
 // Stage parse: reads the body within the size limit, validates it (schema, then the rules a schema
 // cannot say) and the trace headers. Writes request, requestedModel, stream, tags, workflow, step, session id.
-import { DEFAULT_PROFILE, LIMITS } from "../../config/constants.ts";
+import { DEFAULT_PROFILE } from "../../config/constants.ts";
 import { invalidRequest } from "../../errors/gw-error.ts";
 import type { ChatRequest } from "../../providers/types.ts";
 import { ChatCompletionsBody } from "../../schema/chat-completions.ts";
@@ -8,6 +8,7 @@ import { compileValidator, parseJsonObject, readBodyText } from "../../schema/va
 import type { Deps } from "../../deps.ts";
 import type { RequestState } from "../state.ts";
 import { sessionIdOf } from "../../routing/sessions.ts";
+import { readTraceHeaders } from "../trace-headers.ts";
 import { responsesToChatBody } from "../../codecs/responses/request.ts";
 
 const validateBody = compileValidator(ChatCompletionsBody);
@@ -43,23 +44,6 @@ function checkTools(req: ChatRequest): void {
   for (const [i, t] of (req.tools ?? []).entries()) {
     if (names.has(t.function.name)) throw invalidRequest(`Duplicate tool name '${t.function.name}'.`, `tools[${i}].function.name`);
     names.add(t.function.name);
-  }
-}
-
-function readTraceHeaders(state: RequestState): void {
-  const traceId = state.http.headers.get("x-gw-trace-id");
-  if (traceId !== null) {
-    if (traceId.length === 0 || traceId.length > LIMITS.traceIdLength) {
-      throw invalidRequest(`X-Gw-Trace-Id must be 1 to ${LIMITS.traceIdLength} characters.`, "X-Gw-Trace-Id");
-    }
-    state.traceId = traceId;
-  }
-  const parent = state.http.headers.get("x-gw-parent-span");
-  if (parent !== null) {
-    if (parent.length === 0 || parent.length > LIMITS.parentSpanLength) {
-      throw invalidRequest(`X-Gw-Parent-Span must be 1 to ${LIMITS.parentSpanLength} characters.`, "X-Gw-Parent-Span");
-    }
-    state.parentSpanId = parent;
   }
 }
 

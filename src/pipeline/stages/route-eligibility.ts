@@ -39,9 +39,9 @@ export function fits(needs: Needs, ok: (tokens: number) => boolean): boolean {
   return ok(needs.inputTokens(false)) || ok(needs.inputTokens(true));
 }
 
-/** Why a model cannot serve this request, or null when it can. */
-export function exclusion(deps: Deps, state: RequestState, m: CatalogModel, needs: Needs): string | null {
-  if (m.capabilities.embeddings) return "embedding model";
+/** Why the project or key may not use this model's provider (policy providers and regions, an
+ * enabled provider or the project's own key), or null when it may. Shared with /embeddings. */
+export function providerExclusion(deps: Deps, state: RequestState, m: CatalogModel): string | null {
   const policy = state.auth.project.policy as { allowed_providers?: unknown; blocked_providers?: unknown; regions?: unknown };
   if (Array.isArray(policy.allowed_providers) && !policy.allowed_providers.includes(m.provider)) {
     return `provider ${m.provider} not in the project's allowed_providers`;
@@ -57,6 +57,14 @@ export function exclusion(deps: Deps, state: RequestState, m: CatalogModel, need
   if (!state.auth.test && !deps.projectProviders.resolve(state.auth.project.id, m.provider, state.auth.key.byok)) {
     return state.auth.key.byok ? `no project key for ${m.provider} (the API key is BYOK only)` : `provider ${m.provider} not enabled`;
   }
+  return null;
+}
+
+/** Why a model cannot serve this request, or null when it can. */
+export function exclusion(deps: Deps, state: RequestState, m: CatalogModel, needs: Needs): string | null {
+  if (m.capabilities.embeddings) return "embedding model";
+  const denied = providerExclusion(deps, state, m);
+  if (denied) return denied;
   if (needs.tools && !m.capabilities.tools) return "no tool support";
   if (needs.vision && !m.capabilities.vision) return "no vision support";
   if (needs.json && !m.capabilities.json) return "no JSON mode";

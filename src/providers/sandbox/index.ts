@@ -3,6 +3,7 @@
 import type { ChatChunk, ChatCompletion, ChunkEvent, Provider, ProviderCall } from "../types.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
 import { simulateCompletion } from "./answer.ts";
+import { simulateEmbeddings } from "./embeddings.ts";
 import { isTestModel, testScenarioOf, type TestScenario } from "./scenarios.ts";
 
 export const SANDBOX_PROVIDER = "sandbox";
@@ -75,6 +76,12 @@ export function sandboxProvider(): Provider {
           sent++;
         }
       })();
+    },
+    async embed(call) {
+      const model = call.requestedModel;
+      const failure = failureFor(model && isTestModel(model) ? testScenarioOf(model) : undefined, call.attempt ?? 0);
+      if (failure) throw failure;
+      return simulateEmbeddings(call);
     },
   };
 }

@@ -1,0 +1,28 @@
+// POST /embeddings (gateway-api.md 4.6): hands the request to the embeddings pipeline and writes
+// its outcome as JSON or as an error envelope. Scope `embeddings` (section 5).
+import { Elysia } from "elysia";
+import { newTraceId } from "../../lib/ids.ts";
+import { SpanRecorder } from "../../observability/trace.ts";
+import { runEmbeddings } from "../../pipeline/embed/index.ts";
+import { newState } from "../../pipeline/state.ts";
+import type { Deps } from "../../deps.ts";
+import { authPlugin } from "../auth.ts";
+import { errorResponse, jsonResponse } from "../context.ts";
+import { withIdempotency } from "../idempotent.ts";
+
+export const embeddingsRoute = (deps: Deps) =>
+  new Elysia().use(authPlugin(deps)).post(
+    "/embeddings",
+    ({ request, requestId, auth, t0, authMs }) =>
+      withIdempotency(deps, { request, requestId, auth }, "embeddings", async (bodyText) => {
+        const spans = new SpanRecorder(t0);
+        spans.add("auth", 0, authMs, null);
+        const state = newState({
+          requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, endpoint: "embeddings", bodyText,
+        });
+        const outcome = await runEmbeddings(deps, state);
+        if (outcome.kind === "error") return errorResponse(outcome.error, requestId, outcome.headers);
+        return jsonResponse(outcome.body, requestId, outcome.headers);
+      }),
+    { scope: "embeddings", parse: "none" },
+  );

@@ -1,0 +1,30 @@
+// What every pipeline's call stage shares (chat: stages/call.ts, embeddings: embed/call.ts): whose
+// provider serves an attempt, the boundary that turns any adapter error into an upstream failure,
+// and which outcomes feed provider health.
+import type { ResolvedProvider } from "../providers/project-providers.ts";
+import { UpstreamFailure } from "../providers/upstream-failure.ts";
+import type { CatalogModel } from "../routing/catalog-types.ts";
+import type { HealthOutcome } from "../routing/health.ts";
+import type { Deps } from "../deps.ts";
+import type { RequestState } from "./state.ts";
+
+/** The sandbox for test keys; else the project's own key for the provider, or the operator's. */
+export function providerFor(deps: Deps, state: RequestState, model: CatalogModel): ResolvedProvider | undefined {
+  if (state.auth.test) return { provider: deps.sandbox, byok: false };
+  return deps.projectProviders.resolve(state.auth.project.id, model.provider, state.auth.key.byok);
+}
+
+/** The per-attempt boundary: anything an adapter throws becomes an upstream failure. */
+export function asFailure(err: unknown, deps: Deps): UpstreamFailure {
+  if (err instanceof UpstreamFailure) return err;
+  deps.logger.error({ err }, "provider adapter threw an unexpected error");
+  return new UpstreamFailure("transient", "The provider call failed unexpectedly.", null, undefined, "upstream_error");
+}
+
+/** Feeds provider health, except where the outcome says nothing about the provider for everyone:
+ * test keys, a client that went away, and a project's own key being refused or rate limited. */
+export function reportHealth(deps: Deps, state: RequestState, model: CatalogModel, outcome: HealthOutcome, probe: boolean, byok: boolean): void {
+  if (state.auth.test || state.cancelled) return;
+  if (!outcome.ok && byok && (outcome.failureClass === "credential" || outcome.failureClass === "rate_limit")) return;
+  deps.health.record(model.provider, model.id, outcome, probe);
+}
