@@ -20,6 +20,7 @@ import { DB_FILE, openDatabase } from "./store/db.ts";
 import { workerLogSink, type WorkerLogSink } from "./store/log-worker-sink.ts";
 import { LogWriter } from "./store/log-writer.ts";
 import { apiKeysRepo } from "./store/repos/api-keys.ts";
+import { idempotencyRepo } from "./store/repos/idempotency.ts";
 import { projectsRepo } from "./store/repos/projects.ts";
 import { providerKeysRepo } from "./store/repos/provider-keys.ts";
 import { requestsRepo } from "./store/repos/requests.ts";
@@ -29,6 +30,7 @@ export interface Repos {
   apiKeys: ReturnType<typeof apiKeysRepo>;
   requests: ReturnType<typeof requestsRepo>;
   providerKeys: ReturnType<typeof providerKeysRepo>;
+  idempotency: ReturnType<typeof idempotencyRepo>;
 }
 
 export interface Deps {
@@ -72,7 +74,10 @@ export function readConfigFile(path: string | null): ConfigFile {
 }
 
 export function openRepos(db: Database): Repos {
-  return { projects: projectsRepo(db), apiKeys: apiKeysRepo(db), requests: requestsRepo(db), providerKeys: providerKeysRepo(db) };
+  return {
+    projects: projectsRepo(db), apiKeys: apiKeysRepo(db), requests: requestsRepo(db), providerKeys: providerKeysRepo(db),
+    idempotency: idempotencyRepo(db),
+  };
 }
 
 export function buildDeps(config: Config, options: { logger?: Logger } = {}): Deps {

@@ -5,6 +5,7 @@ import { API_BASE_PATH } from "./config/constants.ts";
 import type { Config } from "./config/env.ts";
 import { buildDeps, type Deps } from "./deps.ts";
 import { flushLogger } from "./observability/logger.ts";
+import { recoverInterruptedClaims, startIdempotencySweeper } from "./pipeline/idempotency.ts";
 
 /** Bun's own cap sits above gw's 10 MiB limit, so gw answers oversized bodies in its envelope. */
 const BUN_BODY_CAP = 32 * 1024 * 1024;
@@ -19,6 +20,9 @@ export interface RunningServer {
 export function startServer(config: Config, options: { deps?: Deps; quiet?: boolean } = {}): RunningServer {
   const deps = options.deps ?? buildDeps(config);
   const boot = bootstrapIfEmpty(deps.repos);
+  // Before the first request: claims left running by a previous process can no longer finish.
+  recoverInterruptedClaims(deps.repos.idempotency, deps.logger);
+  const sweeper = startIdempotencySweeper(deps.repos.idempotency, deps.logger);
   const app = createApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: BUN_BODY_CAP });
   const url = `http://${config.host}:${app.server!.port}${API_BASE_PATH}`;
   if (boot && !options.quiet) process.stdout.write(firstRunBanner(boot, url) + "\n");
@@ -28,6 +32,7 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   const stop = () =>
     (stopping ??= (async () => {
       await app.stop(false);
+      sweeper.stop();
       // Bounded, so a stuck log can never keep the process from stopping; it is said loudly.
       const drained = await Promise.race([deps.logWriter.drain().then(() => true), Bun.sleep(DRAIN_LIMIT_MS).then(() => false)]);
       if (!drained) deps.logger.error({ pending: deps.logWriter.pending }, "request log not fully written at shutdown");

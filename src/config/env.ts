@@ -25,6 +25,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** GW_SECRET_KEY: seals projects' provider keys at rest; unset: a key file in the data dir. */
   secretKey: string | null;
+  /** How long an Idempotency-Key and its stored result live (`GW_IDEMPOTENCY_TTL_HOURS`, default 24). */
+  idempotencyTtlMs: number;
   /** Provider id (lower case) -> key and base URL as read from the environment. */
   providers: Readonly<Record<string, ProviderEnv>>;
 }
@@ -48,6 +50,15 @@ function parseTimeoutMs(name: string, text: string): number {
     throw new Error(`Invalid ${name} "${text}": expected a positive integer (milliseconds).`);
   }
   return ms;
+}
+
+function parseHours(name: string, text: string): number {
+  const hours = Number(text);
+  // Fractions are allowed (0.5 = 30 minutes); zero would make every key expire at once.
+  if (!Number.isFinite(hours) || hours <= 0) {
+    throw new Error(`Invalid ${name} "${text}": expected a positive number of hours.`);
+  }
+  return Math.round(hours * 3_600_000);
 }
 
 function parsePort(text: string): number {
@@ -80,6 +91,7 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     logLevel: env.GW_LOG_LEVEL || "info",
     upstreamTimeoutMs: parseTimeoutMs("GW_UPSTREAM_TIMEOUT_MS", env.GW_UPSTREAM_TIMEOUT_MS || "120000"),
     requestTimeoutMs: parseTimeoutMs("GW_REQUEST_TIMEOUT_MS", env.GW_REQUEST_TIMEOUT_MS || "300000"),
+    idempotencyTtlMs: parseHours("GW_IDEMPOTENCY_TTL_HOURS", env.GW_IDEMPOTENCY_TTL_HOURS || "24"),
     providers: Object.freeze(providers),
   });
 }

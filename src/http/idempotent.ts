@@ -1,8 +1,21 @@
-// Idempotency-Key on the three POST endpoints (gateway-api.md 4.14). STUB: the route runs as is.
-// The real implementation claims the key, replays stored results and stores new ones.
+// Idempotency-Key on the three POST endpoints (gateway-api.md 4.14, docs/idempotency.md): claims
+// the key, replays stored results, and stores new ones when the response completes (streams:
+// the exact SSE bytes, tapped on their way out). The logic lives in pipeline/idempotency.ts.
 import type { AuthContext } from "../auth/api-keys.ts";
+import { API_VERSION } from "../config/constants.ts";
 import type { Deps } from "../deps.ts";
-import type { Endpoint } from "../pipeline/state.ts";
+import { toGwError, type GwError } from "../errors/gw-error.ts";
+import { newTraceId } from "../lib/ids.ts";
+import { SpanRecorder } from "../observability/trace.ts";
+import {
+  claimKey, IDEMPOTENCY_HEADER, idempotencyKeyError, requestFingerprint, settleClaim, type Claim,
+} from "../pipeline/idempotency.ts";
+import { record } from "../pipeline/stages/record.ts";
+import { newState, type Endpoint } from "../pipeline/state.ts";
+import { readBodyText } from "../schema/validate.ts";
+import type { IdempotencyRecord } from "../store/repos/idempotency.ts";
+import { errorResponse } from "./context.ts";
+import { tapStream } from "./idempotent-stream.ts";
 
 export interface IdempotentContext {
   request: Request;
@@ -10,13 +23,94 @@ export interface IdempotentContext {
   auth: AuthContext;
 }
 
+type Run = (bodyText: string | undefined) => Promise<Response>;
+
 /** Runs `run` under the request's Idempotency-Key, if it has one. `run` receives the body text
- * when this layer had to read it (to hash it), else undefined (the pipeline reads it). */
-export async function withIdempotency(
-  _deps: Deps,
-  _ctx: IdempotentContext,
-  _endpoint: Endpoint,
-  run: (bodyText: string | undefined) => Promise<Response>,
-): Promise<Response> {
-  return run(undefined);
+ * when this layer had to read it (to hash it), else undefined (the pipeline reads it).
+ * Not async: without the header, run's own promise is returned with no wrapper. */
+export function withIdempotency(deps: Deps, ctx: IdempotentContext, endpoint: Endpoint, run: Run): Promise<Response> {
+  const key = ctx.request.headers.get(IDEMPOTENCY_HEADER);
+  if (key === null) return run(undefined);
+  return runIdempotent(deps, ctx, endpoint, key, run);
+}
+
+async function runIdempotent(deps: Deps, ctx: IdempotentContext, endpoint: Endpoint, key: string, run: Run): Promise<Response> {
+  const t0 = performance.now();
+  const invalid = idempotencyKeyError(key);
+  if (invalid) return refuse(deps, ctx, endpoint, t0, invalid, undefined);
+  let bodyText: string;
+  try {
+    bodyText = await readBodyText(ctx.request);
+  } catch (err) {
+    return refuse(deps, ctx, endpoint, t0, toGwError(err), undefined);
+  }
+  const body = parseJson(bodyText);
+  // Not JSON: the pipeline answers 400, and a request that can never run claims no key.
+  if (body === undefined) return run(bodyText);
+
+  const { auth, requestId } = ctx;
+  const claim: Claim = { projectId: auth.project.id, key, fingerprint: requestFingerprint(endpoint, auth.key.mode, body), requestId };
+  const decision = claimKey(deps.repos.idempotency, claim, Date.now(), deps.config.idempotencyTtlMs);
+  if (decision.kind === "refused") return refuse(deps, ctx, endpoint, t0, decision.error, body);
+  if (decision.kind === "replay") {
+    // A replay is not a new request: no log row, and never any content in this line.
+    deps.logger.debug({ request_id: requestId, replay_of: decision.record.requestId, project_id: auth.project.id }, "idempotent replay");
+    return replay(decision.record);
+  }
+  return execute(deps, ctx, claim, bodyText, run);
+}
+
+async function execute(deps: Deps, ctx: IdempotentContext, claim: Claim, bodyText: string, run: Run): Promise<Response> {
+  const zeroRetention = ctx.auth.project.policy.retention === "zero";
+  let res: Response;
+  let bytes: Uint8Array | null = null;
+  try {
+    res = await run(bodyText);
+    if (isEventStream(res)) {
+      const { status, headers } = res;
+      return tapStream(res, ctx.request.signal, !zeroRetention, (sent) =>
+        settleClaim(deps, claim, zeroRetention, sent === null ? { kind: "not_kept", status } : { kind: "result", status, headers, body: sent }),
+      );
+    }
+    bytes = new Uint8Array(await res.arrayBuffer());
+  } catch (err) {
+    settleClaim(deps, claim, zeroRetention, { kind: "release" });
+    throw err;
+  }
+  // Stored before the answer leaves, so a retry that follows it is always a replay.
+  settleClaim(deps, claim, zeroRetention, { kind: "result", status: res.status, headers: res.headers, body: bytes });
+  return new Response(bytes, { status: res.status, headers: res.headers });
+}
+
+const isEventStream = (res: Response): boolean =>
+  res.body !== null && (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The stored answer byte for byte, under the original's request id and gw headers. */
+function replay(stored: IdempotencyRecord): Response {
+  const headers = { ...stored.headers, "x-gw-api-version": API_VERSION, "idempotent-replayed": "true" };
+  return new Response(stored.body, { status: stored.status ?? 200, headers });
+}
+
+/** Refusals (bad key, 409, 422, 413) are requests that ran nothing, but they are logged and
+ * counted like any failed request, under their CONFLICT / IDEMPOTENCY_MISMATCH categories. */
+function refuse(deps: Deps, ctx: IdempotentContext, endpoint: Endpoint, t0: number, error: GwError, body: unknown): Response {
+  const spans = new SpanRecorder(t0);
+  const state = newState({ requestId: ctx.requestId, traceId: newTraceId(), parentSpanId: null, auth: ctx.auth, http: ctx.request, spans, t0, endpoint });
+  spans.add("idempotency", 0, spans.now(), error.code);
+  const fields = typeof body === "object" && body !== null ? (body as { model?: unknown; stream?: unknown }) : {};
+  state.requestedModel = typeof fields.model === "string" ? fields.model : null;
+  state.stream = fields.stream === true;
+  state.error = error;
+  state.status = error.status;
+  state.failedStep = "idempotency";
+  record(deps, state);
+  return errorResponse(error, ctx.requestId);
 }

@@ -13,6 +13,8 @@ const RECOVERY: Partial<Record<ErrorCode, string>> = {
   plan_limit: "Upgrade the plan or wait for the next month.",
   permission_denied: "Use a key that has the required scope.",
   model_not_found: "Use a model id or routing profile from GET /models.",
+  conflict: "Wait for the first request with this Idempotency-Key to finish; if its result was not kept, send a new key.",
+  idempotency_mismatch: "Use a new Idempotency-Key for a different request; a key replays only the request it was first used with.",
   rate_limited: "Retry after the Retry-After interval, or lower the request rate.",
   upstream_error: "Retry later; gw already tried every eligible fallback.",
   no_model_available: "Relax constraints (max_cost, capabilities) or enable more providers.",

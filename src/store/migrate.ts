@@ -2,11 +2,13 @@
 import type { Database } from "bun:sqlite";
 import m001 from "./migrations/001_init.sql" with { type: "text" };
 import m002 from "./migrations/002_provider_keys.sql" with { type: "text" };
+import m003 from "./migrations/003_idempotency.sql" with { type: "text" };
 
 /** Append only: a migration, once released, never changes. */
 export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
   { version: 1, sql: m001 },
   { version: 2, sql: m002 },
+  { version: 3, sql: m003 },
 ];
 
 export function migrate(db: Database): number {

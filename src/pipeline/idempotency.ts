@@ -1,0 +1,178 @@
+// Idempotency-Key (gateway-api.md 4.14, docs/idempotency.md): key validation, the request
+// fingerprint, the atomic claim, which results are kept, startup recovery and the expiry sweep.
+// Knows nothing of HTTP frameworks; src/http/idempotent.ts drives it.
+import { GwError, invalidRequest } from "../errors/gw-error.ts";
+import type { Deps } from "../deps.ts";
+import { sha256Hex } from "../lib/hash.ts";
+import type { Logger } from "../observability/logger.ts";
+import type { IdempotencyRecord, IdempotencyRepo } from "../store/repos/idempotency.ts";
+import type { Endpoint } from "./state.ts";
+
+export const IDEMPOTENCY_HEADER = "idempotency-key";
+const KEY_MAX_LENGTH = 255;
+/** Printable ASCII only: keys are compared byte for byte and echoed in logs. */
+const KEY_PATTERN = /^[\x20-\x7e]+$/;
+/** Rows deleted per sweep statement: short enough never to hold the write lock noticeably. */
+const SWEEP_BATCH = 500;
+const SWEEP_INTERVAL_MS = 60_000;
+
+export function idempotencyKeyError(key: string): GwError | null {
+  if (key.length >= 1 && key.length <= KEY_MAX_LENGTH && KEY_PATTERN.test(key)) return null;
+  return invalidRequest(`Idempotency-Key must be 1 to ${KEY_MAX_LENGTH} printable ASCII characters.`, "Idempotency-Key");
+}
+
+/** JSON with object keys sorted at every depth, so key order and whitespace never change it. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The endpoint and key mode are part of it: the same body on /responses, or with a test key,
+ * is a different request. */
+export const requestFingerprint = (endpoint: Endpoint, mode: string, body: unknown): string =>
+  sha256Hex(`${endpoint}\n${mode}\n${canonicalJson(body)}`);
+
+export interface Claim {
+  projectId: string;
+  key: string;
+  fingerprint: string;
+  requestId: string;
+}
+
+export type ClaimDecision =
+  | { kind: "run" }
+  | { kind: "replay"; record: IdempotencyRecord }
+  | { kind: "refused"; error: GwError };
+
+const running = () =>
+  new GwError("conflict", "A request with this Idempotency-Key is still running; retry once it has finished.", { param: "Idempotency-Key" });
+const notKept = () =>
+  new GwError("conflict", "The result of the request with this Idempotency-Key was not kept, so it cannot be replayed; send the request with a new Idempotency-Key.", { param: "Idempotency-Key" });
+const mismatch = () =>
+  new GwError("idempotency_mismatch", "This Idempotency-Key was already used with a different request (endpoint or body); use a new key for a new request.", { param: "Idempotency-Key" });
+
+/** One INSERT decides who runs; anyone else reads the row the winner left. */
+export function claimKey(repo: IdempotencyRepo, claim: Claim, now: number, ttlMs: number): ClaimDecision {
+  // Two tries: the row read after a lost claim may be swept (expired) in between by another process.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (repo.claim({ ...claim, now, expiresAt: now + ttlMs })) return { kind: "run" };
+    const row = repo.get(claim.projectId, claim.key);
+    if (row === null) continue;
+    if (row.fingerprint !== claim.fingerprint) return { kind: "refused", error: mismatch() };
+    if (row.state === "running") return { kind: "refused", error: running() };
+    if (row.state === "stored" && row.body !== null && row.status !== null) return { kind: "replay", record: row };
+    return { kind: "refused", error: notKept() };
+  }
+  return { kind: "refused", error: running() };
+}
+
+/** Error codes kept like a success: the request started executing and the same request would be
+ * answered the same way (Stripe's rule). Validation errors, 409, 429 and 5xx are not: nothing was
+ * produced or charged, and a retry may well succeed, so the key is released. */
+const KEPT_ERRORS: ReadonlySet<string> = new Set([
+  "blocked_by_policy", "budget_exceeded", "insufficient_credits", "plan_limit", "model_not_found",
+]);
+
+export function isKeptResult(status: number, errorCode: string | null): boolean {
+  if (status >= 200 && status < 300) return true;
+  return status >= 400 && status < 500 && errorCode !== null && KEPT_ERRORS.has(errorCode);
+}
+
+/** The `code` of an error envelope, or null when the body is not one. */
+export function errorCodeOf(body: Uint8Array): string | null {
+  try {
+    const parsed = JSON.parse(new TextDecoder().decode(body)) as { error?: { code?: unknown } };
+    return typeof parsed?.error?.code === "string" ? parsed.error.code : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The headers a replay repeats: content type, Retry-After and gw's own, except the API version
+ * (a replay carries the current one). */
+export function headersToStore(headers: Headers): Record<string, string> {
+  const kept: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    const lower = name.toLowerCase();
+    if (lower === "x-gw-api-version") return;
+    if (lower.startsWith("x-gw-") || lower === "content-type" || lower === "cache-control" || lower === "retry-after") kept[lower] = value;
+  });
+  return kept;
+}
+
+export type Settlement =
+  | { kind: "result"; status: number; headers: Headers; body: Uint8Array }
+  /** Output was produced (and billed) but cannot be replayed: a client that left mid-stream. */
+  | { kind: "not_kept"; status: number | null }
+  | { kind: "release" };
+
+/** Ends a claim. Never throws: a storage failure must not fail a response already produced; the
+ * key is then released if possible, so a retry runs instead of hitting a stuck claim. */
+export function settleClaim(deps: Deps, claim: Claim, zeroRetention: boolean, outcome: Settlement): void {
+  const repo = deps.repos.idempotency;
+  try {
+    const expiresAt = Date.now() + deps.config.idempotencyTtlMs;
+    if (outcome.kind === "release") {
+      repo.release(claim.projectId, claim.key, claim.requestId);
+    } else if (outcome.kind === "not_kept") {
+      repo.finish(claim.projectId, claim.key, claim.requestId, { state: "not_kept", status: outcome.status, headers: null, body: null, expiresAt });
+    } else if (!isKeptResult(outcome.status, outcome.status >= 400 ? errorCodeOf(outcome.body) : null)) {
+      repo.release(claim.projectId, claim.key, claim.requestId);
+    } else if (zeroRetention) {
+      // Zero retention stores no content: the key keeps its fingerprint and status only.
+      repo.finish(claim.projectId, claim.key, claim.requestId, { state: "not_kept", status: outcome.status, headers: null, body: null, expiresAt });
+    } else {
+      repo.finish(claim.projectId, claim.key, claim.requestId, {
+        state: "stored", status: outcome.status, headers: headersToStore(outcome.headers), body: outcome.body, expiresAt,
+      });
+    }
+  } catch (err) {
+    deps.logger.error({ err, request_id: claim.requestId, project_id: claim.projectId }, "idempotency result not stored; releasing the key");
+    try {
+      repo.release(claim.projectId, claim.key, claim.requestId);
+    } catch {
+      // The store is unusable; the claim expires with its TTL.
+    }
+  }
+}
+
+/** At startup: claims a previous process left running become not kept (409 from then on), since
+ * their upstream call may have happened and been billed; running them again could bill twice. */
+export function recoverInterruptedClaims(repo: IdempotencyRepo, logger: Logger): number {
+  const count = repo.interruptRunning();
+  if (count > 0) logger.warn({ count }, "idempotent requests interrupted by a restart are marked not kept");
+  return count;
+}
+
+/** Deletes expired keys in small batches on an unref'd timer: a full batch is followed at once by
+ * the next (after yielding to requests), otherwise the sweep waits for the next interval. */
+export function startIdempotencySweeper(repo: IdempotencyRepo, logger: Logger, intervalMs = SWEEP_INTERVAL_MS): { stop(): void } {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let stopped = false;
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    timer = setTimeout(tick, ms);
+    timer.unref();
+  };
+  function tick(): void {
+    let deleted = 0;
+    try {
+      deleted = repo.deleteExpired(Date.now(), SWEEP_BATCH);
+    } catch (err) {
+      logger.error({ err }, "idempotency sweep failed; will retry");
+    }
+    schedule(deleted === SWEEP_BATCH ? 0 : intervalMs);
+  }
+  schedule(intervalMs);
+  return {
+    stop() {
+      stopped = true;
+      if (timer !== null) clearTimeout(timer);
+    },
+  };
+}
