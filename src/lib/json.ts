@@ -14,3 +14,14 @@ export function parseStored<T>(text: string | null | undefined, fallback: T): T 
     return fallback;
   }
 }
+
+/** JSON with object keys sorted at every depth, so key order and whitespace never change it. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -4,6 +4,7 @@
 import { GwError, invalidRequest } from "../errors/gw-error.ts";
 import type { Deps } from "../deps.ts";
 import { sha256Hex } from "../lib/hash.ts";
+import { canonicalJson } from "../lib/json.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { IdempotencyRecord, IdempotencyRepo } from "../store/repos/idempotency.ts";
 import type { Endpoint } from "./state.ts";
@@ -19,17 +20,6 @@ const SWEEP_INTERVAL_MS = 60_000;
 export function idempotencyKeyError(key: string): GwError | null {
   if (key.length >= 1 && key.length <= KEY_MAX_LENGTH && KEY_PATTERN.test(key)) return null;
   return invalidRequest(`Idempotency-Key must be 1 to ${KEY_MAX_LENGTH} printable ASCII characters.`, "Idempotency-Key");
-}
-
-/** JSON with object keys sorted at every depth, so key order and whitespace never change it. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const obj = value as Record<string, unknown>;
-    const keys = Object.keys(obj).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** The endpoint and key mode are part of it: the same body on /responses, or with a test key,
