@@ -4,6 +4,7 @@ import { API_BASE_PATH } from "./config/constants.ts";
 import type { Deps } from "./deps.ts";
 import { adminRoutes } from "./http/admin/admin-routes.ts";
 import { contextPlugin } from "./http/context.ts";
+import { cacheInvalidateRoute } from "./http/routes/cache-invalidate.ts";
 import { chatCompletionsRoute } from "./http/routes/chat-completions.ts";
 import { embeddingsRoute } from "./http/routes/embeddings.ts";
 import { modelsRoute } from "./http/routes/models.ts";
@@ -16,7 +17,8 @@ export function createApp(deps: Deps) {
     .use(embeddingsRoute(deps))
     .use(responsesRoute(deps))
     .use(modelsRoute(deps))
-    .use(requestsRoute(deps));
+    .use(requestsRoute(deps))
+    .use(cacheInvalidateRoute(deps));
   if (deps.config.adminToken) api.use(adminRoutes(deps, deps.config.adminToken));
   return new Elysia().use(contextPlugin(deps.logger)).use(api);
 }

@@ -3,6 +3,8 @@ import type { Database } from "bun:sqlite";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AuthCache } from "./auth/auth-cache.ts";
+import { SqliteAnswerStore } from "./cache/answer-store.ts";
+import type { AnswerStore } from "./cache/answer-store-types.ts";
 import type { Config } from "./config/env.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { loadSecretKey, secretBox, type SecretBox } from "./lib/secret-box.ts";
@@ -15,11 +17,13 @@ import { FeedbackQuality } from "./routing/feedback-quality.ts";
 import { ProviderHealth } from "./routing/health.ts";
 import { SessionStore } from "./routing/sessions.ts";
 import { WorkflowBudgets } from "./routing/workflow-budgets.ts";
+import type { SemanticCache } from "./cache/semantic-types.ts";
 import type { CatalogModel } from "./routing/catalog-types.ts";
 import { DB_FILE, openDatabase } from "./store/db.ts";
 import { workerLogSink, type WorkerLogSink } from "./store/log-worker-sink.ts";
 import { LogWriter } from "./store/log-writer.ts";
 import { apiKeysRepo } from "./store/repos/api-keys.ts";
+import { cacheEntriesRepo } from "./store/repos/cache-entries.ts";
 import { idempotencyRepo } from "./store/repos/idempotency.ts";
 import { projectsRepo } from "./store/repos/projects.ts";
 import { providerKeysRepo } from "./store/repos/provider-keys.ts";
@@ -58,6 +62,10 @@ export interface Deps {
   logger: Logger;
   /** Resolved keys; cleared by every admin write so projects and keys change at once. */
   authCache: AuthCache;
+  /** The response cache's stored answers (exact store; semantic hits resolve through it). */
+  answers: AnswerStore;
+  /** The semantic cache's index and embedder; absent until built (or when it cannot start). */
+  semantic?: SemanticCache;
 }
 
 interface ConfigFile {
@@ -114,5 +122,9 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     logSink,
     logger,
     authCache: new AuthCache(),
+    answers: new SqliteAnswerStore(cacheEntriesRepo(db), {
+      memoryBytes: config.cacheMemoryBytes,
+      onError: (err, context) => logger.error({ err }, context),
+    }),
   };
 }

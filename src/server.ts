@@ -33,6 +33,12 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
     (stopping ??= (async () => {
       await app.stop(false);
       sweeper.stop();
+      // Queued cache writes go to disk before the database closes; a failure costs cache entries only.
+      try {
+        deps.answers.close();
+      } catch (err) {
+        deps.logger.error({ err }, "response cache not fully written at shutdown");
+      }
       // Bounded, so a stuck log can never keep the process from stopping; it is said loudly.
       const drained = await Promise.race([deps.logWriter.drain().then(() => true), Bun.sleep(DRAIN_LIMIT_MS).then(() => false)]);
       if (!drained) deps.logger.error({ pending: deps.logWriter.pending }, "request log not fully written at shutdown");

@@ -1,4 +1,4 @@
-// mitata: one non-streaming chat request through gw's whole app (app.handle: auth, parse, analyze,
+// mitata: one non-streaming chat request (and the same through /responses) through gw's whole app (app.handle: auth, parse, analyze,
 // route, call, meter, record, the JSON response) with no network: fetch answers at once from
 // memory. This is gw's own work on the request thread, without the HTTP server and client that
 // the throughput scenario adds. With the request log on, rows are encoded and handed to the log
@@ -23,13 +23,15 @@ const answer = JSON.stringify({
 globalThis.fetch = (async () => new Response(answer, { headers: { "content-type": "application/json" } })) as unknown as typeof fetch;
 
 const prompt = "Summarise the following note for a colleague. ".repeat(20).slice(0, 900);
-const body = JSON.stringify({ model: "openai/gpt-4o-mini", messages: [{ role: "user", content: prompt }], max_tokens: 64 });
+const chatBody = JSON.stringify({ model: "openai/gpt-4o-mini", messages: [{ role: "user", content: prompt }], max_tokens: 64 });
+const responsesBody = JSON.stringify({ model: "openai/gpt-4o-mini", input: prompt, max_output_tokens: 64 });
 // Info lines are built and written, as in production, to a sink that drops them.
 const logger = createLogger("info", { write: () => {} });
 const dirs: string[] = [];
 const deployments: Deps[] = [];
 
-function gw(requestLog: boolean) {
+function gw(requestLog: boolean, path = "/v1/chat/completions") {
+  const body = path === "/v1/responses" ? responsesBody : chatBody;
   const dataDir = mkdtempSync(join(tmpdir(), "gw-micro-path-"));
   dirs.push(dataDir);
   const config = loadConfig({ port: "0", data: dataDir }, { OPENAI_API_KEY: "sk-bench", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
@@ -39,9 +41,10 @@ function gw(requestLog: boolean) {
   const projectId = createProject(deps.repos.projects, { name: "micro" }).id;
   const key = issueKey(deps.repos.apiKeys, { projectId, mode: "live" }).secret;
   const app = createApp(deps);
-  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": String(body.length) };
+  // The same request repeated: the response cache is off, or every iteration after the first would be a hit.
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": String(body.length), "x-gw-cache": "off" };
   return async () => {
-    const res = await app.handle(new Request("http://localhost/v1/chat/completions", { method: "POST", headers, body }));
+    const res = await app.handle(new Request(`http://localhost${path}`, { method: "POST", headers, body }));
     if (res.status !== 200) throw new Error(`status ${res.status}: ${await res.text()}`);
     do_not_optimize(await res.text());
   };
@@ -50,6 +53,7 @@ function gw(requestLog: boolean) {
 try {
   bench("chat request, request log on (row + trace to the worker)", gw(true));
   bench("chat request, request log off", gw(false));
+  bench("responses request, request log on", gw(true, "/v1/responses"));
   await runMicro();
 } finally {
   for (const deps of deployments) await deps.logWriter.drain();

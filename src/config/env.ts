@@ -27,6 +27,8 @@ export interface Config {
   secretKey: string | null;
   /** How long an Idempotency-Key and its stored result live (`GW_IDEMPOTENCY_TTL_HOURS`, default 24). */
   idempotencyTtlMs: number;
+  /** Bytes of whole cached answers kept in memory (`GW_CACHE_MEMORY_MB`, default 64). */
+  cacheMemoryBytes: number;
   /** Provider id (lower case) -> key and base URL as read from the environment. */
   providers: Readonly<Record<string, ProviderEnv>>;
 }
@@ -61,6 +63,13 @@ function parseHours(name: string, text: string): number {
   return Math.round(hours * 3_600_000);
 }
 
+function parseMegabytes(name: string, text: string): number {
+  const mb = Number(text);
+  // Zero is allowed: no answer kept whole in memory, every hit read from SQLite.
+  if (!Number.isFinite(mb) || mb < 0) throw new Error(`Invalid ${name} "${text}": expected a number of megabytes (0 or more).`);
+  return Math.round(mb * 1024 * 1024);
+}
+
 function parsePort(text: string): number {
   const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -92,6 +101,7 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     upstreamTimeoutMs: parseTimeoutMs("GW_UPSTREAM_TIMEOUT_MS", env.GW_UPSTREAM_TIMEOUT_MS || "120000"),
     requestTimeoutMs: parseTimeoutMs("GW_REQUEST_TIMEOUT_MS", env.GW_REQUEST_TIMEOUT_MS || "300000"),
     idempotencyTtlMs: parseHours("GW_IDEMPOTENCY_TTL_HOURS", env.GW_IDEMPOTENCY_TTL_HOURS || "24"),
+    cacheMemoryBytes: parseMegabytes("GW_CACHE_MEMORY_MB", env.GW_CACHE_MEMORY_MB || "64"),
     providers: Object.freeze(providers),
   });
 }

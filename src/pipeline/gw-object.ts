@@ -3,20 +3,22 @@
 import type { RequestState } from "./state.ts";
 
 export function gwObject(state: RequestState) {
+  const hit = state.cache?.result === "hit" ? state.cache : null;
   return {
     request_id: state.requestId,
     selected_model: state.selected?.id ?? null,
     provider: state.provider,
     cost: state.cost,
     saved: state.saved,
-    cache: null,
+    cache: hit?.kind ?? null,
+    ...(hit?.similarity === undefined ? {} : { similarity: hit.similarity }),
     fallbacks: state.fallbacks,
     test: state.auth.test,
   };
 }
 
 export function gwHeaders(state: RequestState): Record<string, string> {
-  const headers: Record<string, string> = { "x-gw-cache": "miss" };
+  const headers: Record<string, string> = { "x-gw-cache": state.cache?.result === "hit" ? state.cache.kind! : "miss" };
   if (state.selected) headers["x-gw-model"] = state.selected.id;
   if (state.provider) headers["x-gw-provider"] = state.provider;
   return headers;

@@ -4,9 +4,12 @@
 //   authenticate  (http layer)  reads Authorization           -> auth          (span "auth")
 //   parse         body + headers, validated                   -> request, stream, tags, trace ids
 //   analyze       input token bound, task                     -> inputTokens, task
+//   cache-lookup  skip rules, keys; exact then semantic hit     -> cache; on a hit: selected, completion, usage
+//                 (a hit skips route and call; the answer is still metered and recorded)
 //   route         profile or model id -> ranked models        -> ranked, candidates, reason
 //   call          attempts with fallback, one llm span each   -> selected, attempts, completion|events
-//   meter         usage -> cost and saved                     -> cost, saved
+//   meter         usage -> cost and saved                     -> cost, saved (0 and the full baseline on a hit)
+//   cache-store   a complete fresh answer, when allowed        -> cache.stored
 //   record        request-log row + trace, queued; log line   (always runs, also on failure)
 //
 // Streams: call returns typed events; stream-out.ts taps them and runs meter and record at the end.
@@ -20,6 +23,9 @@ import { fillMissingUsage } from "./estimate-usage.ts";
 import { gwHeaders, gwObject } from "./gw-object.ts";
 import { analyze } from "./stages/analyze.ts";
 import { call } from "./stages/call.ts";
+import { cacheLookup } from "./stages/cache-lookup.ts";
+import { storeAnswer } from "./cache-store.ts";
+import { cachedChunks } from "./cached-stream.ts";
 import { meter } from "./stages/meter.ts";
 import { parse } from "./stages/parse.ts";
 import { record } from "./stages/record.ts";
@@ -33,6 +39,7 @@ type Stage = (deps: Deps, state: RequestState) => void | Promise<void>;
 const PRE_CALL: ReadonlyArray<readonly [string, Stage]> = [
   ["parse", parse],
   ["analyze", analyze],
+  ["cache", cacheLookup],
   ["route", route],
   ["call", call],
 ];
@@ -88,13 +95,19 @@ export async function runChat(deps: Deps, state: RequestState): Promise<ChatOutc
     for (const [name, stage] of PRE_CALL) {
       const pending = runStage(deps, state, name, stage);
       if (pending) await pending;
+      if (state.cache?.result === "hit") break;
     }
   } catch (err) {
     return fail(deps, state, err);
   }
-  if (state.events) return { kind: "stream", events: streamOut(deps, state, state.events), headers: gwHeaders(state) };
+  if (state.stream) {
+    // A cached answer streams as the chunks a provider would have sent.
+    const events = state.events ?? cachedChunks(state.completion!);
+    return { kind: "stream", events: streamOut(deps, state, events), headers: gwHeaders(state) };
+  }
   fillMissingUsage(state, state.completion!);
   meter(deps, state);
+  storeAnswer(deps, state, state.completion!);
   record(deps, state);
   const body = state.endpoint === "responses"
     ? responseBody(state, state.completion!, gwObject(state))

@@ -7,6 +7,7 @@ import type { ChatCompletion, ChatRequest, ChunkEvent, FailureClass, Usage } fro
 import type { TestScenario } from "../providers/sandbox/scenarios.ts";
 import type { CatalogModel } from "../routing/catalog-types.ts";
 import type { Analysis } from "../analysis/analyzer.ts";
+import type { CacheState } from "./stages/cache-lookup.ts";
 
 /** What the trace's `detected` names: the task, its subtype, and who said so. */
 export interface DetectedTask {
@@ -83,6 +84,9 @@ export interface RequestState {
   task?: DetectedTask;
   /** The full analysis (workload, language, complexity, flags, entities); entities never logged. */
   analysis?: Analysis;
+
+  // cache-lookup (and cache-store): the classification, keys and result; trace.cache
+  cache?: CacheState;
 
   // route
   scenario?: TestScenario;

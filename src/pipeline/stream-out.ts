@@ -6,6 +6,7 @@ import { UpstreamFailure } from "../providers/upstream-failure.ts";
 import type { ChatChunk, ChunkEvent } from "../providers/types.ts";
 import { normalizeUsage } from "../providers/usage.ts";
 import type { Deps } from "../deps.ts";
+import { storeAnswer } from "./cache-store.ts";
 import { estimateUsage } from "./estimate-usage.ts";
 import { gwObject } from "./gw-object.ts";
 import { meter } from "./stages/meter.ts";
@@ -27,6 +28,8 @@ function deltaText(chunk: ChatChunk): string {
 }
 
 function closeLlmSpan(state: RequestState, errorCode: string | null): void {
+  // A cached answer made no provider call: no llm span, no attempt.
+  if (state.cache?.result === "hit") return;
   const start = state.llmStart ?? state.spans.now();
   const end = state.spans.now();
   const attempt = state.attempts.at(-1);
@@ -42,13 +45,26 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
   let streamId: string | null = null;
   let created = Math.floor(state.createdAt / 1000);
   let produced = "";
+  let content = "";
+  let finishReason: string | null = null;
+  let upstreamModel: string | null = null;
   let finished = false;
+  // Only an answer the cache will store is collected whole.
+  const collect = state.cache?.write === true && state.cache.result !== "hit";
   try {
     for await (const event of events) {
       const chunk = event.chunk;
       streamId ??= chunk.id;
       created = chunk.created ?? created;
       const text = deltaText(chunk);
+      if (collect) {
+        upstreamModel ??= chunk.model;
+        for (const c of chunk.choices) {
+          if (c.index !== 0) continue;
+          if (c.delta.content) content += c.delta.content;
+          if (c.finish_reason) finishReason = c.finish_reason;
+        }
+      }
       if (text) {
         state.ttftMs ??= performance.now() - state.t0;
         produced += text;
@@ -60,6 +76,11 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
     closeLlmSpan(state, null);
     if (!state.usage) state.usage = estimateUsage(state, produced);
     meter(deps, state);
+    // The answer as one completion, for the response cache (tool calls are never cached).
+    if (collect) storeAnswer(deps, state, {
+      id: streamId ?? "", object: "chat.completion", created, model: upstreamModel ?? state.selected?.id ?? "",
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finishReason }], usage: state.usage!,
+    });
     yield { type: "summary", body: { id: streamId, object: "gw.summary", created, model: state.selected?.id, choices: [], gw: gwObject(state) } };
   } catch (err) {
     // The client went away and its abort broke the upstream read: that is a disconnect (finally

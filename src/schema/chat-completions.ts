@@ -101,6 +101,7 @@ export const ChatCompletionsBody = Type.Object({
     }, open)),
     session_id: Type.Optional(Str),
     agent: Type.Optional(Str),
+    cache: Type.Optional(Type.Object({ tags: Type.Optional(Type.Array(Tag, { maxItems: LIMITS.tagsPerRequest })) }, open)),
   }, open)),
 }, open);
 

@@ -3,12 +3,14 @@ import type { Database } from "bun:sqlite";
 import m001 from "./migrations/001_init.sql" with { type: "text" };
 import m002 from "./migrations/002_provider_keys.sql" with { type: "text" };
 import m003 from "./migrations/003_idempotency.sql" with { type: "text" };
+import m004 from "./migrations/004_cache.sql" with { type: "text" };
 
 /** Append only: a migration, once released, never changes. */
 export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
   { version: 1, sql: m001 },
   { version: 2, sql: m002 },
   { version: 3, sql: m003 },
+  { version: 4, sql: m004 },
 ];
 
 export function migrate(db: Database): number {

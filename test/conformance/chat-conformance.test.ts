@@ -32,7 +32,9 @@ for (const make of [openaiDriver, anthropicDriver, googleDriver]) {
     beforeAll(async () => {
       d = await make();
       gw = await startTestGw({ ...d.env, GW_UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS) });
-      client = new OpenAI({ baseURL: gw.url, apiKey: gw.key({ mode: "live" }), maxRetries: 0 });
+      // The suite checks provider translation: every case must reach the upstream, so the
+      // response cache is off (identical requests would otherwise be answered from it).
+      client = new OpenAI({ baseURL: gw.url, apiKey: gw.key({ mode: "live" }), maxRetries: 0, defaultHeaders: { "x-gw-cache": "off" } });
     });
     afterAll(async () => {
       await gw.stop();

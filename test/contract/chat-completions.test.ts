@@ -191,7 +191,7 @@ describe("gateway-api.md 4.4 and contracts.md 7: streaming framing", () => {
   });
 
   test("the stream's log row is written with the streamed usage and status 200", async () => {
-    const { res, frames } = await stream(req);
+    const { res, frames } = await stream({ ...req, cache: { mode: "bypass" } });
     const usage = (frames.at(-2) as unknown as Chunk).usage!;
     const detail = await requestDetail(gw, res.headers.get("x-gw-request-id")!);
     expect(detail.status).toBe(200);

@@ -40,7 +40,8 @@ const admin = (method: string, path: string, body?: unknown) =>
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-const chat = (key: string) => post(`${gw.url}/chat/completions`, key, { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }] });
+// Cache off: every call must reach an upstream to show whose key it carried.
+const chat = (key: string) => post(`${gw.url}/chat/completions`, key, { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }, { "x-gw-cache": "off" });
 const lastAuth = (u: ScriptedUpstream) => u.calls.at(-1)?.headers.authorization;
 
 describe("admin: PUT/DELETE /admin/projects/{id}/provider-keys/{provider}", () => {

@@ -23,7 +23,8 @@ afterAll(async () => {
   await Promise.all([a.stop(), b.stop()]);
 });
 
-const ask = (model = FIRST) => post(`${gw.url}/chat/completions`, key, { model, messages: [{ role: "user", content: "hello" }] });
+// Cache off: every request must reach the providers for their health to show.
+const ask = (model = FIRST) => post(`${gw.url}/chat/completions`, key, { model, messages: [{ role: "user", content: "hello" }] }, { "x-gw-cache": "off" });
 
 describe("provider health (circuit breaker) in the request path", () => {
   test("five 503s in a row open openai's circuit: the next request skips it without calling it", async () => {

@@ -121,12 +121,13 @@ describe("session stickiness (X-Gw-Session, metadata.session_id, gw.session_id)"
     ((await (await fetch(`${gw.url}/requests/${id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { trace: { session: { id: string; pinned: string | null; sticky: boolean; reason: string } | null } }).trace;
 
   test("a conversation stays on its first model even when a later turn alone would route elsewhere", async () => {
-    const first = await post(`${gw.url}/chat/completions`, gw.testKey, { messages: [{ role: "user", content: "hi there!" }] }, { "x-gw-session": "conv-1" });
+    const first = await post(`${gw.url}/chat/completions`, gw.testKey, { messages: [{ role: "user", content: "hi there!" }] }, { "x-gw-session": "conv-1", "x-gw-cache": "off" });
     const firstModel = ((await first.json()) as Answer).model;
     const coding = { messages: [{ role: "user", content: "Refactor this TypeScript function to remove the bug in its loop:\n```ts\nfunction f(xs: number[]) { for (let i = 0; i <= xs.length; i++) {} }\n```" }] };
-    const alone = ((await (await post(`${gw.url}/chat/completions`, gw.testKey, coding)).json()) as Answer).model;
+    // Cache off: these turns must be routed (other tests here ask the same question).
+    const alone = ((await (await post(`${gw.url}/chat/completions`, gw.testKey, coding, { "x-gw-cache": "off" })).json()) as Answer).model;
     expect(alone).not.toBe(firstModel); // the precondition that makes this test mean something
-    const second = await post(`${gw.url}/chat/completions`, gw.testKey, { ...coding, metadata: { session_id: "conv-1" } });
+    const second = await post(`${gw.url}/chat/completions`, gw.testKey, { ...coding, metadata: { session_id: "conv-1" } }, { "x-gw-cache": "off" });
     const body = (await second.json()) as Answer;
     expect(body.model).toBe(firstModel);
     await gw.drain();

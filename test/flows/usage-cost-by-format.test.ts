@@ -35,7 +35,8 @@ interface Answer {
   gw: { cost: number };
 }
 const ask = async (model: string, stream = false) => {
-  const res = await post(`${gw.url}/chat/completions`, key, { model, stream, messages: [{ role: "user", content: "Summarise our long shared context." }] });
+  // Cache off: each case must be metered from its upstream's own usage.
+  const res = await post(`${gw.url}/chat/completions`, key, { model, stream, messages: [{ role: "user", content: "Summarise our long shared context." }] }, { "x-gw-cache": "off" });
   expect(res.status).toBe(200);
   if (!stream) return (await res.json()) as Answer;
   const lines = await sseData(res);

@@ -15,9 +15,11 @@ export function meter(deps: Deps, state: RequestState): void {
     cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
     cacheWriteTokens: usage.prompt_tokens_details?.cache_write_tokens ?? 0,
   };
-  state.cost = costOf(state.selected, counts);
   // An explicit model is its own baseline; a profile is measured against the reference model.
   const baseline = state.profile ? (deps.catalog.get(BASELINE_MODEL_ID) ?? state.selected) : state.selected;
+  // A cached answer costs nothing and saves the whole baseline cost (gateway-api.md 2.5, 4.13).
+  const hit = state.cache?.result === "hit";
+  state.cost = hit ? 0 : costOf(state.selected, counts);
   state.saved = Math.round((costOf(baseline, counts) - state.cost) * 1e10) / 1e10;
   // The workflow's reservation for this attempt becomes what it actually cost.
   const reservation = state.workflowBudget?.reservation;

@@ -22,6 +22,14 @@ function detectedOf(state: RequestState) {
   };
 }
 
+/** trace.cache: the classification and the decision, never the keys' inputs. */
+function cacheTrace(c: NonNullable<RequestState["cache"]>) {
+  return {
+    result: c.result, kind: c.kind, similarity: c.similarity, miss_reason: c.missReason,
+    semantic: c.semantic, stored: c.stored,
+  };
+}
+
 /** Values that are null or false in most requests are left undefined, so JSON omits them; the
  * request-detail serializer restores them (TRACE_DEFAULTS), like `selected`, from the row. */
 function traceOf(state: RequestState, latencyMs: number) {
@@ -45,6 +53,7 @@ function traceOf(state: RequestState, latencyMs: number) {
     attempts: state.attempts,
     timings: state.spans.timings,
     error: err ? errorTrace(state, err, state.failedStep ?? null) : undefined,
+    cache: state.cache ? cacheTrace(state.cache) : undefined,
     tools: state.request?.tools ? { count: state.request.tools.length, choice: typeof state.request.tool_choice === "object" ? "function" : (state.request.tool_choice ?? "auto") } : undefined,
     usage_estimated: state.usageEstimated || undefined,
     client_disconnected: state.clientDisconnected || undefined,
@@ -76,7 +85,7 @@ export function record(deps: Deps, state: RequestState): void {
       outputTokens: state.usage?.completion_tokens ?? 0,
       cost: state.cost,
       saved: state.saved,
-      cache: null,
+      cache: state.cache?.result === "hit" ? state.cache.kind : null,
       status: state.status,
       errorCode: err?.code ?? null,
       errorMessage: err?.logMessage ?? null,

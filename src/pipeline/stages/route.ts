@@ -1,7 +1,8 @@
 // Stage route: turns the requested profile or model id into a ranked list of models that can
 // serve this request (docs/routing.md). Writes scenario, profile, workload, required quality,
 // weights, ranked, candidates, reasons, reason, expected, session and the workflow budget.
-import { ROUTING_PROFILES, type RoutingProfile } from "../../config/constants.ts";
+import type { RoutingProfile } from "../../config/constants.ts";
+import { isProfile } from "../../routing/profiles.ts";
 import { GwError, invalidRequest } from "../../errors/gw-error.ts";
 import { isTestModel, testScenarioOf } from "../../providers/sandbox/scenarios.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
@@ -12,7 +13,6 @@ import type { Deps } from "../../deps.ts";
 import type { Candidate, RequestState } from "../state.ts";
 import { exclusion, needsOf, OVER_WORKFLOW_BUDGET, type Needs } from "./route-eligibility.ts";
 
-const isProfile = (name: string): name is RoutingProfile => (ROUTING_PROFILES as readonly string[]).includes(name);
 
 /** Scores every chat model of the catalog that can serve the request (routing/score.ts); the
  * excluded ones are listed with their reason. Writes workload, weights, required quality, expected. */

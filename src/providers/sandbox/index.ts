@@ -1,6 +1,7 @@
 // The sandbox provider behind `gw_test_` keys: simulated answers, no network, and the on-demand
 // failures of contracts.md section 5 raised as real upstream failures so fallback and errors run.
-import type { ChatChunk, ChatCompletion, ChunkEvent, Provider, ProviderCall } from "../types.ts";
+import type { ChatCompletion, ChunkEvent, Provider, ProviderCall } from "../types.ts";
+import { chunksOf } from "../completion-chunks.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
 import { simulateCompletion } from "./answer.ts";
 import { simulateEmbeddings } from "./embeddings.ts";
@@ -17,24 +18,6 @@ function failureFor(scenario: TestScenario | undefined, attempt: number): Upstre
     return new UpstreamFailure("transient", "Simulated provider outage on the first choice (test mode).", 503);
   }
   return null;
-}
-
-/** Splits a completion into the chunk sequence OpenAI sends (role, deltas, finish, usage). */
-function* chunksOf(c: ChatCompletion): Generator<ChatChunk> {
-  const head = { id: c.id, object: "chat.completion.chunk" as const, created: c.created, model: c.model };
-  const choice = c.choices[0];
-  yield { ...head, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] };
-  for (const [index, call] of (choice?.message.tool_calls ?? []).entries()) {
-    yield { ...head, choices: [{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }, finish_reason: null }] };
-    for (const piece of call.function.arguments.match(/.{1,16}/gs) ?? []) {
-      yield { ...head, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null }] };
-    }
-  }
-  for (const piece of choice?.message.content?.match(/\S+\s*/g) ?? []) {
-    yield { ...head, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] };
-  }
-  yield { ...head, choices: [{ index: 0, delta: {}, finish_reason: choice?.finish_reason ?? "stop" }] };
-  yield { ...head, choices: [], usage: c.usage };
 }
 
 /** A schema the simulator cannot satisfy is the caller's fault, as a real provider's 400 would be. */

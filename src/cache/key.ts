@@ -1,0 +1,70 @@
+// The response cache's keys (gateway-api.md 4.13). The exact key covers every key component (project
+// and key mode, `user`, X-Gw-Cache-Scope, the routing and security policies, the caller's versions)
+// and the normalised request (model, messages with whitespace collapsed, response_format,
+// max_tokens, temperature, top_p, stop). The semantic partition is the same without the user's
+// question: a semantic hit can only come from answers that differ in nothing but the question.
+// Projects belong to one company in gw, so the project id is the finest owner component.
+import { canonicalJson } from "../lib/json.ts";
+import type { ChatMessage, ChatRequest } from "../providers/types.ts";
+
+export interface KeyContext {
+  projectId: string;
+  /** "live" or "test": a simulated answer must never reach a live key. */
+  mode: string;
+  scope: string | null;
+  policy: Record<string, unknown>;
+}
+
+/** Whitespace runs become one space; most texts have none to collapse, which one scan finds. */
+const NEEDS_COLLAPSE = /\s\s|[\t\n\r\f\v]/;
+const isSpace = (code: number | undefined): boolean => code === 32 || code === 160;
+function collapse(text: string): string {
+  if (!NEEDS_COLLAPSE.test(text) && !isSpace(text.charCodeAt(0)) && !isSpace(text.charCodeAt(text.length - 1))) return text;
+  return text.replace(/\s+/g, " ").trim();
+}
+/** The caller's own objects in canonical key order; absent ones as null. */
+const canon = (v: unknown): string | null => (v === undefined || v === null ? null : canonicalJson(v));
+
+function contentText(content: ChatMessage["content"]): string {
+  if (typeof content === "string") return collapse(content);
+  if (!Array.isArray(content)) return "";
+  return canonicalJson(content.map((p) => (p.type === "text" && typeof p.text === "string" ? { type: "text", text: collapse(p.text) } : p)));
+}
+
+/** Everything but the messages: the components of 4.13 and the sampling fields of the request.
+ * Built in a fixed order; only the caller's own objects need canonical key order. */
+function components(req: ChatRequest, ctx: KeyContext): string {
+  const p = ctx.policy;
+  const gw = (req.gw ?? {}) as { versions?: Record<string, unknown> };
+  const routing = (req.routing ?? {}) as Record<string, unknown>;
+  return JSON.stringify([
+    1, ctx.projectId, ctx.mode, typeof req.user === "string" ? req.user : null, ctx.scope, req.model,
+    canon(req.response_format), req.max_tokens ?? req.max_completion_tokens ?? null, req.temperature ?? null,
+    req.top_p ?? null, canon(req.stop), canon(req.tools),
+    routing.mode ?? null, routing.min_quality ?? null, req.max_cost ?? null,
+    p.pii ?? null, p.secrets ?? null, canon(p.allowed_providers), canon(p.blocked_providers), canon(p.regions), p.retention ?? null,
+    canon(gw.versions),
+  ]);
+}
+
+export interface CacheKeys {
+  exact: string;
+  /** Components plus every message but the last user question (the system prompt included). */
+  partition: string;
+}
+
+/** Two hashes fed in one pass: the partition skips the last user message, the exact key does not.
+ * A NUL separates fields (it cannot occur unescaped in the JSON parts, and texts are framed by length). */
+export function cacheKeys(req: ChatRequest, ctx: KeyContext): CacheKeys {
+  const head = components(req, ctx);
+  const exact = new Bun.CryptoHasher("sha256").update(head);
+  const partition = new Bun.CryptoHasher("sha256").update(head);
+  const lastUser = req.messages.findLastIndex((m) => m.role === "user");
+  for (const [i, m] of req.messages.entries()) {
+    const text = contentText(m.content);
+    const framed = `\u0000${m.role}\u0000${m.name ?? ""}\u0000${text.length}\u0000${text}`;
+    exact.update(framed);
+    if (i !== lastUser) partition.update(framed);
+  }
+  return { exact: exact.digest("hex"), partition: partition.digest("hex") };
+}

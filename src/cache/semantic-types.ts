@@ -1,0 +1,15 @@
+// What the pipeline asks of the semantic cache (gateway-api.md 4.13): nearest stored questions in
+// a partition, and indexing a freshly stored one. The decision (threshold, literal guard) is the
+// pipeline's (stages/cache-semantic.ts), so every embedder is judged by the same rules.
+export interface SemanticCandidate {
+  /** The answer store's entry id. */
+  id: number;
+  similarity: number;
+}
+
+export interface SemanticCache {
+  /** Nearest stored questions of the partition, best first; rejects when the embedder or index fails. */
+  search(projectId: string, partition: string, question: string): Promise<SemanticCandidate[]>;
+  /** Indexes a stored entry's question, off the request path. */
+  add(id: number, partition: string, question: string, projectId: string): void;
+}

@@ -1,0 +1,12 @@
+// The 422 validation body of /cache/invalidate and /feedback (gateway-api.md 7, contracts.md 2):
+// `{message, errors: {"<field>": ["..."]}}`, the one error that is not the error envelope.
+import type { FieldErrors } from "../schema/cache-invalidate.ts";
+import { jsonResponse } from "./context.ts";
+
+export interface ValidationFailure {
+  message: string;
+  errors: FieldErrors;
+}
+
+export const validationErrorResponse = (failure: ValidationFailure, requestId: string): Response =>
+  jsonResponse(JSON.stringify({ message: failure.message, errors: failure.errors }), requestId, {}, 422);

@@ -1,0 +1,41 @@
+// Stores a fresh answer in the response cache (gateway-api.md 4.13) once it is complete: only
+// answers that ended normally (stop or length), from a request the classification allows to
+// store, never a cache hit. TTL by content and the tags (caller's and automatic) are decided
+// here and shown in trace.cache.stored. A failing store loses the entry, never the answer.
+import { ttlOf, cacheTagsOf } from "../cache/ttl-and-tags.ts";
+import type { ChatCompletion } from "../providers/types.ts";
+import type { Deps } from "../deps.ts";
+import { cacheUnavailable } from "./stages/cache-lookup.ts";
+import type { RequestState } from "./state.ts";
+
+const STORABLE_FINISH = new Set(["stop", "length"]);
+
+/** The single user question of a semantic-eligible request (what the index embeds). */
+function questionOf(state: RequestState): string | null {
+  if (!state.cache?.semantic.eligible) return null;
+  const user = state.request!.messages.find((m) => m.role === "user");
+  return typeof user?.content === "string" ? user.content : null;
+}
+
+export function storeAnswer(deps: Deps, state: RequestState, completion: ChatCompletion): void {
+  const cache = state.cache;
+  if (!cache?.write || cache.result === "hit" || !cache.exactKey || !cache.partition || state.error || !state.selected || !state.usage) return;
+  const choice = completion.choices[0];
+  if (completion.choices.length !== 1 || !choice || !STORABLE_FINISH.has(choice.finish_reason ?? "") || choice.message.tool_calls?.length) return;
+  try {
+    const projectId = state.auth.project.id;
+    const tags = cacheTagsOf(state.request!, projectId, state.task!);
+    const ttl = ttlOf(state.request!, state.task!, [...tags, ...state.tags], state.inputTokens, (state.auth.project.policy as { cache_ttl?: unknown }).cache_ttl);
+    const now = Date.now();
+    const { id: _id, ...answer } = completion;
+    const question = questionOf(state);
+    const entry = deps.answers.put({
+      projectId, key: cache.exactKey, partition: cache.partition, model: state.selected.id, provider: state.provider ?? "",
+      body: JSON.stringify(answer), usage: state.usage, tags, question, createdAt: now, expiresAt: now + ttl.seconds * 1000,
+    });
+    cache.stored = { ttl_s: ttl.seconds, ttl_class: ttl.class, tags };
+    if (question !== null) deps.semantic?.add(entry.id, entry.partition, question, projectId);
+  } catch (err) {
+    cacheUnavailable(deps, state, err);
+  }
+}
