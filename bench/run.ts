@@ -9,6 +9,7 @@ import { stopAll } from "./lib/processes.ts";
 import { createStack, settings, type Scenario, type Section } from "./lib/stack.ts";
 import { table } from "./lib/stats.ts";
 import { ensureTools } from "./lib/wrk.ts";
+import { cache } from "./scenarios/cache.ts";
 import { fixedRate } from "./scenarios/fixed-rate.ts";
 import { micro } from "./scenarios/micro.ts";
 import { resources } from "./scenarios/resources.ts";
@@ -16,7 +17,7 @@ import { streaming } from "./scenarios/streaming.ts";
 import { throughput } from "./scenarios/throughput.ts";
 
 // Load scenarios first; micro runs last, after every server is stopped, on a quiet machine.
-const SCENARIOS: Record<string, Scenario> = { throughput, "fixed-rate": fixedRate, streaming, resources, micro };
+const SCENARIOS: Record<string, Scenario> = { throughput, "fixed-rate": fixedRate, streaming, cache, resources, micro };
 const only = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 const unknown = only.filter((s) => !(s in SCENARIOS));
 if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown scenario(s) ${unknown.join(", ")}; known: ${Object.keys(SCENARIOS).join(", ")}`);

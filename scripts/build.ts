@@ -3,7 +3,8 @@ import { $ } from "bun";
 import { mkdirSync, statSync } from "node:fs";
 
 mkdirSync("dist", { recursive: true });
-// The log worker is a second entry point: a compiled binary only embeds workers named here.
-await $`bun build --compile --minify-whitespace --minify-syntax --sourcemap=none src/main.ts src/store/log-worker.ts --outfile dist/gw`;
+// Workers are extra entry points: a compiled binary only embeds workers named here (the log writer,
+// and the semantic cache's USE-lite embedder, which brings its model files in with it).
+await $`bun build --compile --minify-whitespace --minify-syntax --sourcemap=none src/main.ts src/store/log-worker.ts src/cache/embedder/use-worker.ts --outfile dist/gw`;
 const size = statSync("dist/gw").size;
 console.log(`dist/gw: ${(size / 1024 / 1024).toFixed(1)} MiB`);

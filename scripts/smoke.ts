@@ -1,6 +1,7 @@
 // Smoke test of the compiled binary: copies dist/gw into an empty temp dir, starts it there, reads
 // the first-run test key it prints, makes one chat completion through the official openai SDK
-// (plain and streamed), runs `gw doctor` there, then stops it with SIGTERM and checks the request reached the log.
+// (plain and streamed), a semantic cache hit (the sentence model inside the binary), runs `gw doctor`
+// there, then stops it with SIGTERM and checks the requests reached the log.
 import { Database } from "bun:sqlite";
 import OpenAI from "openai";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
@@ -17,9 +18,10 @@ if (doctorRun.exitCode !== 0) {
   process.exit(1);
 }
 const port = 20000 + Math.floor(Math.random() * 20000);
+const ADMIN = "smoke-admin-token";
 const proc = Bun.spawn([binary, "serve", "--port", String(port)], {
   cwd: dir,
-  env: { PATH: "/usr/bin:/bin", HOME: dir, GW_LOG_LEVEL: "warn" },
+  env: { PATH: "/usr/bin:/bin", HOME: dir, GW_LOG_LEVEL: "warn", GW_ADMIN_TOKEN: ADMIN },
   stdout: "pipe",
   stderr: "inherit",
 });
@@ -38,6 +40,24 @@ async function readKey(): Promise<string> {
   throw new Error(`dist/gw did not print a test key; output was:\n${text}`);
 }
 
+/** A project with the semantic cache on; a question, then the same question in other words. The
+ * model loads on first use, so a paraphrase that misses while it loads is followed by another. */
+async function semanticHit(): Promise<number> {
+  const admin = (path: string, body: unknown) =>
+    fetch(`http://127.0.0.1:${port}/v1/admin${path}`, { method: "POST", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ id: string; key: string }>);
+  const project = await admin("/projects", { name: "smoke-semantic", policy: { semantic_cache: true } });
+  const { key } = await admin(`/projects/${project.id}/keys`, { mode: "test" });
+  const client = new OpenAI({ apiKey: key, baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+  const ask = (content: string) => client.chat.completions.create({ model: "gw-auto", messages: [{ role: "user", content }] }) as Promise<{ gw?: { cache: string | null; similarity?: number } }>;
+  await ask("How do I install the command line tool on Linux?");
+  for (const paraphrase of ["How can I install the command line tool on Linux?", "How do I install the command-line tool on Linux?", "How would I install the command line tool on Linux?"]) {
+    await Bun.sleep(500);
+    const answer = await ask(paraphrase);
+    if (answer.gw?.cache === "semantic") return answer.gw.similarity ?? 0;
+  }
+  throw new Error("no semantic hit from dist/gw");
+}
+
 let failed = 0;
 try {
   const key = await readKey();
@@ -49,6 +69,7 @@ try {
   for await (const chunk of stream) streamed += chunk.choices[0]?.delta.content ?? "";
   if (!streamed) throw new Error("empty stream");
   console.log(`smoke: dist/gw answered from an empty directory (${completion.model}, ${completion.usage?.total_tokens} tokens)`);
+  console.log(`smoke: semantic hit from the binary's own sentence model (similarity ${await semanticHit()})`);
 } catch (err) {
   failed = 1;
   console.error("smoke: FAILED", err);

@@ -18,6 +18,8 @@ import { ProviderHealth } from "./routing/health.ts";
 import { SessionStore } from "./routing/sessions.ts";
 import { WorkflowBudgets } from "./routing/workflow-budgets.ts";
 import type { SemanticCache } from "./cache/semantic-types.ts";
+import { EmbeddedSemanticCache } from "./cache/semantic-cache.ts";
+import { createEmbedder } from "./cache/embedder/create-embedder.ts";
 import type { CatalogModel } from "./routing/catalog-types.ts";
 import { DB_FILE, openDatabase } from "./store/db.ts";
 import { workerLogSink, type WorkerLogSink } from "./store/log-worker-sink.ts";
@@ -64,8 +66,8 @@ export interface Deps {
   authCache: AuthCache;
   /** The response cache's stored answers (exact store; semantic hits resolve through it). */
   answers: AnswerStore;
-  /** The semantic cache's index and embedder; absent until built (or when it cannot start). */
-  semantic?: SemanticCache;
+  /** The semantic cache's index and embedder; absent when GW_SEMANTIC_EMBEDDER is off. */
+  semantic?: SemanticCache & { close(): Promise<void>; settled(): Promise<void> };
 }
 
 interface ConfigFile {
@@ -105,6 +107,14 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
   const providers = buildRegistry(config);
   const projectProviders = new ProjectProviders(repos.providerKeys, secrets, providers, transportOf(config), (err, projectId, provider) =>
     logger.error({ err, project_id: projectId, provider }, "a project's provider key cannot be opened; it is skipped"));
+  const answers = new SqliteAnswerStore(cacheEntriesRepo(db), {
+    memoryBytes: config.cacheMemoryBytes,
+    onError: (err, context) => logger.error({ err }, context),
+  });
+  const semantic = config.semanticEmbedder === "off"
+    ? undefined
+    : new EmbeddedSemanticCache(createEmbedder(config.semanticEmbedder), answers, config.dataDir, logger);
+  semantic?.start();
   return {
     config,
     db,
@@ -122,9 +132,7 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     logSink,
     logger,
     authCache: new AuthCache(),
-    answers: new SqliteAnswerStore(cacheEntriesRepo(db), {
-      memoryBytes: config.cacheMemoryBytes,
-      onError: (err, context) => logger.error({ err }, context),
-    }),
+    answers,
+    semantic,
   };
 }

@@ -33,7 +33,9 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
     (stopping ??= (async () => {
       await app.stop(false);
       sweeper.stop();
-      // Queued cache writes go to disk before the database closes; a failure costs cache entries only.
+      // The semantic index is saved (else rebuilt at the next start), then queued cache writes go
+      // to disk before the database closes; a failure costs cache entries only.
+      await deps.semantic?.close();
       try {
         deps.answers.close();
       } catch (err) {

@@ -29,6 +29,9 @@ export interface Config {
   idempotencyTtlMs: number;
   /** Bytes of whole cached answers kept in memory (`GW_CACHE_MEMORY_MB`, default 64). */
   cacheMemoryBytes: number;
+  /** The semantic cache's embedder (`GW_SEMANTIC_EMBEDDER`): `use` (the sentence model in the
+   * binary, default), `ngram` (model-free) or `off`. Loaded on first use. */
+  semanticEmbedder: "use" | "ngram" | "off";
   /** Provider id (lower case) -> key and base URL as read from the environment. */
   providers: Readonly<Record<string, ProviderEnv>>;
 }
@@ -102,8 +105,14 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     requestTimeoutMs: parseTimeoutMs("GW_REQUEST_TIMEOUT_MS", env.GW_REQUEST_TIMEOUT_MS || "300000"),
     idempotencyTtlMs: parseHours("GW_IDEMPOTENCY_TTL_HOURS", env.GW_IDEMPOTENCY_TTL_HOURS || "24"),
     cacheMemoryBytes: parseMegabytes("GW_CACHE_MEMORY_MB", env.GW_CACHE_MEMORY_MB || "64"),
+    semanticEmbedder: parseEmbedder(env.GW_SEMANTIC_EMBEDDER || "use"),
     providers: Object.freeze(providers),
   });
+}
+
+function parseEmbedder(value: string): Config["semanticEmbedder"] {
+  if (value === "use" || value === "ngram" || value === "off") return value;
+  throw new Error(`GW_SEMANTIC_EMBEDDER must be use, ngram or off (got "${value}")`);
 }
 
 /** `--name value`, `--name=value` and bare `--flag` into a map; positional words are returned apart. */

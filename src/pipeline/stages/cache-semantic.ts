@@ -1,5 +1,41 @@
-// The semantic half of cache-lookup (gateway-api.md 4.13). Wired once the semantic index lands.
+// The semantic half of cache-lookup (gateway-api.md 4.13): the nearest stored questions of the
+// request's partition, judged by the decision function (the mode's or the project's threshold,
+// the literal guard, the ambiguity rule). A hit serves that entry with gw.similarity; a miss says
+// why in trace.cache; an embedder or index failure is a miss like any cache outage (4.13).
+import { decideSemanticHit, SEMANTIC_THRESHOLDS, type SemanticCandidate, type SemanticMode } from "../../cache/semantic-decision.ts";
 import type { Deps } from "../../deps.ts";
 import type { RequestState } from "../state.ts";
+import { serveCached } from "./cache-lookup.ts";
 
-export async function semanticLookup(_deps: Deps, _state: RequestState): Promise<void> {}
+function thresholdOf(policy: Record<string, unknown>): number {
+  const exact = policy.semantic_threshold;
+  if (typeof exact === "number" && exact > 0 && exact <= 1) return exact;
+  const mode = policy.semantic_mode;
+  return SEMANTIC_THRESHOLDS[(typeof mode === "string" && mode in SEMANTIC_THRESHOLDS ? mode : "balanced") as SemanticMode];
+}
+
+export async function semanticLookup(deps: Deps, state: RequestState): Promise<void> {
+  const cache = state.cache!;
+  const question = state.request!.messages.find((m) => m.role === "user")!.content as string;
+  const projectId = state.auth.project.id;
+  try {
+    const near = await deps.semantic!.search(projectId, cache.partition!, question);
+    const now = Date.now();
+    const candidates: SemanticCandidate[] = [];
+    for (const n of near) {
+      const entry = deps.answers.byId(projectId, n.id, now);
+      if (entry?.question != null && entry.partition === cache.partition) candidates.push({ id: n.id, similarity: n.similarity, text: entry.question });
+    }
+    const decision = decideSemanticHit({ text: question }, candidates, thresholdOf(state.auth.project.policy as Record<string, unknown>));
+    if (decision.hit && decision.id !== null) {
+      const entry = deps.answers.byId(projectId, decision.id, now);
+      if (entry && serveCached(deps, state, entry, "semantic", Math.round(decision.similarity * 1e4) / 1e4)) return;
+    }
+    cache.missReason = decision.reason === "no_candidate" ? "not_found" : `semantic_${decision.reason}`;
+    if (decision.id !== null) cache.similarity = Math.round(decision.similarity * 1e4) / 1e4;
+  } catch (err) {
+    // The exact store still works: the answer is stored; only this lookup missed.
+    cache.missReason = "semantic_unavailable";
+    deps.logger.warn({ err, request_id: state.requestId }, "semantic cache unavailable; treated as a miss");
+  }
+}

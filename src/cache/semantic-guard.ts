@@ -1,0 +1,144 @@
+// The literal guard of a semantic cache hit (gateway-api.md 4.13): two questions agree only when
+// their numbers, ids, dates, e-mails, URLs, quoted strings, names and negations are the same, once
+// normalised. The analyzer's extractor (analysis/scan.ts) finds them; this file adds what a cache
+// must not miss and the analyzer does not need: number words, every token with a digit, names at a
+// sentence start or in mixed case ("iPhone"), and negation forms folded together ("can't" = "cannot").
+import { newEntities, takeLinks, type Entities } from "../analysis/entities.ts";
+import { scan } from "../analysis/scan.ts";
+import { STOPWORDS } from "./semantic-text.ts";
+
+export interface GuardEntities extends Entities {
+  /** Every token holding a digit ("2x", "v3.12", "14"): versions and math the extractor files elsewhere or not at all. */
+  digits: string[];
+  /** Capitalised words opening a sentence ("Paris is..."): maybe names, maybe just the first word. */
+  openers: string[];
+  /** Lowercased words joined by single spaces, padded: a name must occur in the other question's text. */
+  text: string;
+}
+
+/** "numbers" covers ids too: "order #12345" and "order 12345" name the same order. */
+export type GuardKind = "numbers" | "dates" | "emails" | "urls" | "quoted" | "names" | "negations";
+
+/** Number words as the digits they mean, so "two" and "2" agree and "two" and "three" do not. "one",
+ * "first", "second", "half" and the like are left out: they are pronouns, adverbs and units far
+ * more often than counts ("one can...", "first, ...", "a second"). */
+const NUMBER_WORDS = new Map(
+  ("two:2 three:3 four:4 five:5 six:6 seven:7 eight:8 nine:9 ten:10 eleven:11 twelve:12 thirteen:13 " +
+    "fourteen:14 fifteen:15 sixteen:16 seventeen:17 eighteen:18 nineteen:19 twenty:20 thirty:30 forty:40 fifty:50 " +
+    "sixty:60 seventy:70 eighty:80 ninety:90 third:3rd fourth:4th fifth:5th sixth:6th seventh:7th eighth:8th ninth:9th tenth:10th")
+    .split(" ")
+    .map((pair): [string, string] => [pair.slice(0, pair.indexOf(":")), pair.slice(pair.indexOf(":") + 1)]),
+);
+
+/** Negation forms folded into the meanings that matter: "can't", "cannot", "unable", "without" and
+ * "non-" all negate; "except" and "avoid" restrict. A word not listed keeps its own form. */
+const NEGATION_CLASS = new Map<string, string>([
+  ...("not no none nothing nobody nowhere neither nor never cannot cant unable without non lack lacks lacking").split(" ").map((w): [string, string] => [w, "not"]),
+  ["except", "except"], ["excluding", "except"], ["exclude", "except"],
+  ["avoid", "avoid"], ["prevent", "avoid"],
+  // the extractor reports a phrase by its last word: "instead of", "rather than"
+  ["of", "instead"], ["than", "instead"],
+]);
+const EXTRA_NEGATIONS = /\b(?:unable|lacks?|lacking|prevent)\b/g;
+
+/** Imperatives and greetings that open a question capitalised without being names. */
+const OPENERS = new Set(
+  ("explain describe tell give list write show name define compare summarize summarise translate help find recommend suggest " +
+    "provide create generate calculate convert check review fix edit rewrite draft proofread correct improve analyze analyse " +
+    "solve compute estimate count identify classify extract rank sort plan outline design build send add remove delete " +
+    "update change set use try imagine consider assume suppose please hi hello hey thanks ok okay yes best top difference").split(" "),
+);
+
+/** Words with their inner joiners, so "rename_column", "v2.10.0" and "don't" stay one token. */
+const TOKEN = /[\p{L}\p{N}]+(?:[.,'\-/:_][\p{L}\p{N}]+)*/gu;
+
+const unique = (values: Iterable<string>): string[] => [...new Set(values)].sort();
+const foldNumber = (v: string): string => v.toLowerCase().replace(/(\d),(?=\d{3}\b)/g, "$1").replace(/^#/, "");
+
+function negationClass(word: string): string {
+  const w = word.toLowerCase();
+  if (w.endsWith("n't")) return "not";
+  return NEGATION_CLASS.get(w) ?? w;
+}
+
+function normalizeUrl(url: string): string {
+  return url.toLowerCase().replace(/^https?:\/\//, "").replace(/^www\./, "").replace(/[/#?]+$/, "");
+}
+
+/** Names the extractor skips: words with a capital inside or all in capitals ("iPhone", "AWS"), and
+ * capitalised sentence openers, kept apart because most of them are ordinary words. */
+function extraNames(text: string): { names: string[]; openers: string[] } {
+  const names: string[] = [];
+  const openers: string[] = [];
+  for (const m of text.matchAll(TOKEN)) {
+    const w = m[0];
+    const at = m.index ?? 0;
+    const lower = w.toLowerCase().replace(/'s$/, "");
+    if (/\p{Ll}\p{Lu}/u.test(w) || (/^[\p{Lu}\d_]{2,}$/u.test(w) && /\p{Lu}.*\p{Lu}/u.test(w))) names.push(lower);
+    else if (/^\p{Lu}/u.test(w) && (at === 0 || /[.!?:]\W{0,2}$/.test(text.slice(Math.max(0, at - 3), at)))) {
+      const skip = STOPWORDS.has(lower) || OPENERS.has(lower) || NUMBER_WORDS.has(lower) || negationClass(lower) !== lower || NEGATION_CLASS.has(lower);
+      if (!skip) openers.push(lower);
+    }
+  }
+  return { names, openers };
+}
+
+/** What the guard compares, computed once per question. */
+export function guardEntities(question: string): GuardEntities {
+  // One apostrophe; code fences opened, so numbers inside code count like any other.
+  // "or not" and "why or why not" ask both ways: they do not negate the question.
+  const text = question
+    .replace(/[’‘]/g, "'")
+    .replace(/```/g, "\n")
+    .replace(/\b(?:or|why or why) not\b/gi, " ")
+    .replace(/(\d)\s*(?:percent|per cent)\b/gi, "$1%");
+  const e = scan(text).entities;
+  // Words outside links: a digit in a URL is the URL's business.
+  const lowered = takeLinks(text, newEntities()).toLowerCase();
+  const tokens = [...lowered.matchAll(TOKEN)].map((m) => m[0]);
+  const numberWords = tokens.flatMap((t) => NUMBER_WORDS.get(t) ?? []);
+  const extraNeg = [...lowered.matchAll(EXTRA_NEGATIONS)].map((m) => m[0]);
+  const extra = extraNames(takeLinks(text, newEntities()));
+  return {
+    numbers: unique([...e.numbers, ...e.ids].map(foldNumber).concat(numberWords)),
+    dates: unique(e.dates.map((d) => d.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((p) => p !== "" && p !== "of" && p !== "the").sort().join(" "))),
+    emails: unique(e.emails.map((m) => m.toLowerCase())),
+    urls: unique(e.urls.map(normalizeUrl)),
+    ids: [], // folded into numbers: "order #12345" and "order 12345" are the same order
+    quoted: unique(e.quoted.map((q) => q.replace(/\s+/g, " ").trim().toLowerCase())),
+    names: unique([...e.names.map((n) => n.toLowerCase().replace(/['’]s$/, "")), ...extra.names]),
+    negations: unique([...e.negations, ...extraNeg].map(negationClass)),
+    digits: unique(tokens.filter((t) => /\d/.test(t)).map(foldNumber).concat(numberWords)),
+    openers: unique(extra.openers),
+    text: ` ${tokens.map((t) => t.replace(/'s$/, "")).join(" ")} `,
+  };
+}
+
+const sameSet = (a: string[], b: string[]): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
+/** Every name of `a` occurs in `b`'s words: "Obama" agrees with "barack obama", whatever the case. */
+const occurs = (name: string, b: GuardEntities): boolean => b.text.includes(` ${name} `);
+/** Word by word, so "Python Library" agrees with "the library for Python". */
+const namesOccur = (a: GuardEntities, b: GuardEntities): boolean =>
+  a.names.every((n) => [...n.matchAll(TOKEN)].every((w) => occurs(w[0].replace(/'s$/, ""), b)));
+/** Openers count as names only when both questions have one the other lacks ("John wants..." vs
+ * "Mary wants..."); one alone is more likely a verb or an adverb ("Visit...", "Recently, ..."). */
+const openersClash = (a: GuardEntities, b: GuardEntities): boolean =>
+  a.openers.some((n) => !occurs(n, b)) && b.openers.some((n) => !occurs(n, a));
+
+/** The first kind on which the two questions differ, or null when they agree. */
+export function disagreement(a: GuardEntities, b: GuardEntities): GuardKind | null {
+  if (!sameSet(a.numbers, b.numbers)) return "numbers";
+  if (!sameSet(a.dates, b.dates)) return "dates";
+  if (!sameSet(a.emails, b.emails)) return "emails";
+  if (!sameSet(a.urls, b.urls)) return "urls";
+  if (!sameSet(a.quoted, b.quoted)) return "quoted";
+  if (!namesOccur(a, b) || !namesOccur(b, a) || openersClash(a, b)) return "names";
+  if (!sameSet(a.negations, b.negations)) return "negations";
+  // Last, so a changed date or id is reported as such: any other token with a digit ("2x", "v3").
+  if (!sameSet(a.digits, b.digits)) return "numbers";
+  return null;
+}
+
+export function agrees(a: GuardEntities, b: GuardEntities): boolean {
+  return disagreement(a, b) === null;
+}

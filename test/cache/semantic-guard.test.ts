@@ -1,0 +1,122 @@
+// The literal guard of semantic hits (gateway-api.md 4.13): numbers, ids, dates, e-mails, URLs,
+// quoted strings, names and negations must agree; plus gw's own regression set of paraphrases with
+// one literal changed (test/fixtures/semantic-guard.json), none of which may ever hit.
+import { describe, expect, test } from "bun:test";
+import { NgramEmbedder } from "../../src/cache/embedder/ngram.ts";
+import { dot } from "../../src/cache/embedder/types.ts";
+import { SEMANTIC_THRESHOLDS, decideSemanticHit } from "../../src/cache/semantic-decision.ts";
+import { agrees, disagreement, guardEntities } from "../../src/cache/semantic-guard.ts";
+import fixture from "../fixtures/semantic-guard.json";
+
+const differ = (a: string, b: string): string | null => disagreement(guardEntities(a), guardEntities(b));
+
+describe("literal guard, one kind at a time (4.13)", () => {
+  test("numbers: digits, number words, percent, thousands separators, currency", () => {
+    expect(differ("Split 3 pizzas", "Split 4 pizzas")).toBe("numbers");
+    expect(differ("I need two tickets", "I need 2 tickets")).toBeNull();
+    expect(differ("I need two tickets", "I need three tickets")).toBe("numbers");
+    expect(differ("What is 15% of 240?", "Calculate 15 percent of 240")).toBeNull();
+    expect(differ("Invest 10,000 dollars", "Invest 10000 dollars")).toBeNull();
+    expect(differ("A laptop for $800", "A laptop for €800")).toBe("numbers");
+    expect(differ("Solve 2x + 3 = 7", "Solve 3x + 3 = 7")).toBe("numbers");
+    expect(differ("What is new in Python 3.12?", "What is new in Python 3.11?")).toBe("numbers");
+  });
+
+  test("ids: order numbers with or without #, codes, case-insensitive", () => {
+    expect(differ("Where is order #12345?", "Where is order 12345?")).toBeNull();
+    expect(differ("Where is order #12345?", "Where is order #12346?")).toBe("numbers");
+    expect(differ("Ticket INC-20931 status", "ticket inc-20931 status")).toBeNull();
+    expect(differ("What is error E1027?", "What is error E1072?")).toBe("numbers");
+  });
+
+  test("dates: the same date however written; weekdays and relative days", () => {
+    expect(differ("Order placed on May 5, 2024", "order placed on 5 May 2024")).toBeNull();
+    expect(differ("Meet on 2024-03-15", "Meet on 2024-03-16")).toBe("dates");
+    expect(differ("Open on Monday?", "Open on Tuesday?")).toBe("dates");
+    expect(differ("Book it for tomorrow", "Book it for today")).toBe("dates");
+    expect(differ("Call at 14:30", "Call at 15:30")).toBe("dates");
+  });
+
+  test("e-mails and URLs, normalised (case, scheme, www, trailing slash)", () => {
+    expect(differ("Write to Help@Example.com", "write to help@example.com")).toBeNull();
+    expect(differ("Write to help@example.com", "Write to sales@example.com")).toBe("emails");
+    expect(differ("See https://www.example.com/docs/", "see www.example.com/docs")).toBeNull();
+    expect(differ("See https://example.com/docs/v2", "See https://example.com/docs/v1")).toBe("urls");
+  });
+
+  test("quoted strings, whitespace-normalised", () => {
+    expect(differ('What does "break a leg" mean?', 'Meaning of "break  a leg"?')).toBeNull();
+    expect(differ('What does "break a leg" mean?', 'What does "break the ice" mean?')).toBe("quoted");
+  });
+
+  test("names: mid-sentence, mixed case, all capitals, word by word, sentence openers on both sides", () => {
+    expect(differ("Who is the CEO of Microsoft?", "Who runs Microsoft as CEO?")).toBeNull();
+    expect(differ("Who is the CEO of Microsoft?", "Who is the CEO of Google?")).toBe("names");
+    expect(differ("Is the iPhone waterproof?", "Is the iPad waterproof?")).toBe("names");
+    expect(differ("Compare AWS and GCP", "Compare AWS and Azure")).toBe("names");
+    expect(differ("The Python Library for the HF Hub", "the HF Hub Python Library")).toBeNull();
+    expect(differ("John wants a refund.", "Maria wants a refund.")).toBe("names");
+    // One opener alone is more likely an ordinary word than a name.
+    expect(differ("Visit the site and check prices", "Go to the site and check prices")).toBeNull();
+    expect(differ("How do I learn Python?", "how do i learn python")).toBeNull();
+  });
+
+  test("negations, folded: can't = cannot = unable; without = no; 'or not' is not a negation", () => {
+    expect(differ("Why can't I log in?", "Why am I unable to log in?")).toBeNull();
+    expect(differ("Why can I log in?", "Why can't I log in?")).toBe("negations");
+    expect(differ("Bread with yeast", "Bread without yeast")).toBe("negations");
+    expect(differ("Coffee without sugar", "Coffee with no sugar")).toBeNull();
+    expect(differ("Is she interested in me or not?", "Is she interested in me?")).toBeNull();
+    expect(differ("How to stop snoring", "How to avoid snoring")).toBe("negations");
+    expect(agrees(guardEntities("Never mind"), guardEntities("Don't mind"))).toBe(true);
+  });
+});
+
+interface Case {
+  kind: "number" | "id" | "date" | "email" | "url" | "quoted" | "name" | "negation";
+  question: string;
+  paraphrase: string;
+  variant: string;
+}
+const cases = (fixture as { cases: Case[] }).cases;
+/** What the guard reports per fixture kind (ids count as numbers; a bare year is a number to the extractor). */
+const REPORTED: Record<Case["kind"], string[]> = {
+  number: ["numbers"], id: ["numbers"], date: ["dates", "numbers"], email: ["emails"], url: ["urls"],
+  quoted: ["quoted"], name: ["names"], negation: ["negations"],
+};
+
+describe("guard regression set (issue 7: not one changed variant may hit, in any mode)", () => {
+  test("at least 80 cases covering every kind", () => {
+    expect(cases.length).toBeGreaterThanOrEqual(80);
+    for (const kind of Object.keys(REPORTED)) expect(cases.filter((c) => c.kind === kind).length).toBeGreaterThanOrEqual(10);
+  });
+
+  test("the guard flags every variant, with the kind that changed", () => {
+    const wrong = cases.filter((c) => !REPORTED[c.kind].includes(differ(c.question, c.variant) ?? "none"));
+    expect(wrong.map((c) => c.variant)).toEqual([]);
+  });
+
+  test("the guard lets every unchanged paraphrase through", () => {
+    expect(cases.filter((c) => differ(c.question, c.paraphrase) !== null).map((c) => c.paraphrase)).toEqual([]);
+  });
+
+  test("no variant hits in any mode, even at similarity 1", () => {
+    for (const c of cases) {
+      for (const threshold of Object.values(SEMANTIC_THRESHOLDS)) {
+        const d = decideSemanticHit({ text: c.variant }, [{ id: 1, text: c.question, similarity: 1 }], threshold);
+        expect(d.hit).toBe(false);
+        expect(d.reason).toStartWith("literal_mismatch:");
+      }
+    }
+  });
+
+  test("with the n-gram embedder: no variant hits in any mode", async () => {
+    const e = new NgramEmbedder();
+    for (const c of cases) {
+      const [q, v] = await e.embed([c.question, c.variant]);
+      for (const threshold of Object.values(SEMANTIC_THRESHOLDS)) {
+        expect(decideSemanticHit({ text: c.variant }, [{ id: 1, text: c.question, similarity: dot(q!, v!) }], threshold).hit).toBe(false);
+      }
+    }
+  });
+});
