@@ -20,6 +20,7 @@ import { WorkflowBudgets } from "./routing/workflow-budgets.ts";
 import type { SemanticCache } from "./cache/semantic-types.ts";
 import { EmbeddedSemanticCache } from "./cache/semantic-cache.ts";
 import { createEmbedder } from "./cache/embedder/create-embedder.ts";
+import { providerEmbedder } from "./cache/provider-embed.ts";
 import type { CatalogModel } from "./routing/catalog-types.ts";
 import { DB_FILE, openDatabase } from "./store/db.ts";
 import { workerLogSink, type WorkerLogSink } from "./store/log-worker-sink.ts";
@@ -111,15 +112,17 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     memoryBytes: config.cacheMemoryBytes,
     onError: (err, context) => logger.error({ err }, context),
   });
-  const semantic = config.semanticEmbedder === "off"
-    ? undefined
-    : new EmbeddedSemanticCache(createEmbedder(config.semanticEmbedder), answers, config.dataDir, logger);
+  const catalog = buildCatalog(undefined, file.models ?? []);
+  const embedder = config.semanticEmbedder === "off" ? null
+    : config.semanticEmbedder === "provider" ? providerEmbedder(catalog, providers, config.semanticEmbeddingModel)
+    : createEmbedder(config.semanticEmbedder);
+  const semantic = embedder ? new EmbeddedSemanticCache(embedder, answers, config.dataDir, logger) : undefined;
   semantic?.start();
   return {
     config,
     db,
     repos,
-    catalog: buildCatalog(undefined, file.models ?? []),
+    catalog,
     providers,
     projectProviders,
     health: new ProviderHealth(),

@@ -30,8 +30,10 @@ export interface Config {
   /** Bytes of whole cached answers kept in memory (`GW_CACHE_MEMORY_MB`, default 64). */
   cacheMemoryBytes: number;
   /** The semantic cache's embedder (`GW_SEMANTIC_EMBEDDER`): `use` (the sentence model in the
-   * binary, default), `ngram` (model-free) or `off`. Loaded on first use. */
-  semanticEmbedder: "use" | "ngram" | "off";
+   * binary, default), `ngram` (model-free), `provider` (an embedding model through a provider,
+   * `GW_SEMANTIC_EMBEDDING_MODEL`) or `off`. Loaded on first use. */
+  semanticEmbedder: "use" | "ngram" | "provider" | "off";
+  semanticEmbeddingModel: string | null;
   /** Provider id (lower case) -> key and base URL as read from the environment. */
   providers: Readonly<Record<string, ProviderEnv>>;
 }
@@ -106,13 +108,14 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     idempotencyTtlMs: parseHours("GW_IDEMPOTENCY_TTL_HOURS", env.GW_IDEMPOTENCY_TTL_HOURS || "24"),
     cacheMemoryBytes: parseMegabytes("GW_CACHE_MEMORY_MB", env.GW_CACHE_MEMORY_MB || "64"),
     semanticEmbedder: parseEmbedder(env.GW_SEMANTIC_EMBEDDER || "use"),
+    semanticEmbeddingModel: env.GW_SEMANTIC_EMBEDDING_MODEL || null,
     providers: Object.freeze(providers),
   });
 }
 
 function parseEmbedder(value: string): Config["semanticEmbedder"] {
-  if (value === "use" || value === "ngram" || value === "off") return value;
-  throw new Error(`GW_SEMANTIC_EMBEDDER must be use, ngram or off (got "${value}")`);
+  if (value === "use" || value === "ngram" || value === "provider" || value === "off") return value;
+  throw new Error(`GW_SEMANTIC_EMBEDDER must be use, ngram, provider or off (got "${value}")`);
 }
 
 /** `--name value`, `--name=value` and bare `--flag` into a map; positional words are returned apart. */

@@ -95,6 +95,21 @@ describe("eligibility and partitions", () => {
   });
 });
 
+describe("an index or embedder outage is a miss", () => {
+  test("a failing semantic lookup: the request is served, trace.cache says semantic_unavailable", async () => {
+    const semantic = gw.deps.semantic!;
+    const search = semantic.search.bind(semantic);
+    semantic.search = () => Promise.reject(new Error("embedder crashed"));
+    try {
+      const a = await ask("What is the difference between TCP and UDP?");
+      expect(a.gw.cache).toBeNull();
+      expect(await cacheTrace(a.gw.request_id)).toMatchObject({ result: "miss", miss_reason: "semantic_unavailable" });
+    } finally {
+      semantic.search = search;
+    }
+  });
+});
+
 describe("the index follows the store", () => {
   test("invalidation removes answers from semantic lookups too", async () => {
     await ask("How do I configure the proxy for staging?", { cache: { tags: ["staging-docs"] } });
