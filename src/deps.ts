@@ -30,7 +30,7 @@ import { cacheEntriesRepo } from "./store/repos/cache-entries.ts";
 import { idempotencyRepo } from "./store/repos/idempotency.ts";
 import { projectsRepo } from "./store/repos/projects.ts";
 import { providerKeysRepo } from "./store/repos/provider-keys.ts";
-import { requestsRepo } from "./store/repos/requests.ts";
+import { requestsRepo, type RequestRecord } from "./store/repos/requests.ts";
 
 export interface Repos {
   projects: ReturnType<typeof projectsRepo>;
@@ -65,6 +65,8 @@ export interface Deps {
   logger: Logger;
   /** Resolved keys; cleared by every admin write so projects and keys change at once. */
   authCache: AuthCache;
+  /** Called with every recorded request (log row with its trace), after it is queued for the log. */
+  requestListeners: Array<(row: RequestRecord) => void>;
   /** The response cache's stored answers (exact store; semantic hits resolve through it). */
   answers: AnswerStore;
   /** The semantic cache's index and embedder; absent when GW_SEMANTIC_EMBEDDER is off. */
@@ -137,5 +139,6 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     authCache: new AuthCache(),
     answers,
     semantic,
+    requestListeners: [],
   };
 }

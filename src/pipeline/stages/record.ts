@@ -102,6 +102,9 @@ export function record(deps: Deps, state: RequestState): void {
       trace: traceOf(state, latencyMs),
     };
     deps.logWriter.enqueue(row);
+    // Exporters (OpenTelemetry, Prometheus) see every recorded request; each must be cheap and
+    // must not throw (they queue and batch on their own).
+    for (const listener of deps.requestListeners) listener(row);
     writeRequestLine(deps.logger, {
       request_id: row.id, project_id: row.projectId, endpoint: row.endpoint, status: row.status,
       model: row.selectedModel, provider: row.provider, latency_ms: row.latencyMs, fallbacks: row.fallbacks,
