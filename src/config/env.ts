@@ -1,5 +1,6 @@
 // Validated configuration from flags and environment (contracts.md section 1), frozen once at start.
 import { resolve } from "node:path";
+import { parseCidr, type Cidr } from "../auth/ip-allowlist.ts";
 
 export interface ProviderEnv {
   apiKey: string | null;
@@ -34,6 +35,8 @@ export interface Config {
    * `GW_SEMANTIC_EMBEDDING_MODEL`) or `off`. Loaded on first use. */
   semanticEmbedder: "use" | "ngram" | "provider" | "off";
   semanticEmbeddingModel: string | null;
+  /** Proxies whose X-Forwarded-For is believed (`GW_TRUSTED_PROXIES`, CIDRs, comma-separated). */
+  trustedProxies: Cidr[];
   /** Provider id (lower case) -> key and base URL as read from the environment. */
   providers: Readonly<Record<string, ProviderEnv>>;
 }
@@ -109,7 +112,16 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     cacheMemoryBytes: parseMegabytes("GW_CACHE_MEMORY_MB", env.GW_CACHE_MEMORY_MB || "64"),
     semanticEmbedder: parseEmbedder(env.GW_SEMANTIC_EMBEDDER || "use"),
     semanticEmbeddingModel: env.GW_SEMANTIC_EMBEDDING_MODEL || null,
+    trustedProxies: parseProxies(env.GW_TRUSTED_PROXIES ?? ""),
     providers: Object.freeze(providers),
+  });
+}
+
+function parseProxies(value: string): Cidr[] {
+  return value.split(",").map((s) => s.trim()).filter(Boolean).map((text) => {
+    const cidr = parseCidr(text);
+    if (!cidr) throw new Error(`GW_TRUSTED_PROXIES: "${text}" is not an IP address or CIDR range`);
+    return cidr;
   });
 }
 

@@ -17,6 +17,8 @@ export interface PipelineRouteContext {
   auth: AuthContext;
   t0: number;
   authMs: number;
+  /** Bun's server, for the socket peer's address (null under app.handle). */
+  server?: { requestIP(request: Request): { address: string } | null } | null;
 }
 
 type StreamEncoder = (state: RequestState, events: AsyncIterable<OutEvent>, headers: Record<string, string>) => Response;
@@ -25,8 +27,9 @@ export function servePipeline(deps: Deps, ctx: PipelineRouteContext, endpoint: "
   const { request, requestId, auth, t0 } = ctx;
   return withIdempotency(deps, { request, requestId, auth }, endpoint, async (bodyText) => {
     const spans = new SpanRecorder(t0);
-    spans.add("auth", 0, ctx.authMs, null);
-    const state = newState({ requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, bodyText, endpoint });
+    spans.add("authentication", 0, ctx.authMs, null);
+    const peerAddress = ctx.server?.requestIP(request)?.address ?? null;
+    const state = newState({ requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, bodyText, endpoint, peerAddress });
     const outcome = await runChat(deps, state);
     if (outcome.kind === "stream") {
       // A client that disconnects mid-stream cancels the body, which aborts the upstream call.

@@ -1,12 +1,14 @@
 // The chat pipeline: the manifest of stages in order, and the runner that opens a span for each,
 // records timings, and turns a thrown error into the span's status and the request's outcome.
 //
-//   authenticate  (http layer)  reads Authorization           -> auth          (span "auth")
+//   authenticate  (http layer)  reads Authorization           -> auth          (span "authentication")
 //   parse         body + headers, validated                   -> request, stream, tags, trace ids
-//   analyze       input token bound, task                     -> inputTokens, task
+//   guard         IP allowlists of the project and the key    -> (403 when refused)
+//   analysis      input token bound, task                     -> inputTokens, task
 //   cache-lookup  skip rules, keys; exact then semantic hit     -> cache; on a hit: selected, completion, usage
 //                 (a hit skips route and call; the answer is still metered and recorded)
-//   route         profile or model id -> ranked models        -> ranked, candidates, reason
+//   optimization  the token engine (none compresses yet)      -> optimization
+//   routing       profile or model id -> ranked models        -> ranked, candidates, reason
 //   call          attempts with fallback, one llm span each   -> selected, attempts, completion|events
 //   meter         usage -> cost and saved                     -> cost, saved (0 and the full baseline on a hit)
 //   cache-store   a complete fresh answer, when allowed        -> cache.stored
@@ -24,6 +26,8 @@ import { gwHeaders, gwObject } from "./gw-object.ts";
 import { analyze } from "./stages/analyze.ts";
 import { call } from "./stages/call.ts";
 import { cacheLookup } from "./stages/cache-lookup.ts";
+import { guard } from "./stages/guard.ts";
+import { optimize } from "./stages/optimize.ts";
 import { storeAnswer } from "./cache-store.ts";
 import { cachedChunks } from "./cached-stream.ts";
 import { meter } from "./stages/meter.ts";
@@ -38,9 +42,11 @@ type Stage = (deps: Deps, state: RequestState) => void | Promise<void>;
 
 const PRE_CALL: ReadonlyArray<readonly [string, Stage]> = [
   ["parse", parse],
-  ["analyze", analyze],
+  ["guard", guard],
+  ["analysis", analyze],
   ["cache", cacheLookup],
-  ["route", route],
+  ["optimization", optimize],
+  ["routing", route],
   ["call", call],
 ];
 

@@ -68,6 +68,8 @@ export interface RequestState {
   parentSpanId: string | null;
   /** The body, when the HTTP layer already read it (an idempotent request hashes it first). */
   bodyText?: string;
+  /** The socket peer's address (the guard's IP allowlists); null without a server (app.handle). */
+  peerAddress?: string | null;
 
   // parse
   request?: ChatRequest;
@@ -84,6 +86,9 @@ export interface RequestState {
   task?: DetectedTask;
   /** The full analysis (workload, language, complexity, flags, entities); entities never logged. */
   analysis?: Analysis;
+
+  // optimize: trace.optimization (the token engine; no stage compresses yet)
+  optimization?: { mode: string; original_tokens: number; final_tokens: number; stages: string[] };
 
   // cache-lookup (and cache-store): the classification, keys and result; trace.cache
   cache?: CacheState;
@@ -143,7 +148,7 @@ export interface RequestState {
 
 export function newState(init: {
   requestId: string; traceId: string; parentSpanId: string | null; auth: AuthContext; http: Request;
-  spans: SpanRecorder; t0: number; endpoint?: Endpoint; bodyText?: string;
+  spans: SpanRecorder; t0: number; endpoint?: Endpoint; bodyText?: string; peerAddress?: string | null;
 }): RequestState {
   return {
     ...init,

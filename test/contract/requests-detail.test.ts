@@ -83,7 +83,7 @@ describe("GET /requests/{request_id} (gateway-api.md 4.10, 2.2)", () => {
     const root = roots[0]!;
     expect(root.parent_span_id).toBeNull();
     expect(root.status).toBe("ok");
-    for (const name of ["auth", "route", "llm"]) {
+    for (const name of ["authentication", "routing", "llm"]) {
       const span = spans.find((s) => s.name === name);
       expect(span).toBeDefined();
       expect(span!.parent_span_id).toBe(root.span_id);

@@ -120,8 +120,8 @@ describe("gateway-api.md 4.6 / 2.1 / 2.2: metered and logged", () => {
     expect(list.data[0]!.cost as number).toBeCloseTo(cost, 12);
 
     const { body: detail } = await requestDetail(gw.url, liveLog, body.gw.request_id);
-    expect(detail.trace.spans.map((s) => s.name)).toEqual(["request", "auth", "parse", "route", "llm"]);
-    expect(detail.trace.spans[4]?.attributes).toMatchObject({ provider: "openai", model: "openai/text-embedding-3-small", inputs: 2 });
+    expect(detail.trace.spans.map((s) => s.name)).toEqual(["request", "authentication", "parse", "guard", "routing", "llm"]);
+    expect(detail.trace.spans[5]?.attributes).toMatchObject({ provider: "openai", model: "openai/text-embedding-3-small", inputs: 2 });
     expect(detail.trace.attempts).toHaveLength(1);
     expect(JSON.stringify(detail)).not.toContain("nightjar");
   });

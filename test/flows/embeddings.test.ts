@@ -246,7 +246,7 @@ describe("gateway-api.md 2.1 / 2.2: the request log", () => {
     expect(list.data[0]!.input_tokens as number).toBeGreaterThan(0);
     const { status, body } = await requestDetail(gw.url, gw.testKey, id);
     expect(status).toBe(200);
-    expect(body.trace.spans.map((s) => s.name)).toEqual(["request", "auth", "parse", "route", "llm"]);
+    expect(body.trace.spans.map((s) => s.name)).toEqual(["request", "authentication", "parse", "guard", "routing", "llm"]);
     const raw = JSON.stringify(body);
     expect(raw).not.toContain("confidential");
     expect(raw).not.toContain(String(testVector(secret)[0]));

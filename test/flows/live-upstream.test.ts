@@ -213,7 +213,7 @@ describe("gateway-api.md 4.4 / architecture (streams): pass-through from an Open
     expect(row.ttft_ms!).toBeGreaterThanOrEqual(0);
     expect(row.trace.usage_estimated).toBe(false);
     const names = row.trace.spans.map((s) => s.name);
-    for (const name of ["request", "auth", "parse", "analyze", "route", "llm"]) expect(names).toContain(name);
+    for (const name of ["request", "authentication", "parse", "guard", "analysis", "cache", "optimization", "routing", "llm"]) expect(names).toContain(name);
     const llm = row.trace.spans.find((s) => s.name === "llm");
     expect(llm?.status).toBe("ok");
     expect(llm?.attributes?.provider).toBe("openai");

@@ -5,10 +5,11 @@ import { timingSafeEqual } from "node:crypto";
 import { createProject, projectView, splitNullPolicyKeys, updateProject } from "../../admin/projects.ts";
 import { deleteProviderKey, putProviderKey } from "../../admin/provider-keys.ts";
 import { issueKey } from "../../auth/api-keys.ts";
-import { GwError } from "../../errors/gw-error.ts";
+import { GwError, invalidRequest } from "../../errors/gw-error.ts";
 import { CreateKeyBody, CreateProjectBody, CreditsBody, ProviderKeyBody, UpdateProjectBody } from "../../schema/admin.ts";
 import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import type { Deps } from "../../deps.ts";
+import { parseCidr } from "../../auth/ip-allowlist.ts";
 
 const validateCreate = compileValidator(CreateProjectBody);
 const validateUpdate = compileValidator(UpdateProjectBody);
@@ -33,6 +34,14 @@ function projectOr404(deps: Deps, id: string) {
   return project;
 }
 
+/** Allowlists are checked when written, so the guard never meets a range it cannot read. */
+function assertCidrs(list: unknown, param: string): void {
+  if (!Array.isArray(list)) return;
+  list.forEach((entry, i) => {
+    if (typeof entry !== "string" || !parseCidr(entry)) throw invalidRequest(`'${entry}' is not an IP address or CIDR range (IPv4 or IPv6).`, `${param}[${i}]`);
+  });
+}
+
 export const adminRoutes = (deps: Deps, token: string) =>
   new Elysia({ prefix: "/admin" })
     .onBeforeHandle(({ request }) => checkAdmin(token, request.headers.get("authorization")))
@@ -43,18 +52,23 @@ export const adminRoutes = (deps: Deps, token: string) =>
       deps.projectProviders.clear();
     })
     .post("/projects", async ({ request, set }) => {
-      const project = createProject(deps.repos.projects, validateCreate(await readJson(request)));
+      const input = validateCreate(await readJson(request));
+      assertCidrs((input.policy as { ip_allowlist?: unknown } | undefined)?.ip_allowlist, "policy.ip_allowlist");
+      const project = createProject(deps.repos.projects, input);
       set.status = 201;
       return projectView(project);
     }, { parse: "none" })
     .get("/projects/:id", ({ params }) => projectView(projectOr404(deps, params.id)))
     .patch("/projects/:id", async ({ request, params }) => {
       const { body, nullKeys } = splitNullPolicyKeys(await readJson(request));
-      return projectView(updateProject(deps.repos.projects, params.id, validateUpdate(body), nullKeys));
+      const input = validateUpdate(body);
+      assertCidrs((input.policy as { ip_allowlist?: unknown } | undefined)?.ip_allowlist, "policy.ip_allowlist");
+      return projectView(updateProject(deps.repos.projects, params.id, input, nullKeys));
     }, { parse: "none" })
     .post("/projects/:id/keys", async ({ request, params, set }) => {
       const project = projectOr404(deps, params.id);
       const input = validateKey(await readJson(request));
+      assertCidrs(input.ip_allowlist, "ip_allowlist");
       const { key, secret } = issueKey(deps.repos.apiKeys, {
         projectId: project.id, name: input.name ?? null, scopes: input.scopes ?? null, mode: input.mode ?? "live",
         byok: input.byok ?? false, ipAllowlist: input.ip_allowlist ?? null,

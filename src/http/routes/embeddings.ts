@@ -13,12 +13,13 @@ import { withIdempotency } from "../idempotent.ts";
 export const embeddingsRoute = (deps: Deps) =>
   new Elysia().use(authPlugin(deps)).post(
     "/embeddings",
-    ({ request, requestId, auth, t0, authMs }) =>
+    ({ request, requestId, auth, t0, authMs, server }) =>
       withIdempotency(deps, { request, requestId, auth }, "embeddings", async (bodyText) => {
         const spans = new SpanRecorder(t0);
-        spans.add("auth", 0, authMs, null);
+        spans.add("authentication", 0, authMs, null);
+        const peerAddress = server?.requestIP(request)?.address ?? null;
         const state = newState({
-          requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, endpoint: "embeddings", bodyText,
+          requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, endpoint: "embeddings", bodyText, peerAddress,
         });
         const outcome = await runEmbeddings(deps, state);
         if (outcome.kind === "error") return errorResponse(outcome.error, requestId, outcome.headers);

@@ -43,7 +43,7 @@ interface StoredTrace extends Record<string, unknown> {
 /** Trace fields the record stage leaves out when they hold these values (record.ts). */
 const TRACE_DEFAULTS = {
   profile: null, workload: null, required_quality: null, weights: null, reasons: [], expected: null,
-  error: null, tools: null, session: null, workflow_budget: null,
+  error: null, tools: null, session: null, workflow_budget: null, optimization: null, cache: null,
   usage_estimated: false, client_disconnected: false, byok: false,
 };
 
@@ -58,10 +58,12 @@ function expandTrace(r: RequestRecord, stored: StoredTrace) {
 
 export function requestDetail(r: RequestRecord) {
   const stored = r.trace as StoredTrace | null;
+  // A trace the project's trace_sample_rate left out keeps only the fact and the versions.
+  const unsampled = stored?.sampled === false;
   return {
     object: "request",
     ...logEntry(r),
-    trace: stored ? expandTrace(r, stored) : null,
+    trace: !stored ? null : unsampled ? { trace_id: r.traceId, sampled: false } : expandTrace(r, stored),
     versions: stored?.versions ?? null,
     overhead_ms: r.overheadMs,
   };

@@ -1,7 +1,7 @@
 // The embeddings pipeline (gateway-api.md 4.6): a shorter manifest than chat's, sharing its state,
 // spans, meter and record so embeddings are metered, logged and traced the same way.
 //
-//   authenticate  (http layer)  reads Authorization           -> auth              (span "auth")
+//   authenticate  (http layer)  reads Authorization           -> auth              (span "authentication")
 //   parse         body + trace headers, validated             -> embed job, requestedModel
 //   route         requested or default embedding model        -> ranked (one model), candidates
 //   call          that model, one retry when transient        -> selected, attempts, usage, result
@@ -21,12 +21,14 @@ import { toEmbedState, type EmbedState } from "./embed-state.ts";
 import { embeddingsBody } from "./embeddings-body.ts";
 import { parseEmbeddings } from "./parse.ts";
 import { routeEmbeddings } from "./route.ts";
+import { guard } from "../stages/guard.ts";
 
 type Stage = (deps: Deps, state: EmbedState) => void | Promise<void>;
 
 const STAGES: ReadonlyArray<readonly [string, Stage]> = [
   ["parse", parseEmbeddings],
-  ["route", routeEmbeddings],
+  ["guard", guard],
+  ["routing", routeEmbeddings],
   ["call", callEmbeddings],
 ];
 

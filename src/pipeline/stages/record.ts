@@ -32,7 +32,7 @@ function cacheTrace(c: NonNullable<RequestState["cache"]>) {
 
 /** Values that are null or false in most requests are left undefined, so JSON omits them; the
  * request-detail serializer restores them (TRACE_DEFAULTS), like `selected`, from the row. */
-function traceOf(state: RequestState, latencyMs: number) {
+function traceOf(state: RequestState, latencyMs: number, zero: boolean) {
   const err = state.error ?? null;
   return {
     // Stored compactly; the request-detail serializer expands spans and rebuilds timings.
@@ -47,12 +47,13 @@ function traceOf(state: RequestState, latencyMs: number) {
     reasons: state.reasons,
     expected: state.expected,
     health: state.healthSkipped ? { skipped: state.healthSkipped } : undefined,
-    session: state.session,
+    session: zero ? undefined : state.session,
     workflow_budget: state.workflowBudget ? { budget: state.workflowBudget.budget, remaining: state.workflowBudget.remaining } : undefined,
     reason: state.reason,
     attempts: state.attempts,
     timings: state.spans.timings,
     error: err ? errorTrace(state, err, state.failedStep ?? null) : undefined,
+    optimization: state.optimization,
     cache: state.cache ? cacheTrace(state.cache) : undefined,
     tools: state.request?.tools ? { count: state.request.tools.length, choice: typeof state.request.tool_choice === "object" ? "function" : (state.request.tool_choice ?? "auto") } : undefined,
     usage_estimated: state.usageEstimated || undefined,
@@ -62,6 +63,21 @@ function traceOf(state: RequestState, latencyMs: number) {
   };
 }
 
+/** trace_sample_rate (1, 0.5, 0.1, 0.01): whether this request's detailed trace is kept. Decided
+ * by the trace id, so a trace is kept or dropped whole; errors always keep theirs. */
+function traceSampled(state: RequestState): boolean {
+  const rate = (state.auth.project.policy as { trace_sample_rate?: unknown }).trace_sample_rate;
+  if (typeof rate !== "number" || rate >= 1 || state.error) return true;
+  return traceIdSampled(state.traceId, rate);
+}
+
+/** A trace id's draw: a hash in 0..9999 below rate x 10,000. */
+export const traceIdSampled = (traceId: string, rate: number): boolean => Number(Bun.hash.wyhash(traceId) % 10_000n) < rate * 10_000;
+
+/** Retention zero stores no caller free text either: tags, workflow, step and session ids are
+ * left out of the log row and the trace (docs/retention.md). */
+const isZeroRetention = (state: RequestState): boolean => (state.auth.project.policy as { retention?: unknown }).retention === "zero";
+
 export function record(deps: Deps, state: RequestState): void {
   try {
     // A request that ends unmetered (failed, cancelled) gives its workflow reservation back.
@@ -69,6 +85,7 @@ export function record(deps: Deps, state: RequestState): void {
     if (reservation) deps.workflowBudgets.release(reservation);
     const latencyMs = performance.now() - state.t0;
     const err = state.error ?? null;
+    const zero = isZeroRetention(state);
     const row: RequestRecord = {
       id: state.requestId,
       projectId: state.auth.project.id,
@@ -94,12 +111,12 @@ export function record(deps: Deps, state: RequestState): void {
       ttftMs: state.ttftMs === null ? null : Math.round(state.ttftMs),
       overheadMs: round3(Math.max(0, latencyMs - state.upstreamMs)),
       fallbacks: state.fallbacks,
-      workflowId: state.workflowId,
-      step: state.step,
-      tags: state.tags,
+      workflowId: zero ? null : state.workflowId,
+      step: zero ? null : state.step,
+      tags: zero ? [] : state.tags,
       stream: state.stream,
       test: state.auth.test,
-      trace: traceOf(state, latencyMs),
+      trace: traceSampled(state) ? traceOf(state, latencyMs, zero) : { sampled: false, versions: COMPONENT_VERSIONS },
     };
     deps.logWriter.enqueue(row);
     // Exporters (OpenTelemetry, Prometheus) see every recorded request; each must be cheap and
