@@ -8,4 +8,10 @@ export const COMPONENT_VERSIONS = Object.freeze({
   router: "profiles-1",
   intelligence: "keywords-1",
   catalog: "1",
+  /** Exact keys and classification (cache/key.ts, policy.ts); the semantic decision (semantic-decision.ts). */
+  cache: "exact-1",
+  semantic_cache: "use-lite-guard-1",
+  /** No compression stage yet (pipeline/stages/optimize.ts). */
+  token_engine: "passthrough-1",
+  guard: "ip-allowlist-1",
 });

@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(() => gw.stop());
 
 interface Span { span_id: string; parent_span_id: string | null; name: string; start_ms: number; duration_ms: number; status: string; error_code: string | null }
-interface Detail { trace_id: string; tags: string[]; workflow_id: string | null; step: string | null; trace: Record<string, unknown> & { spans?: Span[]; sampled?: boolean } }
+interface Detail { versions: Record<string, string>; overhead_ms: number; latency_ms: number; trace_id: string; tags: string[]; workflow_id: string | null; step: string | null; trace: Record<string, unknown> & { spans?: Span[]; sampled?: boolean } }
 
 // A counter, not Math.random(): a long run of digits reads as personal data (a phone or card number).
 let asked = 0;
@@ -46,6 +46,10 @@ describe("spans", () => {
       expect(s).toMatchObject({ status: "ok", error_code: null });
     }
     expect(d.trace_id).toBe("trace-owls-1");
+    // The components that handled it, and gw's own time within the request's.
+    expect(Object.keys(d.versions)).toEqual(expect.arrayContaining(["gateway", "router", "intelligence", "cache", "semantic_cache", "token_engine", "guard"]));
+    expect(d.overhead_ms).toBeGreaterThan(0);
+    expect(d.overhead_ms).toBeLessThanOrEqual(d.latency_ms + 1);
     expect(d.trace.optimization).toMatchObject({ mode: "off", stages: [] });
     expect((d.trace.optimization as { original_tokens: number }).original_tokens).toBeGreaterThan(0);
     expect(d.trace.cache).toMatchObject({ result: "miss", miss_reason: "not_found" });
