@@ -1,5 +1,6 @@
 // The gw command line (contracts.md sections 1 and 3): serve, and offline project/key admin that
 // works directly on the data directory's database, printing JSON.
+import { addCredits, listInvoices, offlineCredits } from "./admin/billing.ts";
 import { createProject, projectView } from "./admin/projects.ts";
 import { isKeyScope, issueKey } from "./auth/api-keys.ts";
 import type { KeyScope } from "./config/constants.ts";
@@ -14,6 +15,8 @@ const USAGE = `Usage:
   gw projects create --name NAME [--data DIR]
   gw keys create --project ID [--scopes chat,models,...] [--test] [--name NAME] [--data DIR]
   gw keys revoke KEY_ID [--data DIR]
+  gw credits add --project ID --amount USD [--data DIR]
+  gw invoices --project ID [--month YYYY-MM] [--data DIR]
   gw doctor                  checks SQLite, the vector-index addon, the tokenizer and the catalog`;
 
 class UsageError extends Error {}
@@ -51,6 +54,19 @@ function adminCommand(words: string[], flags: Flags): unknown {
         projectId: project.id, name, scopes: parseScopes(flags.scopes), mode: flags.test ? "test" : "live",
       });
       return { object: "key", id: key.id, key: secret, scopes: key.scopes, mode: key.mode, created_at: new Date(key.createdAt).toISOString() };
+    }
+    if (noun === "credits" && verb === "add") {
+      const project = repos.projects.get(need(flags, "project"));
+      if (!project) throw new UsageError(`No project '${flags.project}'.`);
+      const amount = Number(need(flags, "amount"));
+      if (!Number.isFinite(amount) || amount <= 0) throw new UsageError("--amount needs a number of USD above 0, e.g. 25 or 12.50.");
+      // Written to the ledger here; a running server applies it within seconds (docs/billing.md).
+      return addCredits(offlineCredits(repos.ledger), project.id, amount, "cli");
+    }
+    if (noun === "invoices") {
+      const project = repos.projects.get(need(flags, "project"));
+      if (!project) throw new UsageError(`No project '${flags.project}'.`);
+      return listInvoices(repos.ledger, project, typeof flags.month === "string" ? flags.month : undefined);
     }
     if (noun === "keys" && verb === "revoke") {
       if (!arg) throw new UsageError("gw keys revoke needs a KEY_ID.");

@@ -7,9 +7,11 @@ import { SqliteAnswerStore } from "./cache/answer-store.ts";
 import type { AnswerStore } from "./cache/answer-store-types.ts";
 import type { Config } from "./config/env.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
+import { OtlpExporter } from "./observability/otlp/exporter.ts";
+import { PrometheusMetrics } from "./observability/prometheus-metrics.ts";
 import { loadSecretKey, secretBox, type SecretBox } from "./lib/secret-box.ts";
 import { ProjectProviders } from "./providers/project-providers.ts";
-import { buildRegistry, transportOf, type ProviderRegistry } from "./providers/registry.ts";
+import { ADAPTER_IDS, buildRegistry, transportOf, type ProviderRegistry } from "./providers/registry.ts";
 import { sandboxProvider } from "./providers/sandbox/index.ts";
 import type { Provider } from "./providers/types.ts";
 import { buildCatalog, type Catalog } from "./routing/catalog.ts";
@@ -17,6 +19,7 @@ import { FeedbackQuality } from "./routing/feedback-quality.ts";
 import { ProviderHealth } from "./routing/health.ts";
 import { SessionStore } from "./routing/sessions.ts";
 import { WorkflowBudgets } from "./routing/workflow-budgets.ts";
+import { RateLimiter } from "./billing/rate-limit.ts";
 import type { SemanticCache } from "./cache/semantic-types.ts";
 import { EmbeddedSemanticCache } from "./cache/semantic-cache.ts";
 import { createEmbedder } from "./cache/embedder/create-embedder.ts";
@@ -27,7 +30,10 @@ import { workerLogSink, type WorkerLogSink } from "./store/log-worker-sink.ts";
 import { LogWriter } from "./store/log-writer.ts";
 import { apiKeysRepo } from "./store/repos/api-keys.ts";
 import { cacheEntriesRepo } from "./store/repos/cache-entries.ts";
+import { feedbackRepo } from "./store/repos/feedback.ts";
 import { idempotencyRepo } from "./store/repos/idempotency.ts";
+import { ledgerRepo } from "./store/repos/ledger.ts";
+import { Billing } from "./billing/billing.ts";
 import { projectsRepo } from "./store/repos/projects.ts";
 import { providerKeysRepo } from "./store/repos/provider-keys.ts";
 import { requestsRepo, type RequestRecord } from "./store/repos/requests.ts";
@@ -38,6 +44,8 @@ export interface Repos {
   requests: ReturnType<typeof requestsRepo>;
   providerKeys: ReturnType<typeof providerKeysRepo>;
   idempotency: ReturnType<typeof idempotencyRepo>;
+  feedback: ReturnType<typeof feedbackRepo>;
+  ledger: ReturnType<typeof ledgerRepo>;
 }
 
 export interface Deps {
@@ -48,6 +56,8 @@ export interface Deps {
   providers: ProviderRegistry;
   /** Spent and reserved cost per agent workflow (gw.workflow_budget). */
   workflowBudgets: WorkflowBudgets;
+  /** Project accounts (credit, holds, budgets, plan allowance) over the append-only ledger. */
+  billing: Billing;
   /** Per (model, task) quality blended from ratings (feedback endpoint). */
   feedback: FeedbackQuality;
   /** Sticky sessions: the model each conversation last used. */
@@ -67,10 +77,16 @@ export interface Deps {
   authCache: AuthCache;
   /** Called with every recorded request (log row with its trace), after it is queued for the log. */
   requestListeners: Array<(row: RequestRecord) => void>;
+  /** OTLP trace export (GW_OTLP_ENDPOINT); flushed, within a bound, on shutdown. */
+  otlp?: OtlpExporter;
+  /** Prometheus series (GET /v1/admin/metrics/prometheus); only with GW_ADMIN_TOKEN. */
+  prometheus?: PrometheusMetrics;
   /** The response cache's stored answers (exact store; semantic hits resolve through it). */
   answers: AnswerStore;
   /** The semantic cache's index and embedder; absent when GW_SEMANTIC_EMBEDDER is off. */
   semantic?: SemanticCache & { close(): Promise<void>; settled(): Promise<void> };
+  /** Requests and tokens per minute per project and key (billing/rate-limit.ts); settled by its listener. */
+  rateLimits: RateLimiter;
 }
 
 interface ConfigFile {
@@ -89,7 +105,7 @@ export function readConfigFile(path: string | null): ConfigFile {
 export function openRepos(db: Database): Repos {
   return {
     projects: projectsRepo(db), apiKeys: apiKeysRepo(db), requests: requestsRepo(db), providerKeys: providerKeysRepo(db),
-    idempotency: idempotencyRepo(db),
+    idempotency: idempotencyRepo(db), feedback: feedbackRepo(db), ledger: ledgerRepo(db),
   };
 }
 
@@ -120,6 +136,22 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     : createEmbedder(config.semanticEmbedder);
   const semantic = embedder ? new EmbeddedSemanticCache(embedder, answers, config.dataDir, logger) : undefined;
   semantic?.start();
+  // Exporters listen to every recorded request (record stage); each only queues or counts.
+  const otlp = config.otlp ? new OtlpExporter(config.otlp, logger) : undefined;
+  const prometheus = config.adminToken ? new PrometheusMetrics({
+    models: catalog.models.map((m) => m.id),
+    providers: [...ADAPTER_IDS, ...catalog.models.map((m) => m.provider), "cache", "sandbox"],
+  }) : undefined;
+  // Holds a previous process left open are released before this one serves (docs/billing.md).
+  const billing = new Billing(repos.ledger, (err, context) => logger.error({ err }, context));
+  billing.recover();
+  billing.startCreditPoll();
+  const requestListeners: Deps["requestListeners"] = [];
+  if (otlp) requestListeners.push(otlp.listener);
+  if (prometheus) requestListeners.push(prometheus.listener);
+  // Token admissions are estimates; the recorded usage corrects them.
+  const rateLimits = new RateLimiter();
+  requestListeners.push(rateLimits.listener);
   return {
     config,
     db,
@@ -129,7 +161,9 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     projectProviders,
     health: new ProviderHealth(),
     sessions: new SessionStore(),
-    feedback: new FeedbackQuality(),
+    // Ratings survive a restart: the router's quality sums are rebuilt from the stored ones.
+    feedback: FeedbackQuality.from(repos.feedback.aggregates()),
+    billing,
     workflowBudgets: new WorkflowBudgets((projectId, workflowId) => repos.requests.workflowCost(projectId, workflowId)),
     secrets,
     sandbox: sandboxProvider(),
@@ -139,6 +173,9 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     authCache: new AuthCache(),
     answers,
     semantic,
-    requestListeners: [],
+    otlp,
+    prometheus,
+    requestListeners,
+    rateLimits,
   };
 }

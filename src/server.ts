@@ -10,6 +10,8 @@ import { recoverInterruptedClaims, startIdempotencySweeper } from "./pipeline/id
 /** Bun's own cap sits above gw's 10 MiB limit, so gw answers oversized bodies in its envelope. */
 const BUN_BODY_CAP = 32 * 1024 * 1024;
 const DRAIN_LIMIT_MS = 10_000;
+/** The OTLP exporter's last send; a collector that is down must not hold the stop up long. */
+const OTLP_FLUSH_LIMIT_MS = 5_000;
 
 export interface RunningServer {
   url: string;
@@ -23,6 +25,8 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   // Before the first request: claims left running by a previous process can no longer finish.
   recoverInterruptedClaims(deps.repos.idempotency, deps.logger);
   const sweeper = startIdempotencySweeper(deps.repos.idempotency, deps.logger);
+  // Rollup compaction and log retention run in the log worker, off the request thread.
+  deps.logSink.maintain({ retentionDays: config.logRetentionDays });
   const app = createApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: BUN_BODY_CAP });
   const url = `http://${config.host}:${app.server!.port}${API_BASE_PATH}`;
   if (boot && !options.quiet) process.stdout.write(firstRunBanner(boot, url) + "\n");
@@ -33,6 +37,9 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
     (stopping ??= (async () => {
       await app.stop(false);
       sweeper.stop();
+      // Every request has been recorded now; queued spans get a bounded last send, alongside
+      // the log drain below.
+      const exported = deps.otlp?.shutdown(OTLP_FLUSH_LIMIT_MS);
       // The semantic index is saved (else rebuilt at the next start), then queued cache writes go
       // to disk before the database closes; a failure costs cache entries only.
       await deps.semantic?.close();
@@ -45,6 +52,9 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
       const drained = await Promise.race([deps.logWriter.drain().then(() => true), Bun.sleep(DRAIN_LIMIT_MS).then(() => false)]);
       if (!drained) deps.logger.error({ pending: deps.logWriter.pending }, "request log not fully written at shutdown");
       await deps.logSink.close();
+      await exported;
+      // Ledger entries still queued (charges of the last requests) go to disk before it closes.
+      deps.billing.stop();
       deps.db.close();
       flushLogger(deps.logger);
     })());

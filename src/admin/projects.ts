@@ -5,10 +5,20 @@ import { newProjectId } from "../lib/ids.ts";
 import { isObject, type JsonObject } from "../lib/json.ts";
 import type { Project, ProjectsRepo } from "../store/repos/projects.ts";
 import type { CreateProjectBody, UpdateProjectBody } from "../schema/admin.ts";
+import { planHas } from "../billing/plans.ts";
+import { toUsd } from "../billing/money.ts";
+
+/** Zero retention is a Business feature (gateway-api.md 1.6): refused when written for another
+ * plan, so a project never believes it has it while gw keeps its data (docs/billing.md "Plans"). */
+function assertPlanFeatures(p: Project, param: string): void {
+  if (p.policy.retention === "zero" && !planHas(p.plan, "zero_retention")) {
+    throw invalidRequest(`Zero retention is a Business plan feature; this project is on '${p.plan}'.`, param);
+  }
+}
 
 export function createProject(repo: ProjectsRepo, input: CreateProjectBody, now = Date.now()): Project {
   const mode = input.billing?.mode ?? "postpaid";
-  return repo.create({
+  const project: Project = {
     id: newProjectId(),
     name: input.name,
     plan: input.plan ?? "pro",
@@ -17,7 +27,9 @@ export function createProject(repo: ProjectsRepo, input: CreateProjectBody, now 
     creditLimit: input.billing?.credit_limit ?? null,
     policy: (input.policy ?? {}) as JsonObject,
     createdAt: now,
-  });
+  };
+  assertPlanFeatures(project, "policy.retention");
+  return repo.create(project);
 }
 
 /** PATCH semantics: fields replace, `policy` merges key by key, a null policy value unsets it. */
@@ -30,6 +42,7 @@ export function updateProject(repo: ProjectsRepo, id: string, patch: UpdateProje
   if (patch.billing?.credit_limit !== undefined) project.creditLimit = patch.billing.credit_limit;
   if (patch.policy) project.policy = { ...project.policy, ...(patch.policy as JsonObject) };
   for (const key of nullKeys) delete project.policy[key];
+  assertPlanFeatures(project, patch.policy?.retention !== undefined ? "policy.retention" : "plan");
   return repo.save(project);
 }
 
@@ -42,12 +55,13 @@ export function splitNullPolicyKeys(body: unknown): { body: unknown; nullKeys: s
   return { body: { ...body, policy }, nullKeys };
 }
 
-export const projectView = (p: Project) => ({
+/** `balance` (nano-USD) comes from the ledger (billing); the stored column predates it. */
+export const projectView = (p: Project, balance?: number) => ({
   object: "project",
   id: p.id,
   name: p.name,
   plan: p.plan,
-  billing: { mode: p.billingMode, balance: p.balance, credit_limit: p.creditLimit },
+  billing: { mode: p.billingMode, balance: balance === undefined ? p.balance : toUsd(balance), credit_limit: p.creditLimit },
   policy: p.policy,
   created_at: new Date(p.createdAt).toISOString(),
 });

@@ -7,7 +7,7 @@ import type { ChatRequest } from "../providers/types.ts";
 /** Why the cache was not used; recorded as `trace.cache.miss_reason`. */
 export type SkipReason =
   | "live_data" | "tool_messages" | "tools" | "n_greater_than_1" | "personal_without_user"
-  | "policy_off" | "retention_zero" | "header_off" | "bypass";
+  | "policy_off" | "retention_minimal" | "retention_zero" | "header_off" | "bypass";
 
 export interface CacheDecision {
   /** Look up a stored answer. */
@@ -37,6 +37,9 @@ function skipReason(req: ChatRequest, analysis: Analysis, policy: ProjectCachePo
   if (typeof req.n === "number" && req.n > 1) return "n_greater_than_1";
   if (analysis.personal && !req.user) return "personal_without_user";
   if (policy.cache === false) return "policy_off";
+  // Minimal and zero retention keep no content, and the cache is content (docs/retention.md);
+  // redacted reads it, and cache-store decides what it may store.
+  if (policy.retention === "minimal") return "retention_minimal";
   if (policy.retention === "zero") return "retention_zero";
   if (headerOff) return "header_off";
   const cache = req.cache as { mode?: unknown } | undefined;

@@ -1,5 +1,6 @@
 // Validated configuration from flags and environment (contracts.md section 1), frozen once at start.
 import { resolve } from "node:path";
+import { parseOtlpConfig, type OtlpConfig } from "../observability/otlp/config.ts";
 import { parseCidr, type Cidr } from "../auth/ip-allowlist.ts";
 
 export interface ProviderEnv {
@@ -30,11 +31,16 @@ export interface Config {
   idempotencyTtlMs: number;
   /** Bytes of whole cached answers kept in memory (`GW_CACHE_MEMORY_MB`, default 64). */
   cacheMemoryBytes: number;
+  /** Request-log rows and traces older than this are deleted (`GW_LOG_RETENTION_DAYS`, default
+   * 30; 0 keeps them). Metrics rollups are kept apart (docs/observability.md). */
+  logRetentionDays: number;
   /** The semantic cache's embedder (`GW_SEMANTIC_EMBEDDER`): `use` (the sentence model in the
    * binary, default), `ngram` (model-free), `provider` (an embedding model through a provider,
    * `GW_SEMANTIC_EMBEDDING_MODEL`) or `off`. Loaded on first use. */
   semanticEmbedder: "use" | "ngram" | "provider" | "off";
   semanticEmbeddingModel: string | null;
+  /** OpenTelemetry trace export over OTLP/HTTP (`GW_OTLP_ENDPOINT`, `GW_OTLP_HEADERS`, ...); null: off. */
+  otlp: OtlpConfig | null;
   /** Proxies whose X-Forwarded-For is believed (`GW_TRUSTED_PROXIES`, CIDRs, comma-separated). */
   trustedProxies: Cidr[];
   /** Provider id (lower case) -> key and base URL as read from the environment. */
@@ -78,6 +84,13 @@ function parseMegabytes(name: string, text: string): number {
   return Math.round(mb * 1024 * 1024);
 }
 
+function parseDays(name: string, text: string): number {
+  const days = Number(text);
+  // Whole days: retention is coarse by nature, and 0 (keep everything) must be a deliberate choice.
+  if (!Number.isInteger(days) || days < 0) throw new Error(`Invalid ${name} "${text}": expected a whole number of days (0 keeps everything).`);
+  return days;
+}
+
 function parsePort(text: string): number {
   const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -110,8 +123,10 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     requestTimeoutMs: parseTimeoutMs("GW_REQUEST_TIMEOUT_MS", env.GW_REQUEST_TIMEOUT_MS || "300000"),
     idempotencyTtlMs: parseHours("GW_IDEMPOTENCY_TTL_HOURS", env.GW_IDEMPOTENCY_TTL_HOURS || "24"),
     cacheMemoryBytes: parseMegabytes("GW_CACHE_MEMORY_MB", env.GW_CACHE_MEMORY_MB || "64"),
+    logRetentionDays: parseDays("GW_LOG_RETENTION_DAYS", env.GW_LOG_RETENTION_DAYS || "30"),
     semanticEmbedder: parseEmbedder(env.GW_SEMANTIC_EMBEDDER || "use"),
     semanticEmbeddingModel: env.GW_SEMANTIC_EMBEDDING_MODEL || null,
+    otlp: parseOtlpConfig(env),
     trustedProxies: parseProxies(env.GW_TRUSTED_PROXIES ?? ""),
     providers: Object.freeze(providers),
   });

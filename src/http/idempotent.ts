@@ -10,6 +10,7 @@ import { SpanRecorder } from "../observability/trace.ts";
 import {
   claimKey, IDEMPOTENCY_HEADER, idempotencyKeyError, requestFingerprint, settleClaim, type Claim,
 } from "../pipeline/idempotency.ts";
+import { keepsContent, mayKeepResult, retentionOf } from "../pipeline/retention.ts";
 import { record } from "../pipeline/stages/record.ts";
 import { newState, type Endpoint } from "../pipeline/state.ts";
 import { readBodyText } from "../schema/validate.ts";
@@ -57,28 +58,31 @@ async function runIdempotent(deps: Deps, ctx: IdempotentContext, endpoint: Endpo
     deps.logger.debug({ request_id: requestId, replay_of: decision.record.requestId, project_id: auth.project.id }, "idempotent replay");
     return replay(decision.record);
   }
-  return execute(deps, ctx, claim, bodyText, run);
+  return execute(deps, ctx, claim, body, bodyText, run);
 }
 
-async function execute(deps: Deps, ctx: IdempotentContext, claim: Claim, bodyText: string, run: Run): Promise<Response> {
-  const zeroRetention = ctx.auth.project.policy.retention === "zero";
+async function execute(deps: Deps, ctx: IdempotentContext, claim: Claim, body: unknown, bodyText: string, run: Run): Promise<Response> {
+  // Retention (docs/retention.md): whether the result's bytes may be kept; a stream's bytes are
+  // not even collected when the mode keeps no content.
+  const retention = retentionOf(ctx.auth.project.policy);
+  const mayKeep = (bytes: Uint8Array) => mayKeepResult(retention, body, bytes);
   let res: Response;
   let bytes: Uint8Array | null = null;
   try {
     res = await run(bodyText);
     if (isEventStream(res)) {
       const { status, headers } = res;
-      return tapStream(res, ctx.request.signal, !zeroRetention, (sent) =>
-        settleClaim(deps, claim, zeroRetention, sent === null ? { kind: "not_kept", status } : { kind: "result", status, headers, body: sent }),
+      return tapStream(res, ctx.request.signal, keepsContent(retention), (sent) =>
+        settleClaim(deps, claim, mayKeep, sent === null ? { kind: "not_kept", status } : { kind: "result", status, headers, body: sent }),
       );
     }
     bytes = new Uint8Array(await res.arrayBuffer());
   } catch (err) {
-    settleClaim(deps, claim, zeroRetention, { kind: "release" });
+    settleClaim(deps, claim, mayKeep, { kind: "release" });
     throw err;
   }
   // Stored before the answer leaves, so a retry that follows it is always a replay.
-  settleClaim(deps, claim, zeroRetention, { kind: "result", status: res.status, headers: res.headers, body: bytes });
+  settleClaim(deps, claim, mayKeep, { kind: "result", status: res.status, headers: res.headers, body: bytes });
   return new Response(bytes, { status: res.status, headers: res.headers });
 }
 

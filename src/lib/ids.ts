@@ -46,6 +46,9 @@ export function sortableId(now = Date.now()): string {
 }
 
 export const newRequestId = (): string => `req_${sortableId()}`;
+/** Not an id: the lowest request id of a millisecond, so `id < requestIdAt(t)` holds exactly for
+ * requests whose id was minted before t (retention deletes by this id range). */
+export const requestIdAt = (ms: number): string => `req_${timePart(ms)}`;
 export const newTraceId = (): string => `trc_${sortableId()}`;
 export const newProjectId = (): string => `prj_${sortableId()}`;
 export const newKeyId = (): string => `key_${sortableId()}`;

@@ -2,9 +2,11 @@
 // answers that ended normally (stop or length), from a request the classification allows to
 // store, never a cache hit. TTL by content and the tags (caller's and automatic) are decided
 // here and shown in trace.cache.stored. A failing store loses the entry, never the answer.
+// Retention redacted (docs/retention.md) stores only what holds nothing sensitive.
 import { ttlOf, cacheTagsOf } from "../cache/ttl-and-tags.ts";
 import type { ChatCompletion } from "../providers/types.ts";
 import type { Deps } from "../deps.ts";
+import { contentText, retentionOf, sensitiveIn } from "./retention.ts";
 import { cacheUnavailable } from "./stages/cache-lookup.ts";
 import type { RequestState } from "./state.ts";
 
@@ -28,6 +30,15 @@ export function storeAnswer(deps: Deps, state: RequestState, completion: ChatCom
     const ttl = ttlOf(state.request!, state.task!, [...tags, ...state.tags], state.inputTokens, (state.auth.project.policy as { cache_ttl?: unknown }).cache_ttl);
     const now = Date.now();
     const { id: _id, ...answer } = completion;
+    if (retentionOf(state.auth.project.policy) === "redacted") {
+      // Both sides: the answer is stored, and the request's text as the semantic question (and
+      // an answer to a personal request is itself about that person).
+      const found = sensitiveIn(contentText(state.request!.messages), contentText(answer));
+      if (found) {
+        cache.stored = { skipped: "retention_redacted", found };
+        return;
+      }
+    }
     const question = questionOf(state);
     const entry = deps.answers.put({
       projectId, key: cache.exactKey, partition: cache.partition, model: state.selected.id, provider: state.provider ?? "",

@@ -102,8 +102,9 @@ export type Settlement =
   | { kind: "release" };
 
 /** Ends a claim. Never throws: a storage failure must not fail a response already produced; the
- * key is then released if possible, so a retry runs instead of hitting a stuck claim. */
-export function settleClaim(deps: Deps, claim: Claim, zeroRetention: boolean, outcome: Settlement): void {
+ * key is then released if possible, so a retry runs instead of hitting a stuck claim. `mayKeep`
+ * says whether the project's retention lets these bytes be kept (retention.ts mayKeepResult). */
+export function settleClaim(deps: Deps, claim: Claim, mayKeep: (body: Uint8Array) => boolean, outcome: Settlement): void {
   const repo = deps.repos.idempotency;
   try {
     const expiresAt = Date.now() + deps.config.idempotencyTtlMs;
@@ -113,8 +114,9 @@ export function settleClaim(deps: Deps, claim: Claim, zeroRetention: boolean, ou
       repo.finish(claim.projectId, claim.key, claim.requestId, { state: "not_kept", status: outcome.status, headers: null, body: null, expiresAt });
     } else if (!isKeptResult(outcome.status, outcome.status >= 400 ? errorCodeOf(outcome.body) : null)) {
       repo.release(claim.projectId, claim.key, claim.requestId);
-    } else if (zeroRetention) {
-      // Zero retention stores no content: the key keeps its fingerprint and status only.
+    } else if (!mayKeep(outcome.body)) {
+      // Retention keeps no content here (minimal, zero, or redacted with something sensitive):
+      // the key keeps its fingerprint and status only, so a retry answers 409 "not kept".
       repo.finish(claim.projectId, claim.key, claim.requestId, { state: "not_kept", status: outcome.status, headers: null, body: null, expiresAt });
     } else {
       repo.finish(claim.projectId, claim.key, claim.requestId, {

@@ -3,14 +3,19 @@
 //
 //   authenticate  (http layer)  reads Authorization           -> auth          (span "authentication")
 //   parse         body + headers, validated                   -> request, stream, tags, trace ids
-//   guard         IP allowlists of the project and the key    -> (403 when refused)
+//   guard         IP allowlists (403); PII and secrets per policy: texts redacted in place, or
+//                 400 blocked_by_policy                       -> guard (counts and actions only)
 //   analysis      input token bound, task                     -> inputTokens, task
+//   rate_limit    rpm/tpm of project and key, tokens estimated -> x-ratelimit-* headers (429 when refused);
+//                 only when the policy sets rate_limits; corrected when the request is recorded
 //   cache-lookup  skip rules, keys; exact then semantic hit     -> cache; on a hit: selected, completion, usage
 //                 (a hit skips route and call; the answer is still metered and recorded)
 //   optimization  the token engine (none compresses yet)      -> optimization
 //   routing       profile or model id -> ranked models        -> ranked, candidates, reason
+//   reserve       worst-case charge of the first attempt held -> billing (402 plan_limit, budget_exceeded,
+//                 insufficient_credits); only for projects with credit, budgets or an allowance to check
 //   call          attempts with fallback, one llm span each   -> selected, attempts, completion|events
-//   meter         usage -> cost and saved                     -> cost, saved (0 and the full baseline on a hit)
+//   meter         usage -> cost and saved; settles the charge  -> cost, saved (0 and the full baseline on a hit), billing.charge
 //   cache-store   a complete fresh answer, when allowed        -> cache.stored
 //   record        request-log row + trace, queued; log line   (always runs, also on failure)
 //
@@ -34,19 +39,25 @@ import { meter } from "./stages/meter.ts";
 import { parse } from "./stages/parse.ts";
 import { record } from "./stages/record.ts";
 import { route } from "./stages/route.ts";
+import { reserve, reserveApplies } from "./stages/reserve.ts";
+import { rateLimit, rateLimitApplies } from "./stages/rate-limit.ts";
 import type { RequestState } from "./state.ts";
 import { streamOut, type OutEvent } from "./stream-out.ts";
 import { round3 } from "../observability/trace.ts";
 
 type Stage = (deps: Deps, state: RequestState) => void | Promise<void>;
+/** A stage with nothing to do for a request is skipped: no span, no timing. */
+type Applies = (deps: Deps, state: RequestState) => boolean;
 
-const PRE_CALL: ReadonlyArray<readonly [string, Stage]> = [
+const PRE_CALL: ReadonlyArray<readonly [string, Stage, Applies?]> = [
   ["parse", parse],
   ["guard", guard],
   ["analysis", analyze],
+  ["rate_limit", rateLimit, rateLimitApplies],
   ["cache", cacheLookup],
   ["optimization", optimize],
   ["routing", route],
+  ["reserve", reserve, reserveApplies],
   ["call", call],
 ];
 
@@ -98,7 +109,8 @@ function fail(deps: Deps, state: RequestState, err: unknown): ChatOutcome {
 
 export async function runChat(deps: Deps, state: RequestState): Promise<ChatOutcome> {
   try {
-    for (const [name, stage] of PRE_CALL) {
+    for (const [name, stage, applies] of PRE_CALL) {
+      if (applies && !applies(deps, state)) continue;
       const pending = runStage(deps, state, name, stage);
       if (pending) await pending;
       if (state.cache?.result === "hit") break;

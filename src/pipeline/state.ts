@@ -8,6 +8,21 @@ import type { TestScenario } from "../providers/sandbox/scenarios.ts";
 import type { CatalogModel } from "../routing/catalog-types.ts";
 import type { Analysis } from "../analysis/analyzer.ts";
 import type { CacheState } from "./stages/cache-lookup.ts";
+import type { GuardReport } from "../guard/content-guard.ts";
+import type { Hold } from "../billing/account.ts";
+import type { BillingMode } from "../store/repos/projects.ts";
+
+/** The project's money for one request (stages/reserve.ts; trace.billing). Amounts in nano-USD. */
+export interface BillingState {
+  mode: BillingMode;
+  /** The worst-case charge held before the call (0 when nothing needed holding). */
+  reserved: number;
+  hold?: Hold;
+  /** Set once by meter: cost plus markup (none on BYOK), 0 on a cache hit. */
+  charge?: number;
+  /** Budget notes: warn passed a budget, downgrade narrowed the models. */
+  notes?: string[];
+}
 
 /** What the trace's `detected` names: the task, its subtype, and who said so. */
 export interface DetectedTask {
@@ -87,6 +102,10 @@ export interface RequestState {
   /** The full analysis (workload, language, complexity, flags, entities); entities never logged. */
   analysis?: Analysis;
 
+  // guard: what the PII and secrets guard found and did (trace.guard): counts per kind and the
+  // action, never a value; unset when nothing was found
+  guard?: GuardReport;
+
   // optimize: trace.optimization (the token engine; no stage compresses yet)
   optimization?: { mode: string; original_tokens: number; final_tokens: number; stages: string[] };
 
@@ -105,6 +124,9 @@ export interface RequestState {
   session?: { id: string; pinned: string | null; sticky: boolean; reason: string };
   /** Output tokens the router priced each model with (max_tokens, else the task's estimate). */
   outputBound?: number;
+  /** budget_action downgrade: the tightest project budget's remainder (nano-USD); routing leaves
+   * out models whose worst-case charge exceeds it. */
+  budgetRoom?: { period: "daily" | "monthly"; remaining: number };
   /** gw.workflow_budget: the remainder when routed, and the open reservation of the attempt. */
   workflowBudget?: { budget: number; remaining: number; reservation?: Reservation };
   /** Models skipped because their circuit is open (trace.health). */
@@ -115,6 +137,9 @@ export interface RequestState {
   /** The decision in sentences: required quality, weights, exclusions by reason, session. */
   reasons?: string[];
   reason: string | null;
+
+  // reserve (settled by meter, released by record)
+  billing?: BillingState;
 
   // call
   selected?: CatalogModel;

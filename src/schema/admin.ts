@@ -18,9 +18,14 @@ export const PolicySchema = Type.Object({
   blocked_providers: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
   regions: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
   ip_allowlist: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  // Counted for the whole project; `per_key` is counted for each key on its own (docs/rate-limits.md).
   rate_limits: Type.Optional(Type.Object({
     rpm: Type.Optional(Type.Integer({ minimum: 1 })),
     tpm: Type.Optional(Type.Integer({ minimum: 1 })),
+    per_key: Type.Optional(Type.Object({
+      rpm: Type.Optional(Type.Integer({ minimum: 1 })),
+      tpm: Type.Optional(Type.Integer({ minimum: 1 })),
+    }, { additionalProperties: false })),
   }, { additionalProperties: false })),
   budgets: Type.Optional(Type.Object({ daily: Type.Optional(Usd), monthly: Type.Optional(Usd) }, { additionalProperties: false })),
   budget_action: Type.Optional(lit(["block", "downgrade", "warn"])),

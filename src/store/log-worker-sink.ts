@@ -6,8 +6,13 @@ import type { LogSink } from "./log-writer.ts";
 import type { LogWorkerReply, LogWorkerRequest } from "./log-worker.ts";
 
 export interface WorkerLogSink extends LogSink {
+  /** Starts the worker now and runs the log's maintenance in it (rollup compaction, retention);
+   * a worker that replaces a failed one is asked again. */
+  maintain(options: MaintenanceRequest["options"]): void;
   close(): Promise<void>;
 }
+
+type MaintenanceRequest = Extract<LogWorkerRequest, { type: "maintain" }>;
 
 type Pending = { resolve: () => void; reject: (err: Error) => void };
 
@@ -32,6 +37,7 @@ export function workerLogSink(
   let worker: Worker | null = null;
   let failuresInARow = 0;
   let useFallback = false;
+  let maintenance: MaintenanceRequest | null = null;
 
   const failAll = (err: Error) => {
     for (const p of pending.values()) p.reject(err);
@@ -42,6 +48,7 @@ export function workerLogSink(
     const w = new Worker(url);
     w.onmessage = (event: MessageEvent<LogWorkerReply>) => {
       const reply = event.data;
+      if ("maintenanceError" in reply) return onWorkerError(new Error(`log maintenance failed: ${reply.maintenanceError}`));
       failuresInARow = 0;
       const p = pending.get(reply.id);
       pending.delete(reply.id);
@@ -62,6 +69,7 @@ export function workerLogSink(
       if (worker === w) worker = null;
     };
     w.postMessage({ type: "open", file: dbFile } satisfies LogWorkerRequest);
+    if (maintenance) w.postMessage(maintenance);
     return w;
   };
 
@@ -74,6 +82,12 @@ export function workerLogSink(
         pending.set(id, { resolve, reject });
         worker!.postMessage({ type: "insert", id, batch } satisfies LogWorkerRequest);
       });
+    },
+    maintain(options) {
+      maintenance = { type: "maintain", options };
+      if (useFallback) return;
+      if (worker) worker.postMessage(maintenance);
+      else worker = start();
     },
     async close() {
       worker?.terminate();

@@ -1,7 +1,9 @@
 // The log worker thread: its own SQLite connection to the data directory's database, writing the
-// request-log batches the main thread sends, so inserts never run on the request path.
+// request-log batches the main thread sends (rows, traces and metrics rollups), so inserts never
+// run on the request path; and, once asked, the log's maintenance (log-maintenance.ts) between them.
 import { Database } from "bun:sqlite";
 import { decodeLogBatch } from "./log-batch-codec.ts";
+import { logMaintenance, type MaintenanceOptions } from "./log-maintenance.ts";
 import { requestsRepo } from "./repos/requests.ts";
 
 declare const self: Worker;
@@ -9,24 +11,41 @@ declare const self: Worker;
 export type LogWorkerRequest =
   | { type: "open"; file: string }
   /** `batch`: the rows, encoded once by the request thread (log-batch-codec.ts). */
-  | { type: "insert"; id: number; batch: string };
+  | { type: "insert"; id: number; batch: string }
+  /** Starts (or restarts with new options) rollup compaction and retention on a timer. */
+  | { type: "maintain"; options: Omit<MaintenanceOptions, "now" | "onError"> };
 
-/** `rejected`: ids of rows that violate a constraint, dropped so they cannot stall the log. */
-export type LogWorkerReply = { id: number; ok: true; rejected: string[] } | { id: number; ok: false; error: string };
+/** `rejected`: ids of rows that violate a constraint, dropped so they cannot stall the log.
+ * `maintenanceError`: a maintenance pass failed (it is retried at the next pass). */
+export type LogWorkerReply =
+  | { id: number; ok: true; rejected: string[] }
+  | { id: number; ok: false; error: string }
+  | { maintenanceError: string };
 
 let repo: ReturnType<typeof requestsRepo> | null = null;
+let db: Database | null = null;
+let maintenance: { stop(): void } | null = null;
 
 self.onmessage = (event: MessageEvent<LogWorkerRequest>) => {
   const msg = event.data;
   if (msg.type === "open") {
     // The main thread has created and migrated the database before starting this worker.
-    const db = new Database(msg.file, { strict: true });
+    db = new Database(msg.file, { strict: true });
     db.run("PRAGMA busy_timeout = 5000");
     db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");
     // Fewer, larger checkpoints: interior B-tree pages rewritten by many batches are copied once.
     db.run("PRAGMA wal_autocheckpoint = 4000");
     repo = requestsRepo(db);
+    return;
+  }
+  if (msg.type === "maintain") {
+    maintenance?.stop();
+    if (!db || !repo) return;
+    maintenance = logMaintenance(db, { requests: repo }).start({
+      ...msg.options,
+      onError: (err) => self.postMessage({ maintenanceError: err instanceof Error ? err.message : String(err) } satisfies LogWorkerReply),
+    });
     return;
   }
   let reply: LogWorkerReply;

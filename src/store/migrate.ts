@@ -4,6 +4,9 @@ import m001 from "./migrations/001_init.sql" with { type: "text" };
 import m002 from "./migrations/002_provider_keys.sql" with { type: "text" };
 import m003 from "./migrations/003_idempotency.sql" with { type: "text" };
 import m004 from "./migrations/004_cache.sql" with { type: "text" };
+import m005 from "./migrations/005_metrics.sql" with { type: "text" };
+import m006 from "./migrations/006_feedback.sql" with { type: "text" };
+import m007 from "./migrations/007_billing.sql" with { type: "text" };
 
 /** Append only: a migration, once released, never changes. */
 export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
@@ -11,6 +14,9 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
   { version: 2, sql: m002 },
   { version: 3, sql: m003 },
   { version: 4, sql: m004 },
+  { version: 5, sql: m005 },
+  { version: 6, sql: m006 },
+  { version: 7, sql: m007 },
 ];
 
 export function migrate(db: Database): number {

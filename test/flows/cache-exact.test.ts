@@ -41,7 +41,8 @@ async function traceCache(id: string, k = key): Promise<Record<string, unknown>>
 }
 const patchPolicy = (projectId: string, policy: Record<string, unknown>) =>
   fetch(`${gw.url}/admin/projects/${projectId}`, {
-    method: "PATCH", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ policy }),
+    // Business: zero retention is a Business feature (docs/billing.md "Plans").
+    method: "PATCH", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ plan: "business", policy }),
   });
 
 describe("an exact hit", () => {

@@ -224,7 +224,8 @@ describe("docs/idempotency.md: retention zero, expiry, restarts and the sweep", 
     const patched = await fetch(`${gw.url}/admin/projects/${project}`, {
       method: "PATCH",
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify({ policy: { retention: "zero" } }),
+      // Zero retention is a Business feature (docs/billing.md "Plans").
+      body: JSON.stringify({ plan: "business", policy: { retention: "zero" } }),
     });
     expect(patched.status).toBe(200);
     const apiKey = gw.key({ projectId: project });

@@ -26,7 +26,8 @@ async function detail(key: string, id: string): Promise<Detail> {
 async function projectKey(policy: Record<string, unknown>): Promise<string> {
   const project = gw.newProject(`p-${JSON.stringify(policy)}`);
   await fetch(`${gw.url}/admin/projects/${project}`, {
-    method: "PATCH", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ policy }),
+    // Business: zero retention is a Business feature (docs/billing.md "Plans").
+    method: "PATCH", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ plan: "business", policy }),
   });
   return gw.key({ projectId: project, scopes: ["chat", "requests"] });
 }

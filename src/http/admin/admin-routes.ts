@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import { timingSafeEqual } from "node:crypto";
 import { createProject, projectView, splitNullPolicyKeys, updateProject } from "../../admin/projects.ts";
 import { deleteProviderKey, putProviderKey } from "../../admin/provider-keys.ts";
+import { addCredits, listInvoices } from "../../admin/billing.ts";
 import { issueKey } from "../../auth/api-keys.ts";
 import { GwError, invalidRequest } from "../../errors/gw-error.ts";
 import { CreateKeyBody, CreateProjectBody, CreditsBody, ProviderKeyBody, UpdateProjectBody } from "../../schema/admin.ts";
@@ -19,7 +20,8 @@ const validateProviderKey = compileValidator(ProviderKeyBody);
 
 const readJson = async (request: Request) => parseJsonObject(await readBodyText(request));
 
-function checkAdmin(token: string, header: string | null): void {
+/** Throws 401 unless `header` carries the admin token (also used by the Prometheus route). */
+export function checkAdmin(token: string, header: string | null): void {
   const given = header?.startsWith("Bearer ") ? header.slice(7).trim() : "";
   const a = Buffer.from(given);
   const b = Buffer.from(token);
@@ -56,14 +58,14 @@ export const adminRoutes = (deps: Deps, token: string) =>
       assertCidrs((input.policy as { ip_allowlist?: unknown } | undefined)?.ip_allowlist, "policy.ip_allowlist");
       const project = createProject(deps.repos.projects, input);
       set.status = 201;
-      return projectView(project);
+      return projectView(project, 0);
     }, { parse: "none" })
-    .get("/projects/:id", ({ params }) => projectView(projectOr404(deps, params.id)))
+    .get("/projects/:id", ({ params }) => projectView(projectOr404(deps, params.id), deps.billing.balance(params.id)))
     .patch("/projects/:id", async ({ request, params }) => {
       const { body, nullKeys } = splitNullPolicyKeys(await readJson(request));
       const input = validateUpdate(body);
       assertCidrs((input.policy as { ip_allowlist?: unknown } | undefined)?.ip_allowlist, "policy.ip_allowlist");
-      return projectView(updateProject(deps.repos.projects, params.id, input, nullKeys));
+      return projectView(updateProject(deps.repos.projects, params.id, input, nullKeys), deps.billing.balance(params.id));
     }, { parse: "none" })
     .post("/projects/:id/keys", async ({ request, params, set }) => {
       const project = projectOr404(deps, params.id);
@@ -93,6 +95,11 @@ export const adminRoutes = (deps: Deps, token: string) =>
     .post("/projects/:id/credits", async ({ request, params }) => {
       projectOr404(deps, params.id);
       const { amount } = validateCredits(await readJson(request));
-      const project = deps.repos.projects.addCredits(params.id, amount);
-      return { object: "credits", balance: project?.balance ?? 0 };
-    }, { parse: "none" });
+      return addCredits(deps.billing, params.id, amount, "admin api");
+    }, { parse: "none" })
+    // Monthly invoices from the ledger (docs/billing.md); `?month=YYYY-MM` for one month.
+    .get("/projects/:id/invoices", ({ params, query }) => {
+      const project = projectOr404(deps, params.id);
+      deps.billing.writer.flush();
+      return listInvoices(deps.repos.ledger, project, typeof query.month === "string" ? query.month : undefined);
+    });

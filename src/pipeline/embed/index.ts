@@ -3,9 +3,12 @@
 //
 //   authenticate  (http layer)  reads Authorization           -> auth              (span "authentication")
 //   parse         body + trace headers, validated             -> embed job, requestedModel
+//   rate_limit    as chat's, tokens bounded by the texts' bytes -> x-ratelimit-* (429); only with rate_limits
 //   route         requested or default embedding model        -> ranked (one model), candidates
+//   reserve       the input's worst-case charge held (402s)   -> billing; only with credit, budgets or an
+//                 allowance to check (stages/reserve.ts)
 //   call          that model, one retry when transient        -> selected, attempts, usage, result
-//   meter         usage -> cost (saved 0: a model is its own baseline); skipped for test keys
+//   meter         usage -> cost (saved 0: a model is its own baseline), charge; skipped for test keys
 //   record        request-log row + trace, queued; no texts and no vectors in either
 //
 // No analyze (there is no task to detect) and no cache (its keys and policies are chat's).
@@ -22,13 +25,19 @@ import { embeddingsBody } from "./embeddings-body.ts";
 import { parseEmbeddings } from "./parse.ts";
 import { routeEmbeddings } from "./route.ts";
 import { guard } from "../stages/guard.ts";
+import { reserveApplies, reserveEmbeddings } from "../stages/reserve.ts";
+import { rateLimitApplies, rateLimitEmbeddings } from "../stages/rate-limit.ts";
 
 type Stage = (deps: Deps, state: EmbedState) => void | Promise<void>;
+/** As chat's runner: a stage with nothing to do for a request is skipped, span and all. */
+type Applies = (deps: Deps, state: EmbedState) => boolean;
 
-const STAGES: ReadonlyArray<readonly [string, Stage]> = [
+const STAGES: ReadonlyArray<readonly [string, Stage, Applies?]> = [
   ["parse", parseEmbeddings],
   ["guard", guard],
+  ["rate_limit", rateLimitEmbeddings, rateLimitApplies],
   ["routing", routeEmbeddings],
+  ["reserve", reserveEmbeddings, reserveApplies],
   ["call", callEmbeddings],
 ];
 
@@ -64,7 +73,7 @@ function fail(deps: Deps, state: EmbedState, err: unknown): EmbedOutcome {
 export async function runEmbeddings(deps: Deps, base: RequestState): Promise<EmbedOutcome> {
   const state = toEmbedState(base);
   try {
-    for (const [name, stage] of STAGES) await runStage(deps, state, name, stage);
+    for (const [name, stage, applies] of STAGES) if (!applies || applies(deps, state)) await runStage(deps, state, name, stage);
   } catch (err) {
     return fail(deps, state, err);
   }

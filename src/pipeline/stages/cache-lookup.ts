@@ -3,6 +3,7 @@
 // sets selected (the model that produced the answer), provider `cache`, completion and usage, and
 // the pipeline skips route and call. A failing store or index is a miss, never an error.
 // Writes state.cache (trace.cache).
+import type { SensitiveKind } from "../../analysis/sensitive.ts";
 import { decideCache } from "../../cache/policy.ts";
 import { cacheKeys } from "../../cache/key.ts";
 import type { CachedAnswer } from "../../cache/answer-store-types.ts";
@@ -24,8 +25,9 @@ export interface CacheState {
   semantic: { eligible: boolean; reason: string | null };
   exactKey?: string;
   partition?: string;
-  /** Set by cache-store when the answer was stored. */
-  stored?: { ttl_s: number; ttl_class: string; tags: string[] };
+  /** Set by cache-store: what was stored, or why a storable answer was not (retention redacted
+   * and sensitive content: docs/retention.md). */
+  stored?: { ttl_s: number; ttl_class: string; tags: string[] } | { skipped: "retention_redacted"; found: SensitiveKind };
 }
 
 const policyOf = (state: RequestState) => state.auth.project.policy as Record<string, unknown>;

@@ -1,9 +1,11 @@
 // Stage meter: model cost of the answer (before markup) and the saving against the baseline.
-// Writes usage, cost, saved. See docs/decisions.md for the baseline behind `saved`.
+// Writes usage, cost, saved, and settles the project's charge (cost plus markup; docs/billing.md).
+// See docs/decisions.md for the baseline behind `saved`.
 import { costOf, type TokenCounts } from "../../routing/cost.ts";
 import { BASELINE_MODEL_ID } from "../../routing/profiles.ts";
 import type { Deps } from "../../deps.ts";
 import type { RequestState } from "../state.ts";
+import { settleBilling } from "./reserve.ts";
 
 export function meter(deps: Deps, state: RequestState): void {
   const usage = state.usage ?? state.completion?.usage;
@@ -24,4 +26,6 @@ export function meter(deps: Deps, state: RequestState): void {
   // The workflow's reservation for this attempt becomes what it actually cost.
   const reservation = state.workflowBudget?.reservation;
   if (reservation) deps.workflowBudgets.settle(reservation, state.cost);
+  // The project's hold becomes the charge; a stream that ended early is charged what it produced.
+  settleBilling(deps, state);
 }

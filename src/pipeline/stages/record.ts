@@ -7,6 +7,7 @@ import { round3 } from "../../observability/trace.ts";
 import type { Deps } from "../../deps.ts";
 import { errorTrace } from "../error-trace.ts";
 import type { RequestState } from "../state.ts";
+import { billingTrace, releaseBilling } from "./reserve.ts";
 
 /** What the analyser found, for the trace: flags and counts only, never the entities themselves
  * (they are the prompt's own numbers, names and strings). */
@@ -59,6 +60,8 @@ function traceOf(state: RequestState, latencyMs: number, zero: boolean) {
     usage_estimated: state.usageEstimated || undefined,
     client_disconnected: state.clientDisconnected || undefined,
     byok: state.byok || undefined,
+    billing: billingTrace(state),
+    guard: state.guard,
     versions: COMPONENT_VERSIONS,
   };
 }
@@ -83,6 +86,7 @@ export function record(deps: Deps, state: RequestState): void {
     // A request that ends unmetered (failed, cancelled) gives its workflow reservation back.
     const reservation = state.workflowBudget?.reservation;
     if (reservation) deps.workflowBudgets.release(reservation);
+    releaseBilling(deps, state);
     const latencyMs = performance.now() - state.t0;
     const err = state.error ?? null;
     const zero = isZeroRetention(state);

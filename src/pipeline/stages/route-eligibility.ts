@@ -1,14 +1,18 @@
 // Which models may serve a request (docs/routing.md "Eligibility"): capabilities, context window,
-// enabled provider or the project's own key, project policy (providers, regions), max_cost and the
-// workflow budget's remainder. Each exclusion is a reason the trace shows.
+// enabled provider or the project's own key, project policy (providers, regions), max_cost, the
+// workflow budget's remainder and, under budget_action downgrade, the project budget's remainder.
+// Each exclusion is a reason the trace shows.
 import { expectedOutputTokens } from "../../analysis/analyzer.ts";
 import { countMessageTokens } from "../../analysis/tokens.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { maxCostOf } from "../../routing/cost.ts";
 import type { Deps } from "../../deps.ts";
 import type { RequestState } from "../state.ts";
+import { formatUsd } from "../../billing/money.ts";
+import { worstCharge } from "./reserve.ts";
 
 export const OVER_WORKFLOW_BUDGET = "could cost more than the workflow budget allows";
+export const OVER_PROJECT_BUDGET = "could cost more than the project's budget allows";
 
 export interface Needs {
   tools: boolean;
@@ -74,6 +78,11 @@ export function exclusion(deps: Deps, state: RequestState, m: CatalogModel, need
   const wf = state.workflowBudget;
   if (wf && !fits(needs, (t) => maxCostOf(m, t, needs.outputBound) <= wf.remaining)) {
     return `${OVER_WORKFLOW_BUDGET} (remaining $${wf.remaining})`;
+  }
+  // Downgrade: the worst-case charge (with markup), the figure the reserve stage will hold.
+  const room = state.budgetRoom;
+  if (room && !fits(needs, (t) => worstCharge(deps, state, m, t) <= room.remaining)) {
+    return `${OVER_PROJECT_BUDGET} (${room.period}, remaining ${formatUsd(room.remaining)})`;
   }
   const cap = needs.maxCost;
   if (cap !== undefined && !fits(needs, (t) => maxCostOf(m, t, needs.outputBound) <= cap)) {

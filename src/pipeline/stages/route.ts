@@ -11,7 +11,8 @@ import { taskKindOf } from "../../routing/routing-input.ts";
 import { diversify, scoreModels, type RoutingMode } from "../../routing/score.ts";
 import type { Deps } from "../../deps.ts";
 import type { Candidate, RequestState } from "../state.ts";
-import { exclusion, needsOf, OVER_WORKFLOW_BUDGET, type Needs } from "./route-eligibility.ts";
+import { exclusion, needsOf, OVER_PROJECT_BUDGET, OVER_WORKFLOW_BUDGET, type Needs } from "./route-eligibility.ts";
+import { downgradeRoom } from "./reserve.ts";
 
 
 /** Scores every chat model of the catalog that can serve the request (routing/score.ts); the
@@ -37,7 +38,7 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
     eligible, input,
     (m) => deps.health.expectedLatencyMs(m.provider, m.id),
     (m) => (state.auth.test ? 1 : deps.health.score(m.provider, m.id)),
-    (m, t) => deps.feedback.quality(m, t),
+    (m, t) => deps.feedback.quality(m, t, state.auth.test),
   );
   state.profile = profile;
   state.workload = workload;
@@ -56,7 +57,8 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
     `required quality ${decision.requiredQuality} for ${decision.qualityTask} (${input.mode ?? profile}, ${complexity} complexity)`,
     `weights from the ${workload} workload: quality ${decision.weights.quality}, cost ${decision.weights.cost}, latency ${decision.weights.latency}`,
     ...exclusionSummary(excluded),
-    ...(state.session?.sticky ? [`session ${state.session.id} kept on ${state.session.pinned}`] : []),
+    // The session id itself stays in trace.session (which zero retention leaves out), not here.
+    ...(state.session?.sticky ? [`session kept on ${state.session.pinned}`] : []),
   ];
   const top = decision.ranked.find((r) => r.model === state.ranked[0]);
   if (!top) return;
@@ -131,6 +133,7 @@ export function route(deps: Deps, state: RequestState): void {
   const model = req.model;
   const needs = needsOf(state);
   state.outputBound = needs.outputBound;
+  state.budgetRoom = downgradeRoom(deps, state);
   const budget = (req.gw as { workflow_budget?: unknown } | undefined)?.workflow_budget;
   if (typeof budget === "number") {
     const remaining = state.workflowId ? deps.workflowBudgets.remaining(state.auth.project.id, state.workflowId, budget) : budget;
@@ -146,13 +149,16 @@ export function route(deps: Deps, state: RequestState): void {
     const why = exclusion(deps, state, m, needs);
     state.candidates.push({ model: m.id, provider: m.provider, rank: why ? null : 0, ...(why ? { excluded: why } : {}) });
     if (!why) state.ranked.push(m);
-    if (why?.startsWith(OVER_WORKFLOW_BUDGET)) throw new GwError("budget_exceeded", `The model '${m.id}' ${why}.`, { param: "model" });
+    if (why?.startsWith(OVER_WORKFLOW_BUDGET) || why?.startsWith(OVER_PROJECT_BUDGET)) throw new GwError("budget_exceeded", `The model '${m.id}' ${why}.`, { param: "model" });
     if (why) throw new GwError("no_model_available", `The model '${m.id}' cannot serve this request: ${why}.`, { param: "model" });
     state.reason = "model requested explicitly";
     state.moreCandidates = () => explicitFallbacks(deps, state, m, needs);
   }
   if (state.ranked.length === 0 && state.candidates.some((c) => c.excluded?.startsWith(OVER_WORKFLOW_BUDGET))) {
     throw new GwError("budget_exceeded", `The workflow's remaining budget ($${state.workflowBudget?.remaining}) cannot cover any model for this request.`);
+  }
+  if (state.ranked.length === 0 && state.candidates.some((c) => c.excluded?.startsWith(OVER_PROJECT_BUDGET))) {
+    throw new GwError("budget_exceeded", `The project's ${state.budgetRoom?.period} budget cannot cover any model for this request (budget_action downgrade); the trace lists every model and why.`);
   }
   if (state.ranked.length === 0) {
     const why = exclusionSummary(state.candidates).slice(0, 3).join("; ");

@@ -1,9 +1,10 @@
-// Request log (gateway-api.md 2.1, 4.9, 4.10); a row and its trace are written in one transaction.
-// Every read is scoped by project.
+// Request log (gateway-api.md 2.1, 4.9, 4.10); a row, its trace and its metrics rollups are written
+// in one transaction. Every read is scoped by project.
 import type { Database } from "bun:sqlite";
 import { parseStored, type JsonObject } from "../../lib/json.ts";
 import { COLUMNS, decodeLogBatch, type PreparedRow, type SqlValue } from "../log-batch-codec.ts";
 import { tracesRepo, type TracesRepo } from "./traces.ts";
+import { metricsRepo, type MetricsRepo } from "./metrics.ts";
 
 export interface RequestRecord {
   id: string;
@@ -76,7 +77,11 @@ const ROWS_PER_STATEMENT = 16;
 const isConstraintError = (err: unknown): boolean =>
   typeof (err as { code?: unknown })?.code === "string" && (err as { code: string }).code.startsWith("SQLITE_CONSTRAINT");
 
-export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db)) {
+/** A group insert that wrote some rows of the group but not others (a retried batch's rows next
+ * to new ones): which ones is unknown, so the batch is redone row by row for exact rollups. */
+class PartialGroup extends Error {}
+
+export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db), rollups: MetricsRepo = metricsRepo(db)) {
   // Only a duplicate id (a retried batch) is skipped; any other constraint failure is an error,
   // never a silently dropped row (OR IGNORE would also swallow NOT NULL violations).
   const rowTuple = `(${COLUMNS.map(() => "?").join(", ")})`;
@@ -85,20 +90,25 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db)) 
   const insertRow = insertRows(1);
   const insertGroup = insertRows(ROWS_PER_STATEMENT);
   const byId = db.query<RequestRow, [string, string]>("SELECT * FROM requests WHERE id = ? AND project_id = ?");
-  const insertOne = (r: PreparedRow) => {
-    insertRow.run(...r.values);
-    if (r.trace !== null) traces.insert(r.id, r.projectId, r.trace);
-  };
+  // A skipped duplicate was counted when it was first written: only rows inserted now are rolled up.
   const insertAll = db.transaction((rows: PreparedRow[]) => {
+    const rollup = rollups.batch();
     let i = 0;
     for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT) {
       const group = rows.slice(i, i + ROWS_PER_STATEMENT);
-      insertGroup.run(...group.flatMap((r) => r.values));
+      const { changes } = insertGroup.run(...group.flatMap((r) => r.values));
+      if (changes === group.length) for (const r of group) rollup.add(r.values);
+      else if (changes !== 0) throw new PartialGroup();
       traces.insertMany(group);
     }
-    for (; i < rows.length; i++) insertOne(rows[i]!);
+    for (; i < rows.length; i++) {
+      const r = rows[i]!;
+      if (insertRow.run(...r.values).changes === 1) rollup.add(r.values);
+      if (r.trace !== null) traces.insert(r.id, r.projectId, r.trace);
+    }
+    rollup.write();
   });
-  const insertSingle = db.transaction(insertOne);
+  const insertSingle = db.transaction((r: PreparedRow) => insertAll([r]));
 
   /** Writes a batch; returns the ids of rows that violate a constraint and can never be written.
    * Any other failure (busy, disk) throws, so the whole batch is retried. */
@@ -107,7 +117,7 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db)) 
       insertAll(rows);
       return [];
     } catch (err) {
-      if (!isConstraintError(err)) throw err;
+      if (!isConstraintError(err) && !(err instanceof PartialGroup)) throw err;
     }
     const rejected: string[] = [];
     for (const r of rows) {
@@ -120,6 +130,28 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db)) 
     }
     return rejected;
   }
+
+  // Retention deletes by the primary key and the traces' key, both (project, request id); ids sort
+  // by time, so "older than" is an id range and needs no index of its own.
+  const nthOlderRow = db.query<{ id: string }, [string, string, number]>(
+    "SELECT id FROM requests WHERE project_id = ? AND id < ? ORDER BY id LIMIT 1 OFFSET ?",
+  );
+  const deleteRowsUpTo = db.query<unknown, [string, string]>("DELETE FROM requests WHERE project_id = ? AND id <= ?");
+  const deleteRowsBefore = db.query<unknown, [string, string]>("DELETE FROM requests WHERE project_id = ? AND id < ?");
+  const nthOlderTrace = db.query<{ id: string }, [string, string, number]>(
+    "SELECT request_id AS id FROM traces WHERE project_id = ? AND request_id < ? ORDER BY request_id LIMIT 1 OFFSET ?",
+  );
+  const deleteTracesUpTo = db.query<unknown, [string, string]>("DELETE FROM traces WHERE project_id = ? AND request_id <= ?");
+  const deleteTracesBefore = db.query<unknown, [string, string]>("DELETE FROM traces WHERE project_id = ? AND request_id < ?");
+  /** Deletes at most `limit` of the oldest rows (and of traces) below `beforeId`, in one transaction. */
+  const prune = db.transaction((projectId: string, beforeId: string, limit: number) => {
+    const lastRow = nthOlderRow.get(projectId, beforeId, limit - 1);
+    const rows = lastRow ? deleteRowsUpTo.run(projectId, lastRow.id) : deleteRowsBefore.run(projectId, beforeId);
+    const lastTrace = nthOlderTrace.get(projectId, beforeId, limit - 1);
+    const gone = lastTrace ? deleteTracesUpTo.run(projectId, lastTrace.id) : deleteTracesBefore.run(projectId, beforeId);
+    return { rows: rows.changes, traces: gone.changes };
+  });
+
   // Filtered list statements are prepared on first use per filter combination, then reused.
   const listStatements = new Map<string, ReturnType<typeof db.query<RequestRow, Record<string, string | number>>>>();
 
@@ -165,6 +197,11 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db)) 
       if (rejected.length > 0) throw new Error(`request log rows rejected by constraints: ${rejected.join(", ")}`);
     },
     insertPrepared,
+    /** Retention (docs/observability.md "Metrics and log growth"): one small batch of a project's
+     * rows and traces older than `beforeId` (lib/ids.ts requestIdAt); rollups are not touched. */
+    prune(projectId: string, beforeId: string, limit: number): { rows: number; traces: number } {
+      return prune.immediate(projectId, beforeId, limit);
+    },
     list,
     get(projectId: string, id: string): RequestRecord | null {
       const row = byId.get(id, projectId);

@@ -1,0 +1,156 @@
+// One project's money in memory (docs/billing.md "Reservations"): balance, open holds, what the
+// current UTC day and month have spent, and the month's answered requests. gw is one process per
+// data directory, so an admission decided and held here in one synchronous call is atomic: no
+// other request can run between the check and the hold.
+import { dayKey, monthKey } from "./periods.ts";
+import { formatUsd } from "./money.ts";
+import type { AccountTotals } from "../store/repos/ledger.ts";
+
+export type BudgetAction = "block" | "downgrade" | "warn";
+export type Period = "daily" | "monthly";
+
+/** A project's billing terms as the request path reads them (terms.ts), amounts in nano-USD. */
+export interface Terms {
+  /** `prepaid`: the balance; `limit`: postpaid with a credit limit; null: nothing to cover. */
+  credit: "prepaid" | "limit" | null;
+  creditLimit: number;
+  budgets: Partial<Record<Period, number>>;
+  action: BudgetAction;
+  /** The plan's monthly allowance (Free), or null. */
+  monthlyRequests: number | null;
+}
+
+export interface Hold {
+  projectId: string;
+  requestId: string;
+  amount: number;
+  open: boolean;
+  /** Holds a place in the plan's monthly allowance until charged or released. */
+  slot: boolean;
+}
+
+/** A budget this request's reservation would take past its limit. */
+export interface Overrun {
+  period: Period;
+  key: string;
+  budget: number;
+  spent: number;
+  reserved: number;
+}
+
+export type Admission =
+  | { ok: true; overruns: Overrun[] }
+  | { ok: false; code: "plan_limit" | "budget_exceeded" | "insufficient_credits"; message: string; overruns: Overrun[] };
+
+
+export class Account {
+  balance: number;
+  reserved = 0;
+  creditSeq: number;
+  day: { key: string; spent: number };
+  month: { key: string; spent: number; requests: number };
+  /** Holds that become one more answered request when charged (the plan allowance counts them). */
+  inflight = 0;
+  /** Budget events already recorded, "<period>:<key>:<action>". */
+  readonly fired = new Set<string>();
+
+  constructor(t: AccountTotals, now: number) {
+    this.balance = t.balance;
+    this.creditSeq = t.creditSeq;
+    this.day = { key: dayKey(now), spent: t.daySpent };
+    this.month = { key: monthKey(now), spent: t.monthSpent, requests: t.monthRequests };
+  }
+
+  /** A new UTC day or month starts from nothing spent. */
+  roll(now: number): void {
+    const d = dayKey(now);
+    if (d !== this.day.key) this.day = { key: d, spent: 0 };
+    const m = monthKey(now);
+    if (m !== this.month.key) this.month = { key: m, spent: 0, requests: 0 };
+  }
+
+  spentIn(period: Period): { key: string; spent: number } {
+    return period === "daily" ? this.day : this.month;
+  }
+
+  /** The tightest budget left for new reservations (downgrade routing), or null without budgets. */
+  budgetRoom(terms: Terms, now: number): { period: Period; remaining: number } | null {
+    this.roll(now);
+    let room: { period: Period; remaining: number } | null = null;
+    for (const period of ["daily", "monthly"] as const) {
+      const budget = terms.budgets[period];
+      if (budget === undefined) continue;
+      const remaining = Math.max(0, budget - this.spentIn(period).spent - this.reserved);
+      if (!room || remaining < room.remaining) room = { period, remaining };
+    }
+    return room;
+  }
+
+  /** Whether a reservation of `amount` may be held now: the plan's allowance, then the budgets,
+   * then the credit. Checks only; hold() takes it, in the same synchronous call. */
+  admit(terms: Terms, amount: number, now: number): Admission {
+    this.roll(now);
+    const limit = terms.monthlyRequests;
+    const overruns = this.overruns(terms, amount);
+    if (limit !== null && this.month.requests + this.inflight >= limit) {
+      return { ok: false, code: "plan_limit", overruns, message: `The Free plan's ${limit.toLocaleString("en-US")} requests for ${this.month.key} (UTC) are used up; upgrade the plan or wait for the next month.` };
+    }
+    const over = overruns[0];
+    if (over && terms.action !== "warn") {
+      return {
+        ok: false, code: "budget_exceeded", overruns,
+        message: `The project's ${over.period} budget (${formatUsd(over.budget)}) cannot cover this request: ${formatUsd(over.spent)} spent and ${formatUsd(over.reserved)} reserved by requests in flight, and this one could cost up to ${formatUsd(amount)}.`,
+      };
+    }
+    const room = this.creditRoom(terms);
+    if (room !== null && amount > room) {
+      const what = terms.credit === "prepaid" ? `The prepaid balance (${formatUsd(this.balance)})` : `The credit limit (${formatUsd(terms.creditLimit)}, balance ${formatUsd(this.balance)})`;
+      return { ok: false, code: "insufficient_credits", overruns, message: `${what} cannot cover this request's reservation of ${formatUsd(amount)} (${formatUsd(this.reserved)} reserved by requests in flight). Add credits.` };
+    }
+    return { ok: true, overruns };
+  }
+
+  hold(projectId: string, requestId: string, amount: number, slot: boolean): Hold {
+    this.reserved += amount;
+    if (slot) this.inflight++;
+    return { projectId, requestId, amount, open: true, slot };
+  }
+
+  /** The answer's charge replaces its hold; `counted` when a model answered (not the cache). */
+  settle(hold: Hold | undefined, charge: number, counted: boolean, now: number): void {
+    if (hold?.open) this.unhold(hold);
+    this.roll(now);
+    this.balance -= charge;
+    this.day.spent += charge;
+    this.month.spent += charge;
+    if (counted) this.month.requests++;
+  }
+
+  release(hold: Hold): void {
+    if (hold.open) this.unhold(hold);
+  }
+
+  private unhold(hold: Hold): void {
+    hold.open = false;
+    this.reserved = Math.max(0, this.reserved - hold.amount);
+    if (hold.slot) this.inflight = Math.max(0, this.inflight - 1);
+  }
+
+  /** What may still be reserved against the credit, or null when nothing limits it. */
+  private creditRoom(terms: Terms): number | null {
+    if (terms.credit === null) return null;
+    const base = terms.credit === "prepaid" ? this.balance : this.balance + terms.creditLimit;
+    return base - this.reserved;
+  }
+
+  private overruns(terms: Terms, amount: number): Overrun[] {
+    const out: Overrun[] = [];
+    for (const period of ["daily", "monthly"] as const) {
+      const budget = terms.budgets[period];
+      if (budget === undefined) continue;
+      const { key, spent } = this.spentIn(period);
+      if (spent + this.reserved + amount > budget) out.push({ period, key, budget, spent, reserved: this.reserved });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,143 @@
+// The billing service (docs/billing.md): in-memory accounts in front of the append-only ledger.
+// reserve -> (call) -> settle | release, each a synchronous step on one account; ledger rows for
+// them are queued (ledger-writer.ts). Credits are written at once. Built once per process.
+import type { LedgerRepo } from "../store/repos/ledger.ts";
+import { Account, type Admission, type Hold, type Terms } from "./account.ts";
+import { LedgerWriter } from "./ledger-writer.ts";
+import { toNano } from "./money.ts";
+import { dayStart, monthStart } from "./periods.ts";
+
+/** What an answered request leaves in the ledger (meter). */
+export interface Settlement {
+  requestId: string;
+  model: string | null;
+  charge: number;
+  cost: number;
+  inputTokens: number;
+  outputTokens: number;
+  byok: boolean;
+  /** An answer from gw's cache: a `cache` row with its saving, never counted or charged. */
+  cacheSaved?: number;
+}
+
+export type Reservation = { ok: true; hold: Hold; admission: Admission } | { ok: false; admission: Admission & { ok: false } };
+
+/** How often credits written by another process (the CLI) are picked up. */
+const CREDIT_POLL_MS = 2_000;
+
+export class Billing {
+  private readonly accounts = new Map<string, Account>();
+  readonly writer: LedgerWriter;
+  private creditCursor: number;
+  private poller: ReturnType<typeof setInterval> | null = null;
+
+  constructor(private readonly repo: LedgerRepo, private readonly onError: (err: unknown, context: string) => void) {
+    this.writer = new LedgerWriter(repo, (err, rows) => onError(err, `ledger write of ${rows} entries failed; will retry`));
+    this.creditCursor = repo.lastCreditSeq();
+  }
+
+  /** Start of a process: holds a dead process left open are released (their requests are gone). */
+  recover(now = Date.now()): number {
+    return this.repo.releaseOpenHolds(now);
+  }
+
+  startCreditPoll(): void {
+    this.poller ??= setInterval(() => this.pollCredits(), CREDIT_POLL_MS);
+    this.poller.unref?.();
+  }
+
+  /** The account, read from the ledger on first use (after writing what is queued, so the sums
+   * include every entry of this process). */
+  account(projectId: string, now = Date.now()): Account {
+    let a = this.accounts.get(projectId);
+    if (a) return a;
+    this.writer.flush();
+    a = new Account(this.repo.totals(projectId, dayStart(now), monthStart(now)), now);
+    this.accounts.set(projectId, a);
+    return a;
+  }
+
+  /** Admission and hold in one synchronous call: atomic within the process. */
+  reserve(projectId: string, requestId: string, terms: Terms, amount: number, now = Date.now()): Reservation {
+    const account = this.account(projectId, now);
+    const admission = account.admit(terms, amount, now);
+    if (!admission.ok) return { ok: false, admission };
+    const hold = account.hold(projectId, requestId, amount, terms.monthlyRequests !== null);
+    this.writer.append({ projectId, kind: "hold", amount, requestId, createdAt: now });
+    return { ok: true, hold, admission };
+  }
+
+  /** The answer's charge: closes its hold, if any, and updates a loaded account. A project with
+   * nothing to check has no account in memory; its row alone records the charge. */
+  settle(projectId: string, hold: Hold | undefined, s: Settlement, now = Date.now()): void {
+    const cache = s.cacheSaved !== undefined;
+    const account = hold ? this.account(projectId, now) : this.accounts.get(projectId);
+    account?.settle(hold, s.charge, !cache, now);
+    this.writer.append({
+      projectId, kind: cache ? "cache" : "charge", amount: s.charge, requestId: s.requestId, model: s.model,
+      inputTokens: s.inputTokens, outputTokens: s.outputTokens, cost: s.cost, saved: s.cacheSaved ?? 0, byok: s.byok,
+      closesHold: hold !== undefined, createdAt: now,
+    });
+  }
+
+  /** A request that ends without an answer gives its whole hold back. */
+  release(hold: Hold, now = Date.now()): void {
+    if (!hold.open) return;
+    this.accounts.get(hold.projectId)?.release(hold);
+    hold.open = false;
+    this.writer.append({ projectId: hold.projectId, kind: "release", amount: hold.amount, requestId: hold.requestId, closesHold: true, createdAt: now });
+  }
+
+  /** Adds credit (a payment on postpaid), written before it is acknowledged; returns the balance. */
+  credit(projectId: string, usd: number, note: string | null, now = Date.now()): number {
+    const amount = toNano(usd);
+    this.repo.append({ projectId, kind: "credit", amount, note, createdAt: now });
+    this.pollCredits();
+    return this.balance(projectId);
+  }
+
+  /** Balance in nano-USD: the loaded account's, else summed from the ledger. */
+  balance(projectId: string): number {
+    const a = this.accounts.get(projectId);
+    if (a) return a.balance;
+    this.writer.flush();
+    return this.repo.balanceOf(projectId);
+  }
+
+  budgetEvent(projectId: string, requestId: string, o: { period: string; key: string; budget: number; spent: number; reserved: number }, action: string, now = Date.now()): void {
+    const account = this.accounts.get(projectId);
+    const id = `${o.period}:${o.key}:${action}`;
+    if (!account || account.fired.has(id)) return;
+    account.fired.add(id);
+    try {
+      this.repo.budgetEvent({ projectId, period: o.period, periodKey: o.key, action, budget: o.budget, spent: o.spent, reserved: o.reserved, requestId, createdAt: now });
+    } catch (err) {
+      this.onError(err, "could not record a budget event");
+    }
+  }
+
+  /** Applies credit rows this process has not counted yet (its own, and other processes'). */
+  pollCredits(): void {
+    try {
+      for (const row of this.repo.creditsAfter(this.creditCursor)) {
+        this.creditCursor = row.seq;
+        const a = this.accounts.get(row.project_id);
+        if (a && row.seq > a.creditSeq) (a.balance += row.amount), (a.creditSeq = row.seq);
+      }
+    } catch (err) {
+      // A closed database (shutdown) ends the polling; anything else is logged and retried.
+      if (String(err).includes("closed")) this.stop();
+      else this.onError(err, "could not read new credits");
+    }
+  }
+
+  drain(): Promise<void> {
+    return this.writer.drain();
+  }
+
+  stop(): void {
+    if (this.poller) clearInterval(this.poller);
+    this.poller = null;
+    this.writer.flush();
+  }
+}

@@ -1,0 +1,203 @@
+// Rate limits (issue 9 item 5, docs/rate-limits.md): requests and tokens per minute, checked with
+// GCRA in memory. One gw process owns a data directory, so one in-process table is the whole truth;
+// each check is O(1), no timer runs per key, and idle entries are swept so memory stays bounded.
+import type { RequestRecord } from "../store/repos/requests.ts";
+import { limitHeaders, type Snapshot } from "./rate-limit-headers.ts";
+
+const WINDOW_MS = 60_000;
+/** Float slack when comparing theoretical arrival times: 7 rpm does not divide a minute evenly. */
+const EPSILON_MS = 1e-6;
+
+export interface Limits {
+  rpm?: number;
+  tpm?: number;
+}
+
+/** One counted subject (a project in one mode, or a key) and the limits that apply to it. */
+export interface Level {
+  id: string;
+  /** Who it is in the refusal message: "project" or "key". */
+  name: string;
+  limits: Limits;
+}
+
+/** GCRA keeps one theoretical arrival time per dimension: the moment the allowance is full again. */
+interface Cell {
+  reqTat: number;
+  tokTat: number;
+  /** Admitted requests not settled yet; a cell that carries one is never swept. */
+  inFlight: number;
+}
+
+/** What settle needs: the token charge made at admission, and on which cells at which rate. */
+interface Ticket {
+  at: number;
+  estimate: number;
+  cells: Array<{ cell: Cell; msPerToken: number }>;
+}
+
+export type Decision =
+  | { ok: true; headers: Record<string, string> }
+  | { ok: false; headers: Record<string, string>; level: Level; dimension: "rpm" | "tpm"; retryAfterMs: number | null; estimate: number };
+
+/** The admission estimate: a cheap bound first, and the exact count only when the bound is refused. */
+export interface TokenEstimate {
+  bound: number;
+  exact?: () => number;
+}
+
+export interface RateLimiterOptions {
+  now?: () => number;
+  /** Entries (cells plus unsettled tickets) kept before idle ones are swept, at the least. */
+  sweepFloor?: number;
+  /** Hard cap on cells: past it the oldest go even if not idle (a leniency, never a refusal). */
+  maxCells?: number;
+  /** An admission never settled (its request was never recorded) is dropped after this. */
+  ticketTtlMs?: number;
+}
+
+export class RateLimiter {
+  private readonly cells = new Map<string, Cell>();
+  private readonly tickets = new Map<string, Ticket>();
+  private readonly now: () => number;
+  private readonly sweepFloor: number;
+  private readonly maxCells: number;
+  private readonly ticketTtlMs: number;
+  private nextSweep: number;
+
+  constructor(options: RateLimiterOptions = {}) {
+    this.now = options.now ?? (() => performance.now());
+    this.sweepFloor = options.sweepFloor ?? 4096;
+    this.maxCells = options.maxCells ?? 200_000;
+    this.ticketTtlMs = options.ticketTtlMs ?? 30 * 60_000;
+    this.nextSweep = this.sweepFloor;
+  }
+
+  get size(): { cells: number; tickets: number } {
+    return { cells: this.cells.size, tickets: this.tickets.size };
+  }
+
+  /** Admits one request of `estimate` tokens against every level, or none: a refusal by one level
+   * charges no other, so one key hitting its own limit never uses up the project's allowance. */
+  admit(requestId: string, levels: readonly Level[], estimate: TokenEstimate): Decision {
+    const now = this.now();
+    if (this.cells.size + this.tickets.size >= this.nextSweep) this.sweep(now);
+    const cells = levels.map((l) => this.cellOf(l.id, now));
+    let tokens = estimate.bound;
+    let refusal = this.firstRefusal(levels, cells, tokens, now);
+    // The byte bound can be several times the real count: count exactly before refusing on tokens.
+    if (refusal?.dimension === "tpm" && estimate.exact) {
+      tokens = Math.min(tokens, estimate.exact());
+      refusal = this.firstRefusal(levels, cells, tokens, now);
+    }
+    if (refusal) return { ok: false, headers: this.headers(levels, cells, now), ...refusal, estimate: tokens };
+    const ticket: Ticket = { at: now, estimate: tokens, cells: [] };
+    for (let i = 0; i < levels.length; i++) {
+      const { rpm, tpm } = levels[i]!.limits;
+      const cell = cells[i]!;
+      if (rpm) cell.reqTat = Math.max(cell.reqTat, now) + WINDOW_MS / rpm;
+      if (tpm) {
+        cell.tokTat = Math.max(cell.tokTat, now) + tokens * (WINDOW_MS / tpm);
+        ticket.cells.push({ cell, msPerToken: WINDOW_MS / tpm });
+        cell.inFlight++;
+      }
+    }
+    if (ticket.cells.length > 0) this.tickets.set(requestId, ticket);
+    return { ok: true, headers: this.headers(levels, cells, now) };
+  }
+
+  /** Replaces the admission estimate with the tokens actually used: a smaller answer gives the
+   * difference back, a larger one is charged (the next requests wait for it). Idempotent. */
+  settle(requestId: string, actualTokens: number): void {
+    const ticket = this.tickets.get(requestId);
+    if (!ticket) return;
+    this.tickets.delete(requestId);
+    const delta = actualTokens - ticket.estimate;
+    for (const { cell, msPerToken } of ticket.cells) {
+      cell.tokTat += delta * msPerToken;
+      cell.inFlight--;
+    }
+  }
+
+  /** Settles every recorded request (deps.requestListeners): record runs once for each request,
+   * failed, cancelled and streamed ones included, so no admission is left uncorrected. */
+  readonly listener = (row: RequestRecord): void => {
+    this.settle(row.id, usedTokens(row.cache !== null, row.inputTokens, row.outputTokens));
+  };
+
+  private cellOf(id: string, now: number): Cell {
+    let cell = this.cells.get(id);
+    if (!cell) this.cells.set(id, (cell = { reqTat: now, tokTat: now, inFlight: 0 }));
+    return cell;
+  }
+
+  private firstRefusal(levels: readonly Level[], cells: Cell[], tokens: number, now: number) {
+    for (let i = 0; i < levels.length; i++) {
+      const level = levels[i]!;
+      const { rpm, tpm } = level.limits;
+      const cell = cells[i]!;
+      if (rpm) {
+        const wait = waitMs(cell.reqTat, 1, WINDOW_MS / rpm, now);
+        if (wait > 0) return { level, dimension: "rpm" as const, retryAfterMs: wait };
+      }
+      if (tpm) {
+        // More tokens than a whole minute's allowance can never be admitted: waiting will not help.
+        if (tokens > tpm) return { level, dimension: "tpm" as const, retryAfterMs: null };
+        const wait = waitMs(cell.tokTat, tokens, WINDOW_MS / tpm, now);
+        if (wait > 0) return { level, dimension: "tpm" as const, retryAfterMs: wait };
+      }
+    }
+    return null;
+  }
+
+  /** The headers show the level that binds hardest: the fewest remaining of each dimension. */
+  private headers(levels: readonly Level[], cells: Cell[], now: number): Record<string, string> {
+    let requests: Snapshot | null = null;
+    let tokens: Snapshot | null = null;
+    for (let i = 0; i < levels.length; i++) {
+      const { rpm, tpm } = levels[i]!.limits;
+      const cell = cells[i]!;
+      if (rpm) requests = tighter(requests, snapshot(rpm, cell.reqTat, now));
+      if (tpm) tokens = tighter(tokens, snapshot(tpm, cell.tokTat, now));
+    }
+    return limitHeaders(requests, tokens);
+  }
+
+  /** Amortised O(1): a full pass only after the table has doubled since the last one. A cell whose
+   * arrival times have passed is full, the same as absent, so dropping it changes no decision. */
+  private sweep(now: number): void {
+    for (const [id, ticket] of this.tickets) {
+      if (now - ticket.at < this.ticketTtlMs) continue;
+      this.settle(id, ticket.estimate);
+    }
+    for (const [id, cell] of this.cells) {
+      if (cell.inFlight === 0 && cell.reqTat <= now && cell.tokTat <= now) this.cells.delete(id);
+    }
+    // Past the cap, the oldest cells go even if not full: a client forgotten starts full again.
+    // Cells with requests in flight stay, so their settlement still lands.
+    for (const [id, cell] of this.cells) {
+      if (this.cells.size <= this.maxCells) break;
+      if (cell.inFlight === 0) this.cells.delete(id);
+    }
+    this.nextSweep = Math.max(this.sweepFloor, 2 * (this.cells.size + this.tickets.size));
+  }
+}
+
+/** Tokens a request took from models: none for a cache hit, which called none. */
+export const usedTokens = (cacheHit: boolean, input: number, output: number): number => (cacheHit ? 0 : input + output);
+
+/** How long until `cost` more units fit in the minute's allowance; 0 when they fit now. */
+function waitMs(tat: number, cost: number, interval: number, now: number): number {
+  const after = Math.max(tat, now) + cost * interval;
+  const over = after - now - WINDOW_MS;
+  return over > EPSILON_MS ? over : 0;
+}
+
+function snapshot(limit: number, tat: number, now: number): Snapshot {
+  const used = Math.max(0, tat - now);
+  const remaining = Math.max(0, Math.floor(limit - (used * limit) / WINDOW_MS + 1e-9));
+  return { limit, remaining, resetMs: used };
+}
+
+const tighter = (a: Snapshot | null, b: Snapshot): Snapshot =>
+  a === null || b.remaining < a.remaining || (b.remaining === a.remaining && b.resetMs > a.resetMs) ? b : a;

@@ -1,0 +1,73 @@
+// The PII and secrets policy over a request's texts (issue 9 item 6; contracts.md 3 `pii`
+// [allow], `secrets` [redact]; docs/guard.md): scans what the policy asks for, replaces findings
+// of a `redact` category with placeholders, and reports a `block` category's findings so the
+// stage can refuse the request. The report holds counts and actions, never a value.
+import { GwError } from "../errors/gw-error.ts";
+import { detect } from "./detect.ts";
+import { CATEGORY, KINDS, NOUN, type Category, type Kind } from "./kinds.ts";
+import { Redactor } from "./redact.ts";
+import type { TextMap } from "./request-texts.ts";
+
+export type GuardAction = "allow" | "redact" | "block";
+
+export interface GuardPolicy {
+  pii: GuardAction;
+  secrets: GuardAction;
+}
+
+/** trace.guard: the policy applied, what was found (occurrences per kind) and what was done. */
+export interface GuardReport {
+  pii: GuardAction;
+  secrets: GuardAction;
+  found: Partial<Record<Kind, number>>;
+  action: "redacted" | "blocked";
+}
+
+const actionOf = (v: unknown, fallback: GuardAction): GuardAction => (v === "allow" || v === "redact" || v === "block" ? v : fallback);
+
+/** The project's settings; unset (or null after a PATCH) means the default of contracts.md 3. */
+export function guardPolicyOf(policy: { pii?: unknown; secrets?: unknown }): GuardPolicy {
+  return { pii: actionOf(policy.pii, "allow"), secrets: actionOf(policy.secrets, "redact") };
+}
+
+export const guardsNothing = (p: GuardPolicy): boolean => p.pii === "allow" && p.secrets === "allow";
+
+/**
+ * Runs `visit` with a TextMap that scans and redacts each text it is given. Returns null when
+ * nothing was found, else the report; on `blocked` the texts may be half redacted, and the
+ * request must not go anywhere (see blockedError).
+ */
+export function guardTexts(policy: GuardPolicy, visit: (map: TextMap) => void): GuardReport | null {
+  const want = { pii: policy.pii !== "allow", secrets: policy.secrets !== "allow" };
+  const found: Partial<Record<Kind, number>> = {};
+  let blocked = false;
+  let redactor: Redactor | null = null;
+  visit((text) => {
+    const findings = detect(text, want);
+    if (findings.length === 0) return text;
+    for (const f of findings) {
+      found[f.kind] = (found[f.kind] ?? 0) + 1;
+      if (policy[CATEGORY[f.kind]] === "block") blocked = true;
+    }
+    if (blocked) return text;
+    redactor ??= new Redactor();
+    return redactor.apply(text, findings);
+  });
+  const kinds = Object.keys(found);
+  if (kinds.length === 0) return null;
+  return { pii: policy.pii, secrets: policy.secrets, found, action: blocked ? "blocked" : "redacted" };
+}
+
+const listed = (nouns: string[]): string =>
+  nouns.length === 1 ? nouns[0]! : `${nouns.slice(0, -1).join(", ")} and ${nouns.at(-1)!}`;
+
+/** 400 blocked_by_policy naming the kinds found and the policy keys that block them; never a value. */
+export function blockedError(report: GuardReport): GwError {
+  const blocking = (k: Kind) => report[CATEGORY[k]] === "block";
+  const kinds = KINDS.filter((k) => (report.found[k] ?? 0) > 0 && blocking(k));
+  const keys = [...new Set(kinds.map((k) => CATEGORY[k]))].map((c: Category) => `"${c}": "block"`);
+  return new GwError(
+    "blocked_by_policy",
+    `The project's policy blocks this request: it contains ${listed(kinds.map((k) => NOUN[k]))} (policy ${keys.join(", ")}). Remove ${kinds.length > 1 ? "them" : "it"}, or ask the project's admin to change the policy.`,
+  );
+}

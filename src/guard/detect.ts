@@ -1,0 +1,98 @@
+// The detector (docs/guard.md): one pass over a text. Only two places start a look: an `@` (an
+// e-mail address around it) and the start of a word whose first character can open a finding: a
+// digit, `+` or `(` (phone, card), two capitals and two digits (IBAN), or a secret's known prefix.
+// Everything else costs one table lookup per character. Findings come out in order, without overlap.
+import { emailAt } from "./email.ts";
+import { ibanAt } from "./iban.ts";
+import type { Finding, Wanted } from "./kinds.ts";
+import { isWordChar, numberAt } from "./numbers.ts";
+import { mayOpenSecret, SECRET_FIRST, secretAt } from "./secrets.ts";
+
+// Character classes, one lookup per character: WORD continues a word; the rest can open a look.
+const WORD = 1;
+const AT = 2;
+const NUMBER = 4; // a digit, `+` or `(`
+const UPPER = 8; // an IBAN's country code
+const SECRET = 16; // the first character of a secret's prefix
+const ESCAPE = 32; // a backslash: an escaped newline in JSON text (tool arguments) ends a word
+const CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  CLASS[c] = (isWordChar(c) ? WORD : 0) | (c === 64 ? AT : 0) | (/[\d+(]/.test(ch) ? NUMBER : 0) | (/[A-Z]/.test(ch) ? UPPER : 0)
+    | (SECRET_FIRST.includes(ch) ? SECRET : 0) | (c === 92 ? ESCAPE : 0);
+}
+
+const isUpper = (c: number) => c >= 65 && c <= 90;
+
+/** Drops findings an e-mail address overlaps (digits of its local part read as a number). */
+function pushEmail(out: Finding[], start: number, end: number): void {
+  while (out.length > 0 && out[out.length - 1]!.end > start) out.pop();
+  out.push({ kind: "email", start, end });
+}
+
+export function detect(text: string, want: Wanted): Finding[] {
+  const out: Finding[] = [];
+  if (!want.pii && !want.secrets) return out;
+  const pii = want.pii;
+  const secrets = want.secrets;
+  const n = text.length;
+  let wordStart = true;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    const cls = c < 128 ? CLASS[c]! : 0;
+    // The hot path: inside a word, or at a character that opens nothing.
+    if ((!wordStart && (cls & WORD) !== 0) || (cls & ~WORD) === 0) {
+      wordStart = (cls & WORD) === 0;
+      i++;
+      continue;
+    }
+    if (cls === ESCAPE) {
+      // Skip the escape's letter, so `\nsk-...` or `\n-----BEGIN` still starts a word.
+      i += isWordChar(text.charCodeAt(i + 1)) ? 2 : 1;
+      wordStart = true;
+      continue;
+    }
+    if (cls === AT) {
+      const found = pii ? emailAt(text, i) : null;
+      const last = out[out.length - 1];
+      if (found && (!last || last.kind !== "secret" || last.end <= found.start)) {
+        pushEmail(out, found.start, found.end);
+        i = found.end;
+        wordStart = false;
+        continue;
+      }
+    } else if (wordStart) {
+      let next = -1;
+      if (secrets && (cls & SECRET) !== 0 && mayOpenSecret(text, i, c)) {
+        const found = secretAt(text, i, c);
+        if (found) {
+          out.push(found);
+          next = found.end;
+        }
+      }
+      if (next < 0 && pii) {
+        if ((cls & NUMBER) !== 0) {
+          const before = out.length;
+          const end = numberAt(text, i, out);
+          // A number that is not one of ours is skipped whole, so its digits are not read again.
+          if (out.length > before || end > i + 1) next = end;
+        } else if ((cls & UPPER) !== 0 && isUpper(text.charCodeAt(i + 1))) {
+          const iban = ibanAt(text, i);
+          if (iban) {
+            if (iban.valid) out.push({ kind: "iban", start: i, end: iban.end });
+            next = iban.end;
+          }
+        }
+      }
+      if (next > i) {
+        i = next;
+        wordStart = !isWordChar(text.charCodeAt(i - 1));
+        continue;
+      }
+    }
+    wordStart = (cls & WORD) === 0;
+    i++;
+  }
+  return out;
+}

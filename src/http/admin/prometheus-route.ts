@@ -1,0 +1,22 @@
+// GET /v1/admin/metrics/prometheus (docs/observability.md "Export"): gw's series in the
+// Prometheus text format 0.0.4, behind the admin token like the rest of /v1/admin; absent when
+// GW_ADMIN_TOKEN is unset.
+import { Elysia } from "elysia";
+import type { Deps } from "../../deps.ts";
+import type { PrometheusMetrics } from "../../observability/prometheus-metrics.ts";
+import { PROMETHEUS_CONTENT_TYPE } from "../../observability/prometheus-text.ts";
+import { checkAdmin } from "./admin-routes.ts";
+
+export const prometheusRoute = (deps: Deps, metrics: PrometheusMetrics, token: string) =>
+  new Elysia({ prefix: "/admin" })
+    .onBeforeHandle(({ request }) => checkAdmin(token, request.headers.get("authorization")))
+    .get("/metrics/prometheus", () =>
+      new Response(
+        metrics.render({
+          health: deps.health.snapshot(),
+          enabledProviders: deps.providers.enabled(),
+          logQueueRows: deps.logWriter.pending,
+          otlp: deps.otlp?.stats() ?? null,
+        }),
+        { headers: { "content-type": PROMETHEUS_CONTENT_TYPE, "cache-control": "no-store" } },
+      ));

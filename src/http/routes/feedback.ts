@@ -1,0 +1,54 @@
+// POST /requests/{request_id}/feedback (gateway-api.md 4.11, 2.4): a rating from 1 to 5 of one of
+// the calling key's project's requests. Stored (table feedback), and fed to the per (model, task)
+// quality the router uses (routing/feedback-quality.ts). Scope `chat` (section 5).
+import { Elysia } from "elysia";
+import type { Deps } from "../../deps.ts";
+import { GwError } from "../../errors/gw-error.ts";
+import { ratingTarget } from "../../routing/feedback-quality.ts";
+import { parseFeedback } from "../../schema/feedback.ts";
+import { readBodyText } from "../../schema/validate.ts";
+import type { RequestRecord } from "../../store/repos/requests.ts";
+import { authPlugin } from "../auth.ts";
+import { jsonResponse } from "../context.ts";
+import { validationErrorResponse } from "../validation-error.ts";
+
+/** The log is written off the response path: a rating sent right after its answer may find the
+ * row still queued. Only then is the queue written first (a miss is rare; a drain costs a batch). */
+async function loggedRequest(deps: Deps, projectId: string, requestId: string): Promise<RequestRecord | null> {
+  const row = deps.repos.requests.get(projectId, requestId);
+  if (row || deps.logWriter.pending === 0) return row;
+  await deps.logWriter.drain();
+  return deps.repos.requests.get(projectId, requestId);
+}
+
+export const feedbackRoute = (deps: Deps) =>
+  new Elysia().use(authPlugin(deps)).post(
+    "/requests/:request_id/feedback",
+    async ({ request, params, requestId, auth }) => {
+      // The body first: a malformed rating answers 422 whatever the id.
+      const parsed = parseFeedback(await readBodyText(request));
+      if (!parsed.ok) return validationErrorResponse(parsed, requestId);
+      const { rating } = parsed.value;
+      const projectId = auth.project.id;
+      const rated = await loggedRequest(deps, projectId, params.request_id);
+      if (!rated) throw new GwError("not_found", `No request '${params.request_id}' in this project.`, { param: "request_id" });
+
+      const target = ratingTarget(rated);
+      const previous = deps.repos.feedback.rate({
+        projectId, requestId: rated.id, modelId: rated.selectedModel, task: rated.task, test: rated.test,
+        counted: target !== null, rating, now: Date.now(),
+      });
+      // The last rating replaces the first: the request counts once, with its latest rating.
+      if (target) {
+        if (previous === null) deps.feedback.record(target.modelId, target.task, rating, rated.test);
+        else deps.feedback.replace(target.modelId, target.task, previous, rating, rated.test);
+      }
+      deps.logger.info(
+        { request_id: requestId, project_id: projectId, rated: rated.id, rating, replaced: previous, counted: target !== null },
+        "request rated",
+      );
+      return jsonResponse(JSON.stringify({ object: "feedback", request_id: rated.id, rating }), requestId);
+    },
+    // The body is read raw: a body that is not JSON must answer 422 here, not the 400 of the parser.
+    { scope: "chat", parse: "none" },
+  );

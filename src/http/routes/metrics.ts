@@ -1,0 +1,23 @@
+// GET /metrics (gateway-api.md 4.12, 2.3): the calling key's project only, scope `requests`,
+// answered from the metrics rollups (docs/observability.md "Metrics and log growth").
+import { Elysia } from "elysia";
+import type { Deps } from "../../deps.ts";
+import { projectMetrics } from "../../observability/metrics.ts";
+import { parseMetricsQuery } from "../../schema/metrics.ts";
+import { metricsRepo } from "../../store/repos/metrics.ts";
+import { authPlugin } from "../auth.ts";
+
+export const metricsRoute = (deps: Deps) => {
+  // Read-only statements on the request thread's connection, prepared once.
+  const rollups = metricsRepo(deps.db);
+  return new Elysia().use(authPlugin(deps)).get(
+    "/metrics",
+    async ({ query, auth }) => {
+      const period = parseMetricsQuery(query);
+      // Read-your-writes: rows still queued from just-served requests are counted too.
+      if (deps.logWriter.pending > 0) await deps.logWriter.drain();
+      return projectMetrics(rollups, auth.project.id, period, Date.now());
+    },
+    { scope: "requests" },
+  );
+};

@@ -1,0 +1,65 @@
+// The metrics object of GET /metrics (gateway-api.md 2.3, 4.12; contracts.md 2), computed from the
+// rollups of the request log (store/repos/metrics.ts), never from the log rows themselves.
+// Definitions (docs/observability.md "Metrics and log growth"):
+// - window: the period's length in whole minutes, ending with the current (partial) minute;
+// - availability: 100 x (1 - server-side failures / requests that were not caller-side failures);
+//   100 when there are no such requests; error_rate counts every failure, caller-side included;
+// - latency: percentiles over requests that were not caller-side failures; ttft over requests
+//   that have one (streams); each within 4% (src/lib/histogram.ts), null when there is no data.
+import { percentile } from "../lib/histogram.ts";
+import type { RollupTotals } from "../store/metrics-rollup.ts";
+import { MINUTE_MS, type MetricsRepo } from "../store/repos/metrics.ts";
+
+export const METRICS_PERIODS = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 } as const;
+export type MetricsPeriod = keyof typeof METRICS_PERIODS;
+
+export interface ProjectMetrics {
+  object: "metrics";
+  period: MetricsPeriod;
+  requests: number;
+  availability: number;
+  latency: { p50: number | null; p95: number | null; p99: number | null };
+  ttft: { p50: number | null; p95: number | null };
+  error_rate: number;
+  fallback_rate: number;
+  errors: Record<string, number>;
+  cost: number;
+  saved: number;
+  cost_per_request: number;
+}
+
+/** [from, to): minute-aligned, `to` the end of the current minute. */
+export function metricsWindow(period: MetricsPeriod, now: number): { from: number; to: number } {
+  const to = now - (now % MINUTE_MS) + MINUTE_MS;
+  return { from: to - METRICS_PERIODS[period], to };
+}
+
+/** Percentages to 3 decimals (99.999 stays distinct from 100). */
+const percent = (part: number, whole: number): number => Math.round((part / whole) * 100_000) / 1000;
+/** USD on gw.cost's basis (meter.ts rounds to 1e-10). */
+const usd = (x: number): number => Math.round(x * 1e10) / 1e10;
+
+export function metricsObject(period: MetricsPeriod, t: RollupTotals): ProjectMetrics {
+  const accountable = t.requests - t.callerFailed;
+  const errors: Record<string, number> = {};
+  for (const category of Object.keys(t.errors).sort()) errors[category] = t.errors[category]!;
+  return {
+    object: "metrics",
+    period,
+    requests: t.requests,
+    availability: accountable === 0 ? 100 : percent(accountable - (t.failed - t.callerFailed), accountable),
+    latency: { p50: percentile(t.latency, 50), p95: percentile(t.latency, 95), p99: percentile(t.latency, 99) },
+    ttft: { p50: percentile(t.ttft, 50), p95: percentile(t.ttft, 95) },
+    error_rate: t.requests === 0 ? 0 : percent(t.failed, t.requests),
+    fallback_rate: t.requests === 0 ? 0 : percent(t.fallbacks, t.requests),
+    errors,
+    cost: usd(t.cost),
+    saved: usd(t.saved),
+    cost_per_request: t.requests === 0 ? 0 : usd(t.cost / t.requests),
+  };
+}
+
+export function projectMetrics(repo: MetricsRepo, projectId: string, period: MetricsPeriod, now: number): ProjectMetrics {
+  const { from, to } = metricsWindow(period, now);
+  return metricsObject(period, repo.totals(projectId, from, to));
+}

@@ -1,0 +1,66 @@
+// Stage rate_limit (docs/rate-limits.md): admits the request against the project's and the key's
+// requests and tokens per minute, or refuses it with 429 rate_limited and Retry-After. Tokens are
+// admitted on an estimate (input bound plus output bound) and corrected when the request is recorded.
+// Reads auth, request, inputTokens, analysis; writes the x-ratelimit-* headers (gw-object.ts).
+import { expectedOutputTokens } from "../../analysis/analyzer.ts";
+import { countMessageTokens, countTextTokens } from "../../analysis/tokens.ts";
+import type { Decision, TokenEstimate } from "../../billing/rate-limit.ts";
+import { usedTokens } from "../../billing/rate-limit.ts";
+import { formatDuration, retryAfterSeconds } from "../../billing/rate-limit-headers.ts";
+import { hasRateLimits, rateLimitLevels } from "../../billing/rate-limit-policy.ts";
+import { GwError } from "../../errors/gw-error.ts";
+import type { Deps } from "../../deps.ts";
+import type { EmbedState } from "../embed/embed-state.ts";
+import type { RequestState } from "../state.ts";
+
+/** The headers of this request's decision; kept beside the state, which belongs to other stages. */
+const decided = new WeakMap<RequestState, Record<string, string>>();
+
+/** The runner skips the stage (no span) for a project with no `rate_limits` in its policy. */
+export const rateLimitApplies = (_deps: Deps, state: RequestState): boolean => hasRateLimits(state.auth.project.policy);
+
+/** x-ratelimit-* for the response, once the stage has run (successes and errors alike). */
+export const rateLimitHeaders = (state: RequestState): Record<string, string> | undefined => decided.get(state);
+
+/** Chat and responses: input bound from analysis plus max_tokens, or the task's expected output. */
+export function rateLimit(deps: Deps, state: RequestState): void {
+  const req = state.request!;
+  const output = req.max_completion_tokens ?? req.max_tokens ?? expectedOutputTokens(state.analysis?.task ?? "chat");
+  admit(deps, state, { bound: state.inputTokens + output, exact: () => countMessageTokens(req.messages) + output });
+}
+
+/** Embeddings have no output: their texts' byte length bounds their tokens. */
+export function rateLimitEmbeddings(deps: Deps, state: EmbedState): void {
+  const input = state.embed.input;
+  let bound = 0;
+  for (const text of input) bound += Buffer.byteLength(text);
+  admit(deps, state, { bound, exact: () => input.reduce((n, text) => n + countTextTokens(text), 0) });
+}
+
+/** Corrects the admission estimate with the usage. Already called for every request through
+ * deps.requestListeners (record stage); calling it again is harmless (idempotent). */
+export function settleTokens(deps: Deps, state: RequestState): void {
+  const usage = state.usage;
+  deps.rateLimits.settle(state.requestId, usedTokens(state.cache?.result === "hit", usage?.prompt_tokens ?? 0, usage?.completion_tokens ?? 0));
+}
+
+function admit(deps: Deps, state: RequestState, estimate: TokenEstimate): void {
+  const { project, key, test } = state.auth;
+  const levels = rateLimitLevels({ projectId: project.id, policy: project.policy, keyId: key.id, test });
+  if (!levels) return;
+  const decision = deps.rateLimits.admit(state.requestId, levels, estimate);
+  decided.set(state, decision.headers);
+  if (!decision.ok) throw refusal(decision);
+}
+
+function refusal(d: Extract<Decision, { ok: false }>): GwError {
+  const { rpm, tpm } = d.level.limits;
+  const setting = d.level.name === "key" ? "rate_limits.per_key" : "rate_limits";
+  if (d.retryAfterMs === null) {
+    return new GwError("rate_limited", `This request needs up to ${d.estimate} tokens (input plus its output bound), more than the ${d.level.name} limit of ${tpm} tokens per minute (${setting}.tpm); lower max_tokens or shorten the input.`);
+  }
+  const what = d.dimension === "rpm" ? `${rpm} requests per minute (${setting}.rpm)` : `${tpm} tokens per minute (${setting}.tpm; this request needs up to ${d.estimate})`;
+  return new GwError("rate_limited", `Rate limit reached: the ${d.level.name} limit of ${what}. Retry in ${formatDuration(d.retryAfterMs)}.`, {
+    retryAfter: retryAfterSeconds(d.retryAfterMs),
+  });
+}

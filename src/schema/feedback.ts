@@ -1,0 +1,35 @@
+// POST /requests/{request_id}/feedback body (gateway-api.md 4.11, 2.4): `{rating}`, an integer from
+// 1 to 5. Bad input answers 422 `{message, errors}` (contracts.md 2), like /cache/invalidate. Other
+// fields are ignored, as on every gw body. Written by hand: one field needs no schema compiler, and
+// each failure gets a message that says what to send.
+import { isObject } from "../lib/json.ts";
+import type { FieldErrors } from "./cache-invalidate.ts";
+
+export type ParsedFeedback =
+  | { ok: true; value: { rating: number } }
+  | { ok: false; message: string; errors: FieldErrors };
+
+const failure = (field: string, reason: string): ParsedFeedback => ({
+  ok: false,
+  message: `${field === "body" ? "The request body" : `'${field}'`} ${reason}.`,
+  errors: { [field]: [reason] },
+});
+
+const RATING = "must be an integer from 1 to 5";
+
+/** The raw body text to a rating, or why it is not one. */
+export function parseFeedback(text: string): ParsedFeedback {
+  if (text.trim() === "") return failure("body", "is empty; expected a JSON object with `rating`");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return failure("body", "is not valid JSON");
+  }
+  if (!isObject(value)) return failure("body", "must be a JSON object");
+  const rating = value.rating;
+  if (rating === undefined || rating === null) return failure("rating", `is required and ${RATING}`);
+  // A string "5" is refused, not coerced: the spec's type is integer.
+  if (typeof rating !== "number" || !Number.isInteger(rating) || rating < 1 || rating > 5) return failure("rating", RATING);
+  return { ok: true, value: { rating } };
+}

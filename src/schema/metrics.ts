@@ -1,0 +1,36 @@
+// GET /metrics (gateway-api.md 4.12, 2.3; contracts.md 4): the `period` query, checked so an
+// unknown value answers 400 naming `period`, and the response's shape (the contract tests check
+// every answer against it).
+import { Type, type Static } from "@sinclair/typebox";
+import { invalidRequest } from "../errors/gw-error.ts";
+import { METRICS_PERIODS, type MetricsPeriod } from "../observability/metrics.ts";
+
+export const DEFAULT_METRICS_PERIOD: MetricsPeriod = "24h";
+
+const isPeriod = (value: string): value is MetricsPeriod => Object.hasOwn(METRICS_PERIODS, value);
+
+export function parseMetricsQuery(query: Record<string, string | undefined>): MetricsPeriod {
+  const period = query.period;
+  if (period === undefined) return DEFAULT_METRICS_PERIOD;
+  if (!isPeriod(period)) throw invalidRequest(`'period' must be one of ${Object.keys(METRICS_PERIODS).join(", ")}.`, "period");
+  return period;
+}
+
+const Ms = Type.Union([Type.Number({ minimum: 0 }), Type.Null()]);
+const Percent = Type.Number({ minimum: 0, maximum: 100 });
+
+export const Metrics = Type.Object({
+  object: Type.Literal("metrics"),
+  period: Type.Union(Object.keys(METRICS_PERIODS).map((p) => Type.Literal(p))),
+  requests: Type.Integer({ minimum: 0 }),
+  availability: Percent,
+  latency: Type.Object({ p50: Ms, p95: Ms, p99: Ms }, { additionalProperties: false }),
+  ttft: Type.Object({ p50: Ms, p95: Ms }, { additionalProperties: false }),
+  error_rate: Percent,
+  fallback_rate: Percent,
+  errors: Type.Record(Type.String(), Type.Integer({ minimum: 1 })),
+  cost: Type.Number({ minimum: 0 }),
+  saved: Type.Number(),
+  cost_per_request: Type.Number({ minimum: 0 }),
+}, { additionalProperties: false });
+export type Metrics = Static<typeof Metrics>;

@@ -1,0 +1,64 @@
+// Ratings of requests (gateway-api.md 2.4, 4.11; migration 006): one per (project, request), the
+// last one wins. Every read and write takes the project id; the start-up aggregate is the one
+// read across projects, because the router's quality is per (model, task), not per project.
+import type { Database } from "bun:sqlite";
+
+export interface FeedbackInput {
+  projectId: string;
+  requestId: string;
+  modelId: string | null;
+  task: string | null;
+  test: boolean;
+  /** Whether the rating feeds the router's quality sums (docs/decisions.md "Feedback"). */
+  counted: boolean;
+  rating: number;
+  now: number;
+}
+
+/** Counted ratings of one (pool, model, task): what FeedbackQuality.seed takes. */
+export interface FeedbackAggregate {
+  modelId: string;
+  task: string;
+  test: boolean;
+  ratingSum: number;
+  count: number;
+}
+
+export function feedbackRepo(db: Database) {
+  const previousStmt = db.query<{ rating: number }, [string, string]>(
+    "SELECT rating FROM feedback WHERE project_id = ? AND request_id = ?",
+  );
+  const upsertStmt = db.query<unknown, [string, string, string | null, string | null, number, number, number, number, number]>(
+    `INSERT INTO feedback (project_id, request_id, model_id, task, test, counted, rating, created_at, updated_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+     ON CONFLICT (project_id, request_id) DO UPDATE SET rating = excluded.rating, updated_at = excluded.updated_at`,
+  );
+  const aggregateStmt = db.query<{ model_id: string; task: string; test: number; rating_sum: number; count: number }, []>(
+    `SELECT model_id, task, test, SUM(rating) AS rating_sum, COUNT(*) AS count FROM feedback
+     WHERE counted = 1 AND model_id IS NOT NULL AND task IS NOT NULL GROUP BY test, model_id, task`,
+  );
+  // Read and write under one write lock, so two processes rating the same request cannot both
+  // see "no previous rating" (each would add it to its sums as a first rating).
+  const upsert = db.transaction((f: FeedbackInput): number | null => {
+    const previous = previousStmt.get(f.projectId, f.requestId)?.rating ?? null;
+    upsertStmt.run(f.projectId, f.requestId, f.modelId, f.task, f.test ? 1 : 0, f.counted ? 1 : 0, f.rating, f.now, f.now);
+    return previous;
+  });
+
+  return {
+    /** Stores the rating; returns the rating it replaced, or null for a first rating. */
+    rate(f: FeedbackInput): number | null {
+      return upsert.immediate(f);
+    },
+    get(projectId: string, requestId: string): number | null {
+      return previousStmt.get(projectId, requestId)?.rating ?? null;
+    },
+    aggregates(): FeedbackAggregate[] {
+      return aggregateStmt.all().map((r) => ({
+        modelId: r.model_id, task: r.task, test: r.test === 1, ratingSum: r.rating_sum, count: r.count,
+      }));
+    },
+  };
+}
+
+export type FeedbackRepo = ReturnType<typeof feedbackRepo>;

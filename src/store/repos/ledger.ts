@@ -1,0 +1,139 @@
+// The billing ledger (migration 007, docs/billing.md): append-only entries in nano-USD, the open
+// holds beside them, and the sums balances, budgets, the plan allowance and invoices are read from.
+import type { Database } from "bun:sqlite";
+
+export type LedgerKind = "credit" | "hold" | "release" | "charge" | "cache";
+
+export interface LedgerEntry {
+  projectId: string;
+  kind: LedgerKind;
+  /** nano-USD: credit added, hold or release held, charge taken from the balance; 0 for cache. */
+  amount: number;
+  requestId?: string | null;
+  model?: string | null;
+  inputTokens?: number;
+  outputTokens?: number;
+  cost?: number;
+  saved?: number;
+  byok?: boolean;
+  note?: string | null;
+  createdAt: number;
+  /** A charge, cache or release row that closes this request's open hold (not stored). */
+  closesHold?: boolean;
+}
+
+export interface AccountTotals {
+  balance: number;
+  daySpent: number;
+  monthSpent: number;
+  /** Charge rows this month: requests a model answered (the Free plan's allowance). */
+  monthRequests: number;
+  /** The last credit row the balance includes. */
+  creditSeq: number;
+}
+
+export interface InvoiceLineRow {
+  model: string | null;
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost: number;
+  charge: number;
+}
+
+export interface MonthSums {
+  lines: InvoiceLineRow[];
+  credits: { count: number; amount: number };
+  cached: { count: number; saved: number };
+}
+
+type Sum = { s: number | null; n: number };
+
+export function ledgerRepo(db: Database) {
+  const insert = db.query(
+    `INSERT INTO ledger (project_id, kind, amount, request_id, model, input_tokens, output_tokens, cost, saved, byok, note, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const openHold = db.query("INSERT OR REPLACE INTO ledger_open_holds (request_id, project_id, amount, created_at) VALUES (?, ?, ?, ?)");
+  const closeHold = db.query("DELETE FROM ledger_open_holds WHERE request_id = ?");
+  const sumKind = db.query<Sum, [string, string, number]>(
+    "SELECT sum(amount) AS s, count(*) AS n FROM ledger WHERE project_id = ? AND kind = ? AND created_at >= ?",
+  );
+  const lastCredit = db.query<{ seq: number | null }, [string]>("SELECT max(seq) AS seq FROM ledger WHERE kind = 'credit' AND project_id = ?");
+  const creditsAfter = db.query<{ seq: number; project_id: string; amount: number }, [number]>(
+    "SELECT seq, project_id, amount FROM ledger WHERE kind = 'credit' AND seq > ? ORDER BY seq",
+  );
+  const maxCredit = db.query<{ seq: number | null }, []>("SELECT max(seq) AS seq FROM ledger WHERE kind = 'credit'");
+  const allOpen = db.query<{ request_id: string; project_id: string; amount: number }, []>("SELECT request_id, project_id, amount FROM ledger_open_holds");
+  const clearOpen = db.query("DELETE FROM ledger_open_holds");
+  const lines = db.query<InvoiceLineRow, [string, number, number]>(
+    `SELECT model, count(*) AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+            sum(cost) AS cost, sum(amount) AS charge
+     FROM ledger WHERE project_id = ? AND kind = 'charge' AND created_at >= ? AND created_at < ? GROUP BY model ORDER BY model`,
+  );
+  const rangeSum = db.query<{ n: number; s: number | null; saved: number | null }, [string, string, number, number]>(
+    "SELECT count(*) AS n, sum(amount) AS s, sum(saved) AS saved FROM ledger WHERE project_id = ? AND kind = ? AND created_at >= ? AND created_at < ?",
+  );
+  const months = db.query<{ month: string }, [string]>(
+    `SELECT DISTINCT strftime('%Y-%m', created_at / 1000, 'unixepoch') AS month FROM ledger
+     WHERE project_id = ? AND kind IN ('credit', 'charge', 'cache') ORDER BY month DESC`,
+  );
+  const budgetEvent = db.query(
+    `INSERT OR IGNORE INTO budget_events (project_id, period, period_key, action, budget, spent, reserved, request_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+
+  const write = (e: LedgerEntry): number => {
+    const r = insert.run(e.projectId, e.kind, e.amount, e.requestId ?? null, e.model ?? null, e.inputTokens ?? 0, e.outputTokens ?? 0,
+      e.cost ?? 0, e.saved ?? 0, e.byok ? 1 : 0, e.note ?? null, e.createdAt);
+    if (e.kind === "hold" && e.requestId) openHold.run(e.requestId, e.projectId, e.amount, e.createdAt);
+    else if (e.closesHold && e.requestId) closeHold.run(e.requestId);
+    return Number(r.lastInsertRowid);
+  };
+  const appendMany = db.transaction((entries: LedgerEntry[]) => {
+    for (const e of entries) write(e);
+  });
+  const sum = (projectId: string, kind: LedgerKind, from = 0): Sum => sumKind.get(projectId, kind, from) ?? { s: 0, n: 0 };
+  const balanceOf = (projectId: string): number => (sum(projectId, "credit").s ?? 0) - (sum(projectId, "charge").s ?? 0);
+
+  return {
+    /** Several entries in one transaction (the batch writer). */
+    appendMany: (entries: LedgerEntry[]): void => appendMany.immediate(entries),
+    /** One entry now, returning its seq (admin credits: acknowledged only once written). */
+    append: (entry: LedgerEntry): number => write(entry),
+    balanceOf,
+    /** One read transaction, so a credit written meanwhile is either in the balance or after creditSeq. */
+    totals: db.transaction((projectId: string, dayFrom: number, monthFrom: number): AccountTotals => {
+      const month = sum(projectId, "charge", monthFrom);
+      return {
+        balance: balanceOf(projectId), daySpent: sum(projectId, "charge", dayFrom).s ?? 0,
+        monthSpent: month.s ?? 0, monthRequests: month.n, creditSeq: lastCredit.get(projectId)?.seq ?? 0,
+      };
+    }),
+    lastCreditSeq: (): number => maxCredit.get()?.seq ?? 0,
+    creditsAfter: (seq: number) => creditsAfter.all(seq),
+    /** Releases the holds a previous process left open; returns how many. */
+    releaseOpenHolds: db.transaction((now: number): number => {
+      const open = allOpen.all();
+      for (const h of open) write({ projectId: h.project_id, kind: "release", amount: h.amount, requestId: h.request_id, note: "restart", createdAt: now });
+      clearOpen.run();
+      return open.length;
+    }),
+    openHoldCount: (): number => allOpen.all().length,
+    monthSums(projectId: string, start: number, end: number): MonthSums {
+      const credits = rangeSum.get(projectId, "credit", start, end);
+      const cached = rangeSum.get(projectId, "cache", start, end);
+      return {
+        lines: lines.all(projectId, start, end),
+        credits: { count: credits?.n ?? 0, amount: credits?.s ?? 0 },
+        cached: { count: cached?.n ?? 0, saved: cached?.saved ?? 0 },
+      };
+    },
+    activeMonths: (projectId: string): string[] => months.all(projectId).map((r) => r.month),
+    budgetEvent(e: { projectId: string; period: string; periodKey: string; action: string; budget: number; spent: number; reserved: number; requestId: string; createdAt: number }): void {
+      budgetEvent.run(e.projectId, e.period, e.periodKey, e.action, e.budget, e.spent, e.reserved, e.requestId, e.createdAt);
+    },
+  };
+}
+
+export type LedgerRepo = ReturnType<typeof ledgerRepo>;

@@ -1,0 +1,172 @@
+// POST /requests/{request_id}/feedback through the real server (gateway-api.md 4.11, 2.4, 5, 7;
+// contracts.md 2; docs/decisions.md "Feedback"): the answer, 422 bodies, 404 and isolation,
+// scope, a second rating, what counts, and ratings surviving a restart.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { loadConfig } from "../../src/config/env.ts";
+import { createLogger } from "../../src/observability/logger.ts";
+import { startServer } from "../../src/server.ts";
+import { buildDeps } from "../../src/deps.ts";
+import { ratingTarget } from "../../src/routing/feedback-quality.ts";
+import { post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
+
+let gw: TestGw;
+beforeAll(async () => {
+  gw = await startTestGw({ GW_SEMANTIC_EMBEDDER: "off" });
+});
+afterAll(() => gw.stop());
+
+const MODEL = "openai/gpt-4o-mini";
+let n = 0;
+/** A request no other test sends (the exact cache would answer a repeat). */
+async function served(model = MODEL, key = gw.testKey): Promise<string> {
+  const res = await post(`${gw.url}/chat/completions`, key, { model, messages: [{ role: "user", content: `Translate "good morning, number ${++n}" into French.` }] });
+  await res.text();
+  return res.headers.get("x-gw-request-id")!;
+}
+const rate = (id: string, body: unknown, key: string | null = gw.testKey) => post(`${gw.url}/requests/${id}/feedback`, key, body);
+
+describe("gateway-api.md 4.11: the feedback object", () => {
+  test("a rating sent right after the answer (its log row may still be queued) answers the feedback object", async () => {
+    const id = await served();
+    const res = await rate(id, { rating: 4 });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-gw-request-id")).toStartWith("req_");
+    expect(await res.json()).toEqual({ object: "feedback", request_id: id, rating: 4 });
+    expect(gw.deps.repos.feedback.get(gw.projectId, id)).toBe(4);
+  });
+});
+
+describe("contracts.md 2: bad input answers 422 {message, errors}", () => {
+  const cases: Array<[string, string | Record<string, unknown>, string]> = [
+    ["missing", {}, "rating"], ["0", { rating: 0 }, "rating"], ["6", { rating: 6 }, "rating"],
+    ["2.5", { rating: 2.5 }, "rating"], ['"5"', { rating: "5" }, "rating"], ["null", { rating: null }, "rating"],
+    ["not JSON", "{rating: 5", "body"], ["an array", "[5]", "body"], ["a number", "5", "body"], ["empty", "", "body"],
+  ];
+  for (const [name, body, field] of cases) {
+    test(`rating ${name}`, async () => {
+      const id = await served();
+      const res = await rate(id, body);
+      expect(res.status).toBe(422);
+      const answer = (await res.json()) as { message: string; errors: Record<string, string[]> };
+      expect(Object.keys(answer).sort()).toEqual(["errors", "message"]);
+      expect(answer.message.length).toBeGreaterThan(0);
+      expect(Object.keys(answer.errors)).toEqual([field]);
+      expect(answer.errors[field]![0]!.length).toBeGreaterThan(0);
+      expect(gw.deps.repos.feedback.get(gw.projectId, id)).toBeNull();
+    });
+  }
+});
+
+describe("gateway-api.md 5 and 7: 404, isolation and scope", () => {
+  const expectError = async (res: Response, status: number, code: string) => {
+    expect(res.status).toBe(status);
+    const body = (await res.json()) as { error: { code: string; type: string; request_id: string } };
+    expect(body.error.code).toBe(code);
+    expect(body.error.request_id).toStartWith("req_");
+  };
+
+  test("an unknown id answers 404 not_found", async () => {
+    await expectError(await rate("req_0000000000000000000000", { rating: 3 }), 404, "not_found");
+    await expectError(await rate("nonsense", { rating: 3 }), 404, "not_found");
+  });
+
+  test("a key of another project gets 404 for the id, and the rating is not stored", async () => {
+    const id = await served();
+    const other = gw.key({ projectId: gw.newProject("feedback-other") });
+    await expectError(await rate(id, { rating: 1 }, other), 404, "not_found");
+    expect(gw.deps.repos.feedback.get(gw.projectId, id)).toBeNull();
+  });
+
+  test("scope chat: a key without it answers 403 permission_denied; no key 401", async () => {
+    const id = await served();
+    await expectError(await rate(id, { rating: 5 }, gw.key({ scopes: ["requests", "models"] })), 403, "permission_denied");
+    await expectError(await rate(id, { rating: 5 }, null), 401, "invalid_api_key");
+    expect((await rate(id, { rating: 5 }, gw.key({ scopes: ["chat"] }))).status).toBe(200);
+  });
+});
+
+describe("docs/decisions.md Feedback: a second rating, and what counts", () => {
+  test("the last rating replaces the first: the request counts once, with its latest rating", async () => {
+    const model = "anthropic/claude-haiku-4-5";
+    const id = await served(model);
+    const m = gw.deps.catalog.get(model)!;
+    const before = gw.deps.feedback.ratings(model, "translation", true);
+    expect((await rate(id, { rating: 1 })).status).toBe(200);
+    const low = gw.deps.feedback.quality(m, "translation", true);
+    const res = await rate(id, { rating: 5 });
+    expect(await res.json()).toEqual({ object: "feedback", request_id: id, rating: 5 });
+    expect(gw.deps.feedback.ratings(model, "translation", true)).toBe(before + 1);
+    expect(gw.deps.feedback.quality(m, "translation", true)).toBeGreaterThan(low);
+    expect(gw.deps.repos.feedback.get(gw.projectId, id)).toBe(5);
+  });
+
+  test("a failed request is stored but moves no quality; an exact cache hit counts for the model that wrote it", async () => {
+    const failed = await served("gw-test:upstream_error");
+    expect((await rate(failed, { rating: 1 })).status).toBe(200);
+    const row = gw.deps.db.query<{ counted: number; model_id: string | null }, [string]>("SELECT counted, model_id FROM feedback WHERE request_id = ?").get(failed);
+    expect(row?.counted).toBe(0);
+
+    const model = "google/gemini-2.0-flash";
+    const body = { model, messages: [{ role: "user", content: "Translate 'the cache test' into German." }] };
+    await (await post(`${gw.url}/chat/completions`, gw.testKey, body)).text();
+    const hit = await post(`${gw.url}/chat/completions`, gw.testKey, body);
+    expect(hit.headers.get("x-gw-cache")).toBe("exact");
+    await hit.text();
+    const before = gw.deps.feedback.ratings(model, "translation", true);
+    expect((await rate(hit.headers.get("x-gw-request-id")!, { rating: 2 })).status).toBe(200);
+    expect(gw.deps.feedback.ratings(model, "translation", true)).toBe(before + 1);
+  });
+});
+
+describe("docs/decisions.md Feedback: ratingTarget", () => {
+  const answered = { selectedModel: MODEL, task: "qa", provider: "openai", cache: null, status: 200, endpoint: "chat.completions" };
+  test("a model's fresh answer and an exact hit count; a semantic hit, embeddings and failures do not", () => {
+    expect(ratingTarget(answered)).toEqual({ modelId: MODEL, task: "qa" });
+    expect(ratingTarget({ ...answered, provider: "cache", cache: "exact" })).toEqual({ modelId: MODEL, task: "qa" });
+    expect(ratingTarget({ ...answered, provider: "cache", cache: "semantic" })).toBeNull();
+    expect(ratingTarget({ ...answered, endpoint: "embeddings", task: null })).toBeNull();
+    expect(ratingTarget({ ...answered, status: 502 })).toBeNull();
+    expect(ratingTarget({ ...answered, selectedModel: null })).toBeNull();
+  });
+});
+
+describe("gateway-api.md 2.4: ratings feed the quality the router uses", () => {
+  test("low ratings of one model lower its quality in gw-auto's candidates (test-mode pool; the live pool is untouched)", async () => {
+    const model = "openai/gpt-4.1-mini";
+    const m = gw.deps.catalog.get(model)!;
+    const prior = gw.deps.feedback.quality(m, "translation", true);
+    for (let i = 0; i < 12; i++) expect((await rate(await served(model), { rating: 1 })).status).toBe(200);
+    const after = gw.deps.feedback.quality(m, "translation", true);
+    expect(after).toBeLessThan(prior - 0.1);
+    expect(gw.deps.feedback.quality(m, "translation", false)).toBe(m.quality.translation);
+
+    const res = await post(`${gw.url}/chat/completions`, gw.testKey, { model: "gw-auto", messages: [{ role: "user", content: "Translate 'see you tomorrow at the station' into Spanish." }] });
+    const id = res.headers.get("x-gw-request-id")!;
+    await res.text();
+    await gw.drain();
+    const detail = (await (await fetch(`${gw.url}/requests/${id}`, { headers: { authorization: `Bearer ${gw.testKey}` } })).json()) as {
+      task: string; trace: { candidates: Array<{ model: string; quality?: number; rank: number | null }> };
+    };
+    expect(detail.task).toBe("translation");
+    const candidate = detail.trace.candidates.find((c) => c.model === model)!;
+    expect(candidate.quality).toBe(after);
+  });
+});
+
+describe("migration 006: ratings survive a restart", () => {
+  test("a gw started on the same data directory loads the same quality", async () => {
+    const model = "mistral/mistral-small-latest";
+    const m = gw.deps.catalog.get(model);
+    if (!m) throw new Error(`catalog lacks ${model}`);
+    for (let i = 0; i < 3; i++) await rate(await served(model), { rating: 2 });
+    const config = loadConfig({ port: "0", data: gw.dataDir }, { GW_SEMANTIC_EMBEDDER: "off" });
+    const second = startServer(config, { deps: buildDeps(config, { logger: createLogger("silent") }), quiet: true });
+    try {
+      expect(second.deps.feedback.ratings(model, "translation", true)).toBe(gw.deps.feedback.ratings(model, "translation", true));
+      expect(second.deps.feedback.quality(m, "translation", true)).toBe(gw.deps.feedback.quality(m, "translation", true));
+      expect(second.deps.feedback.quality(m, "translation", true)).toBeLessThan(m.quality.translation);
+    } finally {
+      await second.stop();
+    }
+  });
+});
