@@ -1,10 +1,11 @@
 // What every pipeline's call stage shares (chat: stages/call.ts, embeddings: embed/call.ts): whose
 // provider serves an attempt, the boundary that turns any adapter error into an upstream failure,
-// and which outcomes feed provider health.
+// how a failed attempt is recorded, and which outcomes feed provider health.
 import type { ResolvedProvider } from "../providers/project-providers.ts";
 import { UpstreamFailure } from "../providers/upstream-failure.ts";
 import type { CatalogModel } from "../routing/catalog-types.ts";
 import type { HealthOutcome } from "../routing/health.ts";
+import type { SpanAttributes } from "../observability/trace.ts";
 import type { Deps } from "../deps.ts";
 import type { RequestState } from "./state.ts";
 
@@ -27,4 +28,20 @@ export function reportHealth(deps: Deps, state: RequestState, model: CatalogMode
   if (state.auth.test || state.cancelled) return;
   if (!outcome.ok && byok && (outcome.failureClass === "credential" || outcome.failureClass === "rate_limit")) return;
   deps.health.record(model.provider, model.id, outcome, probe);
+}
+
+/** A failed attempt: its llm span, its upstream time and its trace entry; returns the failure. */
+export function recordFailedAttempt(
+  deps: Deps, state: RequestState, err: unknown, model: CatalogModel, providerId: string, start: number, attrs: SpanAttributes, byok: boolean,
+): UpstreamFailure {
+  const failure = asFailure(err, deps);
+  const end = state.spans.now();
+  const code = failure.toGwError().code;
+  state.spans.add("llm", start, end, code, attrs);
+  state.upstreamMs += end - start;
+  state.attempts.push({
+    model: model.id, provider: providerId, status: "error", error_code: code, failure_class: failure.failureClass,
+    upstream_status: failure.upstreamStatus, duration_ms: Math.round(end - start), byok: byok || undefined,
+  });
+  return failure;
 }

@@ -1,6 +1,6 @@
 // Metering and charges (gateway-api.md 1.5, 1.6, 2.5; docs/billing.md "Charges"): gw.cost stays the
-// model cost; the charge is cost + 10% on the operator's key, the cost alone with the project's own
-// key; cache hits and test keys are never charged; a hold settles to the actual charge and a
+// model cost; the charge is cost + 10% on the operator's key, nothing with the project's own key (its
+// provider bills it); cache hits and test keys are never charged; a hold settles to the actual charge and a
 // failed request releases it whole; embeddings are reserved and charged like chat.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { boundMessageTokens } from "../../src/analysis/tokens.ts";

@@ -6,7 +6,7 @@ import { setRequestDeadline } from "../../providers/deadlines.ts";
 import type { EmbedCall } from "../../providers/types.ts";
 import { UpstreamFailure } from "../../providers/upstream-failure.ts";
 import type { Deps } from "../../deps.ts";
-import { asFailure, providerFor, reportHealth } from "../attempt-helpers.ts";
+import { providerFor, recordFailedAttempt, reportHealth } from "../attempt-helpers.ts";
 import type { EmbedState } from "./embed-state.ts";
 
 const RETRY_MIN_MS = 50;
@@ -44,15 +44,7 @@ export async function callEmbeddings(deps: Deps, state: EmbedState): Promise<voi
     try {
       state.embed.result = await embed(call);
     } catch (err) {
-      const failure = asFailure(err, deps);
-      const end = state.spans.now();
-      const code = failure.toGwError().code;
-      state.spans.add("llm", start, end, code, attrs);
-      state.upstreamMs += end - start;
-      state.attempts.push({
-        model: model.id, provider: provider.id, status: "error", error_code: code, failure_class: failure.failureClass,
-        upstream_status: failure.upstreamStatus, duration_ms: Math.round(end - start), byok: byok || undefined,
-      });
+      const failure = recordFailedAttempt(deps, state, err, model, provider.id, start, attrs, byok);
       reportHealth(deps, state, model, { ok: false, failureClass: failure.failureClass }, admitted.probe, byok);
       if (attempt > 0 || !retries(state, failure, admitted.probe) || Date.now() + RETRY_MAX_MS >= deadlineAt) throw failure.toGwError();
       await Bun.sleep(RETRY_MIN_MS + Math.random() * (RETRY_MAX_MS - RETRY_MIN_MS));

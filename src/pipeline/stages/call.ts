@@ -7,7 +7,7 @@ import { UpstreamFailure } from "../../providers/upstream-failure.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { maxCostOf } from "../../routing/cost.ts";
 import type { Deps } from "../../deps.ts";
-import { asFailure, providerFor, reportHealth } from "../attempt-helpers.ts";
+import { providerFor, recordFailedAttempt, reportHealth } from "../attempt-helpers.ts";
 import type { RequestState } from "../state.ts";
 
 /** The attempt's predicted upper-bound cost is held against the workflow budget until metered. */
@@ -80,16 +80,7 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
       if (state.stream) state.events = await provider.stream(providerCall);
       else state.completion = await provider.complete(providerCall);
     } catch (err) {
-      const failure = asFailure(err, deps);
-      const end = state.spans.now();
-      const code = failure.toGwError().code;
-      state.spans.add("llm", start, end, code, attrs);
-      state.upstreamMs += end - start;
-      state.attempts.push({
-        model: model.id, provider: provider.id, status: "error", error_code: code,
-        failure_class: failure.failureClass, upstream_status: failure.upstreamStatus, duration_ms: Math.round(end - start),
-        byok: byok || undefined,
-      });
+      const failure = recordFailedAttempt(deps, state, err, model, provider.id, start, attrs, byok);
       last = failure;
       releaseWorkflowBudget(deps, state);
       reportHealth(deps, state, model, { ok: false, failureClass: failure.failureClass }, admitted.probe, byok);
