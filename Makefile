@@ -22,8 +22,10 @@ run: install
 typecheck: install
 	bunx tsc --noEmit -p .
 
+# Bun reads its per-test timeout only from the command line (bunfig.toml has no such setting).
+# Tests start real servers, workers and child processes; a loaded 2-core machine needs room.
 test: install typecheck
-	bun test
+	bun test --timeout 120000
 
 build: install
 	bun run scripts/build.ts

@@ -35,6 +35,9 @@ export const ERROR_CODES = {
   no_model_available: entry(503, "api_error", "NO_MODEL_AVAILABLE", false),
   provider_unavailable: entry(503, "api_error", "PROVIDER_UNAVAILABLE", false),
   timeout: entry(504, "timeout_error", "TIMEOUT", false),
+  /** gw itself cannot take requests now: its storage cannot record them, or it is shutting down
+   * (docs/availability.md). Answered before any upstream call; counts against availability. */
+  service_unavailable: entry(503, "api_error", "INTERNAL", false),
   internal_error: entry(500, "api_error", "INTERNAL", false),
 } as const satisfies Record<string, CodeInfo>;
 
