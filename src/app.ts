@@ -4,7 +4,11 @@ import { API_BASE_PATH } from "./config/constants.ts";
 import type { Deps } from "./deps.ts";
 import { adminRoutes } from "./http/admin/admin-routes.ts";
 import { prometheusRoute } from "./http/admin/prometheus-route.ts";
-import { contextPlugin } from "./http/context.ts";
+import { contextPlugin, errorResponse } from "./http/context.ts";
+import { Lifecycle } from "./http/lifecycle.ts";
+import { healthRoutes } from "./http/routes/health.ts";
+import { GwError } from "./errors/gw-error.ts";
+import { newRequestId } from "./lib/ids.ts";
 import { cacheInvalidateRoute } from "./http/routes/cache-invalidate.ts";
 import { chatCompletionsRoute } from "./http/routes/chat-completions.ts";
 import { embeddingsRoute } from "./http/routes/embeddings.ts";
@@ -14,7 +18,10 @@ import { modelsRoute } from "./http/routes/models.ts";
 import { requestsRoute } from "./http/routes/requests.ts";
 import { responsesRoute } from "./http/routes/responses.ts";
 
-export function createApp(deps: Deps) {
+/** A stopping gw takes no new work on connections still open (docs/availability.md "Shutdown"). */
+const draining = () => new GwError("service_unavailable", "gw is shutting down; retry on another instance.", { retryAfter: 1 });
+
+export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle()) {
   const api = new Elysia({ prefix: API_BASE_PATH })
     .use(chatCompletionsRoute(deps))
     .use(embeddingsRoute(deps))
@@ -26,7 +33,13 @@ export function createApp(deps: Deps) {
     .use(cacheInvalidateRoute(deps));
   if (deps.config.adminToken) api.use(adminRoutes(deps, deps.config.adminToken));
   if (deps.config.adminToken && deps.prometheus) api.use(prometheusRoute(deps, deps.prometheus, deps.config.adminToken));
-  return new Elysia().use(contextPlugin(deps.logger)).use(api);
+  return new Elysia()
+    .use(contextPlugin(deps.logger))
+    .onRequest(({ request }) => {
+      if (lifecycle.draining && request.method !== "GET") return errorResponse(draining(), newRequestId());
+    })
+    .use(healthRoutes(lifecycle))
+    .use(api);
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -84,8 +84,8 @@ export function runCli(argv: readonly string[]): number {
   const { words, flags } = parseArgs(argv);
   try {
     if (words.length === 0 || words[0] === "serve") {
-      serveUntilSignal(loadConfig(flags));
-      return -1; // keeps running
+      // -1 keeps running; a port or data directory already in use exits 1 with a message.
+      return serveUntilSignal(loadConfig(flags));
     }
     if (words[0] === "doctor") {
       const report = doctor();

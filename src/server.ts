@@ -1,33 +1,78 @@
-// `gw serve`: config -> store -> deps -> listen -> graceful stop (queued log rows are flushed).
+// `gw serve`: lock the data dir -> store -> deps -> listen -> graceful stop (docs/availability.md
+// "One owner" and "Shutdown"): readiness flips, listening stops, in-flight requests get a bounded
+// grace, then are aborted; queued rows are flushed and every connection closed.
 import { createApp } from "./app.ts";
 import { bootstrapIfEmpty, firstRunBanner } from "./bootstrap.ts";
 import { API_BASE_PATH } from "./config/constants.ts";
 import type { Config } from "./config/env.ts";
 import { buildDeps, type Deps } from "./deps.ts";
+import { Lifecycle, type StorageState } from "./http/lifecycle.ts";
 import { flushLogger } from "./observability/logger.ts";
 import { recoverInterruptedClaims, startIdempotencySweeper } from "./pipeline/idempotency.ts";
+import { lockDataDir, type DataDirLock } from "./store/data-dir-lock.ts";
 
 /** Bun's own cap sits above gw's 10 MiB limit, so gw answers oversized bodies in its envelope. */
 const BUN_BODY_CAP = 32 * 1024 * 1024;
+/** Bun closes a connection idle this long (seconds). Requests that wait longer on purpose (an
+ * upstream still thinking) lift it for themselves; streams send keep-alive comments. */
+const IDLE_TIMEOUT_S = 30;
 const DRAIN_LIMIT_MS = 10_000;
 /** The OTLP exporter's last send; a collector that is down must not hold the stop up long. */
 const OTLP_FLUSH_LIMIT_MS = 5_000;
+/** Past the grace, aborted requests get this long to record themselves before the log is flushed. */
+const ABORT_SETTLE_MS = 2_000;
 
 export interface RunningServer {
   url: string;
   deps: Deps;
+  lifecycle: Lifecycle;
   stop(): Promise<void>;
 }
 
+/** The port is taken: listening fails with this instead of sharing it (no SO_REUSEPORT). */
+export class PortInUse extends Error {
+  constructor(host: string, port: number) {
+    super(`Port ${port} on ${host} is already in use (another gw or another program). Stop it, or choose another port with --port or PORT.`);
+  }
+}
+
+function listen(deps: Deps, config: Config, lifecycle: Lifecycle) {
+  try {
+    return createApp(deps, lifecycle).listen({
+      port: config.port,
+      hostname: config.host,
+      maxRequestBodySize: BUN_BODY_CAP,
+      idleTimeout: IDLE_TIMEOUT_S,
+      // Elysia's Bun adapter turns SO_REUSEPORT on: a second gw would share the port silently.
+      reusePort: false,
+    });
+  } catch (err) {
+    const text = String((err as { code?: string })?.code ?? "") + String(err);
+    if (text.includes("EADDRINUSE") || text.includes("in use")) throw new PortInUse(config.host, config.port);
+    throw err;
+  }
+}
+
 export function startServer(config: Config, options: { deps?: Deps; quiet?: boolean } = {}): RunningServer {
-  const deps = options.deps ?? buildDeps(config);
+  const lock: DataDirLock = lockDataDir(config.dataDir);
+  let deps: Deps;
+  let app: ReturnType<typeof listen>;
+  const lifecycle = new Lifecycle();
+  try {
+    deps = options.deps ?? buildDeps(config);
+    lifecycle.storage = (deps as Partial<{ storage: StorageState }>).storage;
+    app = listen(deps, config, lifecycle);
+  } catch (err) {
+    if (!options.deps) closeQuietly(() => deps?.db.close());
+    lock.release();
+    throw err;
+  }
   const boot = bootstrapIfEmpty(deps.repos);
   // Before the first request: claims left running by a previous process can no longer finish.
   recoverInterruptedClaims(deps.repos.idempotency, deps.logger);
   const sweeper = startIdempotencySweeper(deps.repos.idempotency, deps.logger);
   // Rollup compaction and log retention run in the log worker, off the request thread.
   deps.logSink.maintain({ retentionDays: config.logRetentionDays });
-  const app = createApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: BUN_BODY_CAP });
   const url = `http://${config.host}:${app.server!.port}${API_BASE_PATH}`;
   if (boot && !options.quiet) process.stdout.write(firstRunBanner(boot, url) + "\n");
   deps.logger.info({ url, providers: deps.providers.enabled(), data_dir: config.dataDir }, "gw listening");
@@ -35,7 +80,16 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
-      await app.stop(false);
+      lifecycle.draining = true;
+      // Stops listening at once; resolves when the requests in flight have ended.
+      const finished = app.server!.stop(false);
+      const inGrace = await Promise.race([finished.then(() => true), Bun.sleep(config.shutdownTimeoutMs).then(() => false)]);
+      if (!inGrace) {
+        const aborted = lifecycle.inFlight.abortAll("shutdown");
+        deps.logger.warn({ aborted, grace_ms: config.shutdownTimeoutMs }, "gw stopping: requests still running after the grace period were aborted");
+        await Promise.race([lifecycle.inFlight.idle(), Bun.sleep(ABORT_SETTLE_MS)]);
+        await app.server?.stop(true);
+      }
       sweeper.stop();
       // Every request has been recorded now; queued spans get a bounded last send, alongside
       // the log drain below.
@@ -43,11 +97,7 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
       // The semantic index is saved (else rebuilt at the next start), then queued cache writes go
       // to disk before the database closes; a failure costs cache entries only.
       await deps.semantic?.close();
-      try {
-        deps.answers.close();
-      } catch (err) {
-        deps.logger.error({ err }, "response cache not fully written at shutdown");
-      }
+      closeQuietly(() => deps.answers.close(), (err) => deps.logger.error({ err }, "response cache not fully written at shutdown"));
       // Bounded, so a stuck log can never keep the process from stopping; it is said loudly.
       const drained = await Promise.race([deps.logWriter.drain().then(() => true), Bun.sleep(DRAIN_LIMIT_MS).then(() => false)]);
       if (!drained) deps.logger.error({ pending: deps.logWriter.pending }, "request log not fully written at shutdown");
@@ -55,18 +105,48 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
       await exported;
       // Ledger entries still queued (charges of the last requests) go to disk before it closes.
       deps.billing.stop();
-      deps.db.close();
+      closeQuietly(() => deps.db.close(), (err) => deps.logger.error({ err }, "database not closed cleanly"));
+      lock.release();
       flushLogger(deps.logger);
     })());
-  return { url, deps, stop };
+  return { url, deps, lifecycle, stop };
 }
 
-export function serveUntilSignal(config: Config): void {
-  const server = startServer(config);
+function closeQuietly(close: () => void, onError: (err: unknown) => void = () => {}): void {
+  try {
+    close();
+  } catch (err) {
+    onError(err);
+  }
+}
+
+/** How long past the grace a stop may take before the process exits anyway. */
+const HARD_STOP_MARGIN_MS = 4_000;
+
+export function serveUntilSignal(config: Config): number {
+  let server: RunningServer | null = null;
+  let signalled = false;
+  const shutDown = (running: RunningServer) => {
+    // Whatever happens in the stop, the process ends within the grace plus this margin.
+    setTimeout(() => process.exit(1), config.shutdownTimeoutMs + HARD_STOP_MARGIN_MS).unref();
+    running.stop().then(() => process.exit(0), () => process.exit(1));
+  };
+  // Installed before the server starts, so a signal during start-up is a clean stop too.
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.once(signal, () => {
-      server.deps.logger.info({ signal }, "gw stopping: finishing requests and flushing the request log");
-      server.stop().then(() => process.exit(0), () => process.exit(1));
+    process.on(signal, () => {
+      // A second signal means now.
+      if (signalled) process.exit(1);
+      signalled = true;
+      server?.deps.logger.info({ signal, grace_ms: config.shutdownTimeoutMs }, "gw stopping: finishing requests and flushing the request log");
+      if (server) shutDown(server);
     });
   }
+  try {
+    server = startServer(config);
+  } catch (err) {
+    process.stderr.write(`gw: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+  if (signalled) shutDown(server);
+  return -1;
 }

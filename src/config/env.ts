@@ -25,6 +25,13 @@ export interface Config {
   /** The whole request's deadline for reaching an answer, fallbacks included
    * (`GW_REQUEST_TIMEOUT_MS`, default 300 s): no attempt starts or waits beyond it. */
   requestTimeoutMs: number;
+  /** Longest upstream silence inside a stream (`GW_STREAM_IDLE_TIMEOUT_MS`, default 300 s:
+   * reasoning models think for minutes before their first token); docs/availability.md. */
+  streamIdleTimeoutMs: number;
+  /** Silence after which gw writes an SSE comment to the client (`GW_SSE_KEEPALIVE_MS`, 15 s). */
+  sseKeepAliveMs: number;
+  /** Largest non-streamed upstream body (`GW_UPSTREAM_MAX_BODY_MB`, default 16). */
+  upstreamMaxBodyBytes: number;
   /** GW_SECRET_KEY: seals projects' provider keys at rest; unset: a key file in the data dir. */
   secretKey: string | null;
   /** How long an Idempotency-Key and its stored result live (`GW_IDEMPOTENCY_TTL_HOURS`, default 24). */
@@ -39,8 +46,16 @@ export interface Config {
    * `GW_SEMANTIC_EMBEDDING_MODEL`) or `off`. Loaded on first use. */
   semanticEmbedder: "use" | "ngram" | "provider" | "off";
   semanticEmbeddingModel: string | null;
+  /** Estimated bytes the semantic index may hold in total (`GW_SEMANTIC_INDEX_MB`, default 128)
+   * and per project (`GW_SEMANTIC_INDEX_PROJECT_MB`, default 64); past them the least recently
+   * used partitions are dropped (docs/semantic-cache.md "Memory"). */
+  semanticIndexBytes: number;
+  semanticIndexProjectBytes: number;
   /** OpenTelemetry trace export over OTLP/HTTP (`GW_OTLP_ENDPOINT`, `GW_OTLP_HEADERS`, ...); null: off. */
   otlp: OtlpConfig | null;
+  /** On SIGTERM/SIGINT, how long in-flight requests may run before they are aborted
+   * (`GW_SHUTDOWN_TIMEOUT_S`, default 30; docs/availability.md "Shutdown"). */
+  shutdownTimeoutMs: number;
   /** Proxies whose X-Forwarded-For is believed (`GW_TRUSTED_PROXIES`, CIDRs, comma-separated). */
   trustedProxies: Cidr[];
   /** Provider id (lower case) -> key and base URL as read from the environment. */
@@ -91,6 +106,13 @@ function parseDays(name: string, text: string): number {
   return days;
 }
 
+function parseSeconds(name: string, text: string): number {
+  const seconds = Number(text);
+  // Zero is allowed: abort in-flight requests at once.
+  if (!Number.isFinite(seconds) || seconds < 0) throw new Error(`Invalid ${name} "${text}": expected a number of seconds (0 or more).`);
+  return Math.round(seconds * 1000);
+}
+
 function parsePort(text: string): number {
   const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -121,13 +143,19 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     logLevel: env.GW_LOG_LEVEL || "info",
     upstreamTimeoutMs: parseTimeoutMs("GW_UPSTREAM_TIMEOUT_MS", env.GW_UPSTREAM_TIMEOUT_MS || "120000"),
     requestTimeoutMs: parseTimeoutMs("GW_REQUEST_TIMEOUT_MS", env.GW_REQUEST_TIMEOUT_MS || "300000"),
+    streamIdleTimeoutMs: parseTimeoutMs("GW_STREAM_IDLE_TIMEOUT_MS", env.GW_STREAM_IDLE_TIMEOUT_MS || "300000"),
+    sseKeepAliveMs: parseTimeoutMs("GW_SSE_KEEPALIVE_MS", env.GW_SSE_KEEPALIVE_MS || "15000"),
+    upstreamMaxBodyBytes: Math.max(1, parseMegabytes("GW_UPSTREAM_MAX_BODY_MB", env.GW_UPSTREAM_MAX_BODY_MB || "16")),
     idempotencyTtlMs: parseHours("GW_IDEMPOTENCY_TTL_HOURS", env.GW_IDEMPOTENCY_TTL_HOURS || "24"),
     cacheMemoryBytes: parseMegabytes("GW_CACHE_MEMORY_MB", env.GW_CACHE_MEMORY_MB || "64"),
     logRetentionDays: parseDays("GW_LOG_RETENTION_DAYS", env.GW_LOG_RETENTION_DAYS || "30"),
     semanticEmbedder: parseEmbedder(env.GW_SEMANTIC_EMBEDDER || "use"),
     semanticEmbeddingModel: env.GW_SEMANTIC_EMBEDDING_MODEL || null,
+    semanticIndexBytes: parseMegabytes("GW_SEMANTIC_INDEX_MB", env.GW_SEMANTIC_INDEX_MB || "128"),
+    semanticIndexProjectBytes: parseMegabytes("GW_SEMANTIC_INDEX_PROJECT_MB", env.GW_SEMANTIC_INDEX_PROJECT_MB || "64"),
     otlp: parseOtlpConfig(env),
     trustedProxies: parseProxies(env.GW_TRUSTED_PROXIES ?? ""),
+    shutdownTimeoutMs: parseSeconds("GW_SHUTDOWN_TIMEOUT_S", env.GW_SHUTDOWN_TIMEOUT_S || "30"),
     providers: Object.freeze(providers),
   });
 }

@@ -2,116 +2,20 @@
 // first start on an empty data directory, graceful SIGTERM, restart on the same directory, and no
 // request-log row lost to a shutdown.
 import { afterAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/store/db.ts";
 import { apiKeysRepo } from "../../src/store/repos/api-keys.ts";
+import { cli, cliJson, killAll, Served } from "../helpers/served.ts";
 
-const ROOT = join(import.meta.dir, "..", "..");
 const KEY_RE = /gw_test_[0-9a-z]{40}/;
-
 const dirs: string[] = [];
-const running = new Set<Served>();
 
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "gw-cli-"));
   dirs.push(dir);
   return dir;
-}
-
-/** An environment without admin token or provider keys, so the runs do not depend on the caller's shell. */
-function envFor(dataDir: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !/_API_KEY$|_BASE_URL$|^GW_|^PORT$|^HOST$/.test(k)) env[k] = v;
-  }
-  return { ...env, GW_DATA_DIR: dataDir, GW_LOG_LEVEL: "warn" };
-}
-
-/** Runs `bun run src/main.ts ...args` to the end. */
-async function cli(dataDir: string, ...args: string[]) {
-  const proc = Bun.spawn(["bun", "run", "src/main.ts", ...args], { cwd: ROOT, env: envFor(dataDir), stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
-}
-
-async function cliJson(dataDir: string, ...args: string[]): Promise<Record<string, unknown>> {
-  const r = await cli(dataDir, ...args);
-  if (r.code !== 0) throw new Error(`gw ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
-  return JSON.parse(r.stdout) as Record<string, unknown>;
-}
-
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
-
-/** A `gw serve` process whose stdout is collected as it arrives. */
-class Served {
-  readonly proc: Subprocess<"ignore", "pipe", "pipe">;
-  readonly url: string;
-  stdout = "";
-  private notify: Array<() => void> = [];
-
-  constructor(dataDir: string) {
-    const port = freePort();
-    this.url = `http://127.0.0.1:${port}/v1`;
-    this.proc = Bun.spawn(["bun", "run", "src/main.ts", "serve", "--port", String(port), "--data", dataDir], {
-      cwd: ROOT, env: envFor(dataDir), stdin: "ignore", stdout: "pipe", stderr: "pipe",
-    });
-    running.add(this);
-    void this.pump();
-  }
-
-  private async pump(): Promise<void> {
-    const decoder = new TextDecoder();
-    for await (const chunk of this.proc.stdout) {
-      this.stdout += decoder.decode(chunk, { stream: true });
-      for (const n of this.notify.splice(0)) n();
-    }
-    for (const n of this.notify.splice(0)) n();
-  }
-
-  /** Reads stdout until `re` matches, failing after `timeoutMs` or if the process exits first. */
-  async waitFor(re: RegExp, timeoutMs = 10_000): Promise<RegExpMatchArray> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const m = this.stdout.match(re);
-      if (m) return m;
-      if (this.proc.exitCode !== null) throw new Error(`gw exited (${this.proc.exitCode}) before printing ${re}:\n${this.stdout}`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`gw did not print ${re} within ${timeoutMs} ms:\n${this.stdout}`);
-      const timer = new Promise<void>((r) => setTimeout(r, Math.min(left, 200)));
-      await Promise.race([new Promise<void>((r) => this.notify.push(r)), timer, this.proc.exited]);
-    }
-  }
-
-  /** Polls until the server answers (a restart prints nothing once it listens). */
-  async waitUntilServing(key: string, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (this.proc.exitCode !== null) throw new Error(`gw exited (${this.proc.exitCode}):\n${this.stdout}`);
-      const res = await fetch(`${this.url}/models`, { headers: { authorization: `Bearer ${key}` } }).catch(() => null);
-      if (res) {
-        expect(res.status).toBe(200);
-        return;
-      }
-      if (Date.now() > deadline) throw new Error(`gw did not start serving within ${timeoutMs} ms`);
-      await Bun.sleep(25);
-    }
-  }
-
-  /** SIGTERM, then the exit code. */
-  async terminate(): Promise<number> {
-    this.proc.kill("SIGTERM");
-    const code = await this.proc.exited;
-    running.delete(this);
-    return code;
-  }
 }
 
 const chat = (url: string, key: string, content: string) =>
@@ -128,10 +32,7 @@ async function requestIds(url: string, key: string): Promise<string[]> {
 }
 
 afterAll(async () => {
-  for (const s of running) {
-    s.proc.kill("SIGKILL");
-    await s.proc.exited;
-  }
+  await killAll();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
