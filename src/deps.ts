@@ -22,6 +22,7 @@ import { WorkflowBudgets } from "./routing/workflow-budgets.ts";
 import { RateLimiter } from "./billing/rate-limit.ts";
 import type { SemanticCache } from "./cache/semantic-types.ts";
 import { EmbeddedSemanticCache } from "./cache/semantic-cache.ts";
+import type { IndexStats } from "./cache/vector-index.ts";
 import { createEmbedder } from "./cache/embedder/create-embedder.ts";
 import { providerEmbedder } from "./cache/provider-embed.ts";
 import type { CatalogModel } from "./routing/catalog-types.ts";
@@ -84,7 +85,7 @@ export interface Deps {
   /** The response cache's stored answers (exact store; semantic hits resolve through it). */
   answers: AnswerStore;
   /** The semantic cache's index and embedder; absent when GW_SEMANTIC_EMBEDDER is off. */
-  semantic?: SemanticCache & { close(): Promise<void>; settled(): Promise<void> };
+  semantic?: SemanticCache & { close(): Promise<void>; settled(): Promise<void>; stats(): IndexStats };
   /** Requests and tokens per minute per project and key (billing/rate-limit.ts); settled by its listener. */
   rateLimits: RateLimiter;
 }
@@ -134,7 +135,9 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
   const embedder = config.semanticEmbedder === "off" ? null
     : config.semanticEmbedder === "provider" ? providerEmbedder(catalog, providers, config.semanticEmbeddingModel)
     : createEmbedder(config.semanticEmbedder);
-  const semantic = embedder ? new EmbeddedSemanticCache(embedder, answers, config.dataDir, logger) : undefined;
+  const semantic = embedder ? new EmbeddedSemanticCache(embedder, answers, config.dataDir, logger, {
+    maxBytes: config.semanticIndexBytes, maxProjectBytes: config.semanticIndexProjectBytes,
+  }) : undefined;
   semantic?.start();
   // Exporters listen to every recorded request (record stage); each only queues or counts.
   const otlp = config.otlp ? new OtlpExporter(config.otlp, logger) : undefined;

@@ -1,14 +1,26 @@
 // The semantic cache as the pipeline sees it (semantic-types.ts): an embedder and a partitioned
 // vector index over the answer store's semantic entries. Indexing runs off the request path; the
 // index follows the store's removals (invalidation, expiry, replacement), is saved in the data
-// directory on shutdown, and is rebuilt from the store when the saved one is missing, corrupt or
-// made by another embedder. Nothing here logs a question.
+// directory on shutdown, reconciled with the store at start (entries stored or removed since the
+// last save: an unclean stop), and rebuilt from the store when the saved one is missing, corrupt or
+// made by another embedder. Memory caps: docs/semantic-cache.md "Memory". Nothing here logs a question.
 import { join } from "node:path";
 import type { Logger } from "../observability/logger.ts";
 import type { AnswerStore } from "./answer-store-types.ts";
 import type { Embedder } from "./embedder/types.ts";
 import type { SemanticCache, SemanticCandidate } from "./semantic-types.ts";
-import { VectorIndex } from "./vector-index.ts";
+import { VectorIndex, type IndexStats } from "./vector-index.ts";
+
+export interface SemanticIndexLimits {
+  /** Estimated bytes the index may hold (GW_SEMANTIC_INDEX_MB). */
+  maxBytes?: number;
+  /** ... and one project's partitions (GW_SEMANTIC_INDEX_PROJECT_MB). */
+  maxProjectBytes?: number;
+  /** Entries a partition holds flat before it becomes a graph (tests). */
+  flatMax?: number;
+}
+
+type IndexJob = { id: number; partition: string; question: string; projectId: string };
 
 /** Nearest neighbours judged per lookup: enough for the guard to skip a literal mismatch. */
 const NEIGHBOURS = 5;
@@ -18,16 +30,20 @@ export class EmbeddedSemanticCache implements SemanticCache {
   private readonly index: VectorIndex;
   private readonly dir: string;
   private rebuilding: Promise<void> | null = null;
+  private readonly adding = new Set<Promise<void>>();
+  private readonly maxBytes: number;
 
-  constructor(private readonly embedder: Embedder, private readonly store: AnswerStore, dataDir: string, private readonly logger: Logger) {
-    this.index = new VectorIndex({ dimensions: embedder.dimensions, tag: `${embedder.name}-${embedder.dimensions}` });
+  constructor(private readonly embedder: Embedder, private readonly store: AnswerStore, dataDir: string, private readonly logger: Logger, limits: SemanticIndexLimits = {}) {
+    this.index = new VectorIndex({ dimensions: embedder.dimensions, tag: `${embedder.name}-${embedder.dimensions}`, ...limits });
+    this.maxBytes = Math.min(limits.maxBytes ?? Infinity, 2 ** 40);
     this.dir = join(dataDir, "semantic-index");
     store.onRemoved((ids) => {
       for (const id of ids) this.index.remove(id);
     });
   }
 
-  /** Loads the saved index, or rebuilds it from the store in the background. */
+  /** Loads the saved index and reconciles it with the store, or rebuilds it from the store; the
+   * embedding runs in the background. */
   start(): void {
     let loaded = false;
     try {
@@ -35,30 +51,65 @@ export class EmbeddedSemanticCache implements SemanticCache {
     } catch (err) {
       this.logger.warn({ err }, "semantic index unreadable; rebuilding it from the cache store");
     }
-    if (!loaded) this.rebuilding = this.rebuild();
+    try {
+      this.rebuilding = this.indexAll(loaded ? this.reconcile() : this.liveJobs(0), loaded ? "reconciled with" : "rebuilt from");
+    } catch (err) {
+      this.logger.error({ err }, "semantic index not reconciled with the cache store; semantic lookups miss until entries are added");
+    }
   }
 
-  private async rebuild(): Promise<void> {
+  /** After a load: drops what the store no longer holds (deleted or expired while gw was down or
+   * since the save) and returns the entries stored after the save (an unclean stop loses the
+   * index's own record of them). Synchronous, before any request, so nothing races it. */
+  private reconcile(): IndexJob[] {
+    const live = new Set<number>();
+    const jobs = this.liveJobs(this.index.watermark, live);
+    let dropped = 0;
+    for (const [, slot] of [...this.index.entries()]) {
+      for (const id of [...slot.part.ids()]) if (!live.has(id) && this.index.remove(id)) dropped++;
+    }
+    if (dropped > 0) this.logger.info({ entries: dropped }, "semantic index: entries removed from the cache store since the last save dropped");
+    return jobs;
+  }
+
+  /** The store's live semantic entries above `after` (every id seen goes into `live`), at most as
+   * many as the index could hold, newest kept: embedding more would only evict them again. */
+  private liveJobs(after: number, live?: Set<number>): IndexJob[] {
+    const most = Math.max(1, Math.ceil(this.maxBytes / (this.embedder.dimensions * 4)));
+    let jobs: IndexJob[] = [];
+    const newest = (): IndexJob[] => jobs.sort((a, b) => b.id - a.id).slice(0, most);
+    for (const e of this.store.semanticEntries()) {
+      if (e.question === null) continue;
+      live?.add(e.id);
+      if (e.id > after) jobs.push({ id: e.id, partition: e.partition, question: e.question, projectId: e.projectId });
+      if (jobs.length >= 2 * most) jobs = newest();
+    }
+    return newest().reverse();
+  }
+
+  private async indexAll(jobs: IndexJob[], how: string): Promise<void> {
     let count = 0;
     try {
       // Batches of the embedder's size: one model call per eight questions, not per question.
-      let batch: Array<{ id: number; partition: string; question: string }> = [];
-      const flush = async () => {
+      for (let at = 0; at < jobs.length; at += REBUILD_BATCH) {
+        const batch = jobs.slice(at, at + REBUILD_BATCH);
         const vectors = await this.embedder.embed(batch.map((e) => e.question));
-        batch.forEach((e, i) => vectors[i] && this.index.add(e.id, vectors[i]!, e.partition));
+        const now = Date.now();
+        batch.forEach((e, i) => {
+          // Removed while the batch was embedded: not indexed.
+          if (vectors[i] && this.store.byId(e.projectId, e.id, now)) this.index.add(e.id, vectors[i]!, e.partition, e.projectId);
+        });
         count += batch.length;
-        batch = [];
-      };
-      for (const e of this.store.semanticEntries()) {
-        if (e.question === null) continue;
-        batch.push({ id: e.id, partition: e.partition, question: e.question });
-        if (batch.length === REBUILD_BATCH) await flush();
       }
-      if (batch.length > 0) await flush();
-      if (count > 0) this.logger.info({ entries: count }, "semantic index rebuilt from the cache store");
+      if (count > 0) this.logger.info({ entries: count }, `semantic index ${how} the cache store`);
     } catch (err) {
       this.logger.error({ err }, "semantic index rebuild failed; semantic lookups miss until entries are added");
     }
+  }
+
+  /** Sizes of the index (docs/semantic-cache.md "Memory"). */
+  stats(): IndexStats {
+    return this.index.stats();
   }
 
   async search(_projectId: string, partition: string, question: string): Promise<SemanticCandidate[]> {
@@ -68,18 +119,21 @@ export class EmbeddedSemanticCache implements SemanticCache {
   }
 
   add(id: number, partition: string, question: string, projectId: string): void {
-    this.embedder.embed([question]).then(
+    const work = this.embedder.embed([question]).then(
       ([vector]) => {
         // Removed while it was being embedded (invalidated, replaced): not indexed.
-        if (vector && this.store.byId(projectId, id, Date.now())) this.index.add(id, vector, partition);
+        if (vector && this.store.byId(projectId, id, Date.now())) this.index.add(id, vector, partition, projectId);
       },
       (err: unknown) => this.logger.warn({ err }, "a cached answer could not be indexed for semantic lookups"),
     );
+    this.adding.add(work);
+    void work.finally(() => this.adding.delete(work));
   }
 
   /** Waits for indexing under way (tests, shutdown). */
   async settled(): Promise<void> {
     await this.rebuilding;
+    while (this.adding.size > 0) await Promise.all([...this.adding]);
     await this.index.settled();
   }
 

@@ -1,30 +1,36 @@
-// Persistence of the semantic index in the data directory (gateway-api.md 4.13): one hnswlib file
-// per partition plus manifest.json (partition keys, live and deleted labels, a hash of each file).
+// Persistence of the semantic index in the data directory (gateway-api.md 4.13): every flat partition
+// packed in one file, one hnswlib file per graph partition, and manifest.json (partitions in LRU
+// order with their project, labels, the hash of each file, the store id the index covers).
 // Anything missing, corrupt or built for another embedder makes load() answer false, and the caller
-// rebuilds the index from its store. Files are hashed before hnswlib reads them: its loader trusts
+// rebuilds the index from its store. Files are hashed before they are read: hnswlib's loader trusts
 // the sizes it finds in a file, and a corrupt one could crash the process instead of throwing.
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { FlatPartition } from "./vector-flat.ts";
 import { Partition } from "./vector-partition.ts";
 import { loadHnsw } from "./hnsw-addon.ts";
-import type { VectorIndex } from "./vector-index.ts";
+import type { Slot, VectorIndex } from "./vector-index.ts";
 
-const VERSION = 1;
+const VERSION = 2;
 const MANIFEST = "manifest.json";
 
-interface ManifestPartition {
-  key: string;
+interface FileRef {
   file: string;
   bytes: number;
   hash: string;
-  live: number[];
-  deleted: number[];
 }
+
+type ManifestPartition =
+  | { kind: "flat"; key: string; project: string; ids: number[]; offset: number }
+  | ({ kind: "graph"; key: string; project: string; live: number[]; deleted: number[] } & FileRef);
 
 interface Manifest {
   version: number;
   tag: string;
   dimensions: number;
+  watermark: number;
+  /** The packed flat vectors (float32, little-endian), null when there are none. */
+  flat: FileRef | null;
   partitions: ManifestPartition[];
 }
 
@@ -36,18 +42,39 @@ export function saveIndex(index: VectorIndex, dir: string, tag: string): void {
   mkdirSync(dir, { recursive: true });
   const generation = Date.now().toString(36);
   const partitions: ManifestPartition[] = [];
+  const chunks: Float32Array[] = [];
+  let offset = 0;
   let n = 0;
-  for (const [key, p] of index.entries()) {
+  for (const [key, { project, part }] of index.entries()) {
+    if (part instanceof FlatPartition) {
+      const { ids, vectors } = part.packed();
+      partitions.push({ kind: "flat", key, project, ids, offset });
+      chunks.push(vectors);
+      offset += vectors.length;
+      continue;
+    }
     const file = `part-${generation}-${n++}.hnsw`;
-    p.graph.writeIndexSync(join(dir, file));
+    part.graph.writeIndexSync(join(dir, file));
     const bytes = Bun.mmap(join(dir, file));
-    partitions.push({ key, file, bytes: bytes.byteLength, hash: hashOf(bytes), live: [...p.live], deleted: [...p.deleted] });
+    partitions.push({ kind: "graph", key, project, file, bytes: bytes.byteLength, hash: hashOf(bytes), live: [...part.live], deleted: [...part.deleted] });
   }
-  const manifest: Manifest = { version: VERSION, tag, dimensions: index.params.dimensions, partitions };
+  let flat: FileRef | null = null;
+  if (offset > 0) {
+    const packed = new Float32Array(offset);
+    let at = 0;
+    for (const c of chunks) {
+      packed.set(c, at);
+      at += c.length;
+    }
+    const bytes = new Uint8Array(packed.buffer);
+    flat = { file: `part-${generation}-flat.f32`, bytes: bytes.byteLength, hash: hashOf(bytes) };
+    writeFileSync(join(dir, flat.file), bytes);
+  }
+  const manifest: Manifest = { version: VERSION, tag, dimensions: index.params.dimensions, watermark: index.watermark, flat, partitions };
   const tmp = join(dir, `${MANIFEST}.tmp`);
   writeFileSync(tmp, JSON.stringify(manifest));
   renameSync(tmp, join(dir, MANIFEST));
-  const keep = new Set(partitions.map((p) => p.file));
+  const keep = new Set([...partitions.flatMap((p) => (p.kind === "graph" ? [p.file] : [])), ...(flat ? [flat.file] : [])]);
   for (const name of readdirSync(dir)) if (name.startsWith("part-") && !keep.has(name)) rmSync(join(dir, name), { force: true });
 }
 
@@ -62,12 +89,18 @@ function readManifest(dir: string): Manifest | null {
   }
 }
 
-function readPartition(index: VectorIndex, dir: string, entry: ManifestPartition): Partition | null {
-  const path = join(dir, entry.file);
-  if (!existsSync(path) || statSync(path).size !== entry.bytes) return null;
-  if (hashOf(Bun.mmap(path)) !== entry.hash) return null;
+/** The file's bytes when it is there whole, else null. */
+function readChecked(dir: string, ref: FileRef): Uint8Array | null {
+  const path = join(dir, ref.file);
+  if (!existsSync(path) || statSync(path).size !== ref.bytes) return null;
+  const bytes = new Uint8Array(readFileSync(path));
+  return hashOf(bytes) === ref.hash ? bytes : null;
+}
+
+function readGraph(index: VectorIndex, dir: string, entry: Extract<ManifestPartition, { kind: "graph" }>): Partition | null {
+  if (readChecked(dir, entry) === null) return null;
   const graph = new (loadHnsw().HierarchicalNSW)("cosine", index.params.dimensions);
-  graph.readIndexSync(path);
+  graph.readIndexSync(join(dir, entry.file));
   if (graph.getNumDimensions() !== index.params.dimensions) return null;
   if (graph.getCurrentCount() !== entry.live.length + entry.deleted.length) return null;
   graph.setEf(index.params.efSearch);
@@ -77,27 +110,45 @@ function readPartition(index: VectorIndex, dir: string, entry: ManifestPartition
   return p;
 }
 
+function readSlots(index: VectorIndex, dir: string, manifest: Manifest): Map<string, Slot> | null {
+  const dims = index.params.dimensions;
+  let flat: Float32Array | null = null;
+  if (manifest.flat !== null) {
+    const bytes = readChecked(dir, manifest.flat);
+    if (bytes === null || bytes.byteLength % 4 !== 0) return null;
+    flat = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+  }
+  const slots = new Map<string, Slot>();
+  for (const entry of manifest.partitions) {
+    let part: FlatPartition | Partition | null;
+    if (entry.kind === "flat") {
+      const end = entry.offset + entry.ids.length * dims;
+      if (flat === null || entry.offset < 0 || end > flat.length) return null;
+      part = FlatPartition.fromPacked(dims, entry.ids, flat.subarray(entry.offset, end));
+    } else {
+      part = readGraph(index, dir, entry);
+    }
+    if (part === null) return null;
+    slots.set(entry.key, { project: entry.project, part, bytes: 0 });
+  }
+  return slots;
+}
+
 /** Replaces the index's content with the saved one; false (and an empty index) when it cannot. */
 export function loadIndex(index: VectorIndex, dir: string, tag: string): boolean {
   const manifest = readManifest(dir);
-  if (manifest === null || manifest.tag !== tag || manifest.dimensions !== index.params.dimensions) {
-    index.clear();
-    return false;
-  }
-  const partitions = new Map<string, Partition>();
-  try {
-    for (const entry of manifest.partitions) {
-      const p = readPartition(index, dir, entry);
-      if (p === null) {
-        index.clear();
-        return false;
-      }
-      partitions.set(entry.key, p);
+  let slots: Map<string, Slot> | null = null;
+  if (manifest !== null && manifest.tag === tag && manifest.dimensions === index.params.dimensions) {
+    try {
+      slots = readSlots(index, dir, manifest);
+    } catch {
+      slots = null;
     }
-  } catch {
+  }
+  if (slots === null || manifest === null) {
     index.clear();
     return false;
   }
-  index.replaceAll(partitions);
+  index.replaceAll(slots, typeof manifest.watermark === "number" ? manifest.watermark : 0);
   return true;
 }

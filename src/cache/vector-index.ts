@@ -1,9 +1,11 @@
-// The semantic cache's vector index (gateway-api.md 4.13, issue 7 item 4): one HNSW graph per cache
-// scope, created on first use, so a hit can only come from the same project, scope, user, system
-// prompt, tools and versions. Deletes are soft (TTL expiry, invalidation) and a graph rebuilds once
-// too many of its points are deleted. Persisted by vector-index-files.ts.
+// The semantic cache's vector index (gateway-api.md 4.13, docs/semantic-cache.md "Memory"): one
+// partition per cache scope, so a hit can only come from the same project, scope, user, system
+// prompt, tools and versions. A partition starts flat (vector-flat.ts) and becomes an HNSW graph
+// past `flatMax` entries. Memory is capped per project and in total; past a cap the least recently
+// used partitions are dropped whole, and their lookups miss until new answers fill them again.
+import { FlatPartition } from "./vector-flat.ts";
 import { loadIndex, saveIndex } from "./vector-index-files.ts";
-import { Partition, newGraph, type HnswParams } from "./vector-partition.ts";
+import { Partition, graphFromFlat, newGraph, type HnswParams } from "./vector-partition.ts";
 
 export interface VectorHit {
   id: number;
@@ -19,20 +21,59 @@ export interface VectorIndexOptions extends Partial<HnswParams> {
   rebuildMinSize?: number;
   /** Names what produced the vectors (embedder and size): a saved index with another tag is not loaded. */
   tag?: string;
+  /** Entries a partition holds flat before it becomes a graph; 0: graphs from the first entry. */
+  flatMax?: number;
+  /** Estimated bytes the whole index may hold (GW_SEMANTIC_INDEX_MB). */
+  maxBytes?: number;
+  /** Estimated bytes one project's partitions may hold (GW_SEMANTIC_INDEX_PROJECT_MB). */
+  maxProjectBytes?: number;
 }
 
-const DEFAULTS = { m: 16, efConstruction: 100, efSearch: 64, initialCapacity: 256, rebuildSliceMs: 8, rebuildDeletedShare: 0.3, rebuildMinSize: 64 };
+/** One partition with its owner and the bytes last counted for it. */
+export interface Slot {
+  project: string;
+  part: FlatPartition | Partition;
+  bytes: number;
+  promoting?: boolean;
+  /** Evicted or emptied: late rebuilds and promotions leave the counts alone. */
+  dropped?: boolean;
+}
+
+export interface IndexStats {
+  entries: number;
+  partitions: number;
+  /** Partitions held as HNSW graphs (the others are flat). */
+  graphs: number;
+  projects: number;
+  /** Estimated bytes, what the caps compare. */
+  bytes: number;
+  evictions: number;
+}
+
+const DEFAULTS = { m: 16, efConstruction: 100, efSearch: 64, initialCapacity: 256, rebuildSliceMs: 8, rebuildDeletedShare: 0.3, rebuildMinSize: 64, flatMax: 1024 };
 /** hnswlib-node takes labels as unsigned 32-bit integers. */
 const MAX_ID = 0xffffffff;
 
 export class VectorIndex {
   readonly params: HnswParams;
   readonly tag: string;
+  /** The highest answer-store id the index has been given (saved with it; semantic-cache.ts
+   * reconciles entries above it after an unclean stop). */
+  watermark = 0;
+  /** Partitions dropped to stay within a cap, since start. */
+  evictions = 0;
   private readonly rebuildShare: number;
   private readonly rebuildMinSize: number;
-  private partitions = new Map<string, Partition>();
+  private readonly flatMax: number;
+  private readonly maxBytes: number;
+  private readonly maxProjectBytes: number;
+  /** Least recently used first (Map order; a use re-inserts). */
+  private partitions = new Map<string, Slot>();
+  /** The same slots per project, in the same order, so a project's cap evicts its own. */
+  private projects = new Map<string, { bytes: number; order: Map<string, Slot> }>();
   /** id -> the partition holding it, so remove() needs only the id. */
   private where = new Map<number, string>();
+  private totalBytes = 0;
   private pending = new Set<Promise<void>>();
 
   constructor(options: VectorIndexOptions) {
@@ -40,6 +81,9 @@ export class VectorIndex {
     this.params = { dimensions: o.dimensions, m: o.m, efConstruction: o.efConstruction, efSearch: o.efSearch, initialCapacity: o.initialCapacity, rebuildSliceMs: o.rebuildSliceMs };
     this.rebuildShare = o.rebuildDeletedShare;
     this.rebuildMinSize = o.rebuildMinSize;
+    this.flatMax = o.flatMax;
+    this.maxBytes = o.maxBytes ?? Infinity;
+    this.maxProjectBytes = o.maxProjectBytes ?? Infinity;
     this.tag = o.tag ?? `dims-${o.dimensions}`;
   }
 
@@ -47,57 +91,71 @@ export class VectorIndex {
     return this.where.size;
   }
 
+  /** Sizes for metrics, tests and the bench: estimated bytes, partitions, graphs, evictions. */
+  stats(): IndexStats {
+    let graphs = 0;
+    for (const s of this.partitions.values()) if (s.part instanceof Partition) graphs++;
+    return { entries: this.where.size, partitions: this.partitions.size, graphs, projects: this.projects.size, bytes: this.totalBytes, evictions: this.evictions };
+  }
+
+  projectBytes(project: string): number {
+    return this.projects.get(project)?.bytes ?? 0;
+  }
+
   partitionKeys(): string[] {
     return [...this.partitions.keys()];
   }
 
-  /** Adds or replaces `id`; an id lives in one partition at a time. */
-  add(id: number, vector: ArrayLike<number>, partition: string): void {
+  /** Adds or replaces `id`; an id lives in one partition at a time. May evict partitions. */
+  add(id: number, vector: ArrayLike<number>, partition: string, project = ""): void {
     if (!Number.isInteger(id) || id < 0 || id > MAX_ID) throw new RangeError(`vector id must be an integer in 0..${MAX_ID}, got ${id}`);
     if (vector.length !== this.params.dimensions) throw new RangeError(`vector has ${vector.length} dimensions, the index ${this.params.dimensions}`);
+    if (id > this.watermark) this.watermark = id;
     const current = this.where.get(id);
     if (current !== undefined && current !== partition) this.remove(id);
-    let p = this.partitions.get(partition);
-    if (p === undefined) {
-      p = new Partition(this.params, newGraph(this.params, this.params.initialCapacity));
-      this.partitions.set(partition, p);
+    let slot = this.touch(partition);
+    if (slot === undefined) {
+      const part = this.flatMax > 0 ? new FlatPartition(this.params.dimensions) : new Partition(this.params, newGraph(this.params, this.params.initialCapacity));
+      slot = this.place(partition, { project, part, bytes: 0 });
     }
-    p.add(id, Array.from(vector));
+    slot.part.add(id, vector);
     this.where.set(id, partition);
+    this.recount(slot);
+    if (slot.part instanceof FlatPartition && slot.part.count > this.flatMax && !slot.promoting) this.promote(partition, slot, slot.part);
+    this.enforce(slot.project);
   }
 
   /** The `k` nearest live vectors of `partition`, most similar first. */
   search(vector: ArrayLike<number>, partition: string, k = 1): VectorHit[] {
     if (vector.length !== this.params.dimensions) return [];
-    return this.partitions.get(partition)?.search(Array.from(vector), k) ?? [];
+    return this.touch(partition)?.part.search(vector, k) ?? [];
   }
 
-  /** Soft delete; false when the id is not in the index. */
+  /** Removes `id` (soft in a graph); false when the id is not in the index. */
   remove(id: number): boolean {
     const key = this.where.get(id);
     if (key === undefined) return false;
     this.where.delete(id);
-    const p = this.partitions.get(key);
-    if (p === undefined || !p.remove(id)) return false;
-    if (p.live.size === 0) {
-      this.partitions.delete(key); // an empty scope costs nothing until it is used again
+    const slot = this.partitions.get(key);
+    if (slot === undefined || !slot.part.remove(id)) return false;
+    if (slot.part.count === 0) {
+      this.drop(key, slot); // an empty scope costs nothing until it is used again
       return true;
     }
-    const rebuild = p.maybeRebuild(this.rebuildShare, this.rebuildMinSize);
-    this.pending.add(rebuild);
-    void rebuild.finally(() => this.pending.delete(rebuild));
+    this.recount(slot);
+    if (slot.part instanceof Partition) this.track(slot.part.maybeRebuild(this.rebuildShare, this.rebuildMinSize).then(() => this.recount(slot)));
     return true;
   }
 
-  /** Resolves when every rebuild started so far has finished (tests, shutdown before save). */
+  /** Resolves when every rebuild and promotion started so far has finished (tests, shutdown before save). */
   async settled(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 
-  /** Deleted points per partition, for metrics and tests. */
+  /** Deleted points per partition (graphs only: a flat partition deletes for real). */
   deletedShare(partition: string): number {
-    const p = this.partitions.get(partition);
-    return p === undefined || p.size === 0 ? 0 : p.deleted.size / p.size;
+    const p = this.partitions.get(partition)?.part;
+    return !(p instanceof Partition) || p.size === 0 ? 0 : p.deleted.size / p.size;
   }
 
   /** Writes the index under `dir` (blocking; wait for settled() first to save rebuilt graphs). */
@@ -112,17 +170,101 @@ export class VectorIndex {
 
   clear(): void {
     this.partitions = new Map();
+    this.projects = new Map();
     this.where = new Map();
+    this.totalBytes = 0;
+    this.watermark = 0;
   }
 
-  /** For vector-index-files.ts: the partitions as they are, and a way to put loaded ones in place. */
-  entries(): IterableIterator<[string, Partition]> {
+  /** For vector-index-files.ts: the partitions, least recently used first, and a way to put loaded
+   * ones in place (in that order; the caps apply to them too). */
+  entries(): IterableIterator<[string, Slot]> {
     return this.partitions.entries();
   }
 
-  replaceAll(partitions: Map<string, Partition>): void {
+  replaceAll(slots: Map<string, Slot>, watermark: number): void {
     this.clear();
-    this.partitions = partitions;
-    for (const [key, p] of partitions) for (const id of p.live) this.where.set(id, key);
+    for (const [key, slot] of slots) {
+      this.place(key, slot);
+      for (const id of slot.part.ids()) this.where.set(id, key);
+      this.recount(slot);
+    }
+    for (const project of [...this.projects.keys()]) this.enforce(project);
+    this.watermark = watermark;
+  }
+
+  /** Marks a partition used (most recent last); undefined when absent. */
+  private touch(key: string): Slot | undefined {
+    const slot = this.partitions.get(key);
+    if (slot === undefined) return undefined;
+    this.partitions.delete(key);
+    this.partitions.set(key, slot);
+    const order = this.projects.get(slot.project)!.order;
+    order.delete(key);
+    order.set(key, slot);
+    return slot;
+  }
+
+  private place(key: string, slot: Slot): Slot {
+    this.partitions.set(key, slot);
+    let owner = this.projects.get(slot.project);
+    if (owner === undefined) this.projects.set(slot.project, (owner = { bytes: 0, order: new Map() }));
+    owner.order.set(key, slot);
+    return slot;
+  }
+
+  /** Brings the byte counts up to date with what the slot holds now. */
+  private recount(slot: Slot): void {
+    const owner = this.projects.get(slot.project);
+    if (owner === undefined || slot.dropped) return;
+    const now = slot.part.bytes();
+    this.totalBytes += now - slot.bytes;
+    owner.bytes += now - slot.bytes;
+    slot.bytes = now;
+  }
+
+  /** Past a cap, the least recently used partitions go: the project's own first, then anyone's. */
+  private enforce(project: string): void {
+    const owner = this.projects.get(project);
+    while (owner !== undefined && owner.bytes > this.maxProjectBytes && owner.order.size > 0) this.evict(owner.order.keys().next().value!);
+    while (this.totalBytes > this.maxBytes && this.partitions.size > 0) this.evict(this.partitions.keys().next().value!);
+  }
+
+  private evict(key: string): void {
+    const slot = this.partitions.get(key);
+    if (slot === undefined) return;
+    this.evictions++;
+    for (const id of slot.part.ids()) if (this.where.get(id) === key) this.where.delete(id);
+    this.drop(key, slot);
+  }
+
+  private drop(key: string, slot: Slot): void {
+    this.partitions.delete(key);
+    const owner = this.projects.get(slot.project)!;
+    owner.order.delete(key);
+    owner.bytes -= slot.bytes;
+    this.totalBytes -= slot.bytes;
+    slot.bytes = 0;
+    slot.dropped = true;
+    if (owner.order.size === 0) this.projects.delete(slot.project);
+  }
+
+  /** A flat partition past flatMax becomes a graph, built off the request path; it keeps serving flat meanwhile. */
+  private promote(key: string, slot: Slot, flat: FlatPartition): void {
+    slot.promoting = true;
+    this.track(graphFromFlat(this.params, flat).then((graph) => {
+      slot.promoting = false;
+      if (this.partitions.get(key) !== slot || slot.part !== flat) return; // evicted or emptied meanwhile
+      slot.part = graph;
+      this.recount(slot);
+      this.enforce(slot.project);
+    }, () => {
+      slot.promoting = false; // stays flat; the next add past flatMax tries again
+    }));
+  }
+
+  private track(work: Promise<void>): void {
+    this.pending.add(work);
+    void work.finally(() => this.pending.delete(work));
   }
 }

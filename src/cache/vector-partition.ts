@@ -3,6 +3,7 @@
 // pile up, in small slices between requests so a big rebuild never blocks the event loop for long.
 import type { HierarchicalNSW } from "hnswlib-node";
 import { loadHnsw } from "./hnsw-addon.ts";
+import { ENTRY_OVERHEAD_BYTES, type FlatPartition } from "./vector-flat.ts";
 
 export interface HnswParams {
   dimensions: number;
@@ -18,6 +19,8 @@ export interface HnswParams {
 }
 
 const SEED = 100;
+/** What an empty hnswlib graph costs (measured: 2.6 MB, mostly its 65,536 label mutexes). */
+export const GRAPH_FIXED_BYTES = 2_700_000;
 
 export function newGraph(p: HnswParams, capacity: number): HierarchicalNSW {
   const graph = new (loadHnsw().HierarchicalNSW)("cosine", p.dimensions);
@@ -45,14 +48,33 @@ export class Partition {
     return this.live.size + this.deleted.size;
   }
 
-  add(id: number, vector: number[]): void {
+  get count(): number {
+    return this.live.size;
+  }
+
+  has(id: number): boolean {
+    return this.live.has(id);
+  }
+
+  ids(): IterableIterator<number> {
+    return this.live.values();
+  }
+
+  /** Estimated bytes held, for the index's budgets: hnswlib's fixed cost per graph, then per slot
+   * its vector, level-0 links (2m), label and lookup entry (docs/semantic-cache.md "Memory"). */
+  bytes(): number {
+    const perSlot = this.params.dimensions * 4 + this.params.m * 2 * 4 + 64;
+    return GRAPH_FIXED_BYTES + this.graph.getMaxElements() * perSlot + this.size * ENTRY_OVERHEAD_BYTES;
+  }
+
+  add(id: number, vector: ArrayLike<number>): void {
     this.dirty?.add(id);
     // hnswlib updates a label it holds in place (and unmarks it if it was deleted).
     const held = this.live.has(id) || this.deleted.delete(id);
     if (!held && this.graph.getCurrentCount() >= this.graph.getMaxElements()) {
       this.graph.resizeIndex(Math.max(this.params.initialCapacity, this.graph.getMaxElements() * 2));
     }
-    this.graph.addPoint(vector, id);
+    this.graph.addPoint(Array.from(vector), id);
     this.live.add(id);
   }
 
@@ -63,11 +85,11 @@ export class Partition {
     return true;
   }
 
-  search(vector: number[], k: number): { id: number; similarity: number }[] {
+  search(vector: ArrayLike<number>, k: number): { id: number; similarity: number }[] {
     const n = Math.min(k, this.live.size);
     if (n === 0) return [];
     if (this.graph.getEf() < n) this.graph.setEf(n);
-    const found = this.graph.searchKnn(vector, n);
+    const found = this.graph.searchKnn(Array.from(vector), n);
     // Cosine space: distance = 1 - cosine similarity.
     return found.neighbors.map((id, i) => ({ id, similarity: 1 - (found.distances[i] ?? 1) }));
   }
@@ -121,4 +143,32 @@ export class Partition {
     }
     this.graph = fresh;
   }
+}
+
+/** Builds a graph holding a flat partition's vectors, in slices between requests. The flat one keeps
+ * serving and changing meanwhile (its `dirty` set records updates); the changes are replayed before
+ * the graph is returned, so the caller can swap it in at once. */
+export async function graphFromFlat(params: HnswParams, flat: FlatPartition): Promise<Partition> {
+  const labels = [...flat.ids()];
+  const p = new Partition(params, newGraph(params, Math.max(params.initialCapacity, Math.ceil(labels.length * 1.25))));
+  flat.dirty = new Set();
+  try {
+    let sliceStart = performance.now();
+    for (const id of labels) {
+      if (performance.now() - sliceStart >= params.rebuildSliceMs) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+      const v = flat.vectorOf(id);
+      if (v) p.add(id, v);
+    }
+    for (const id of flat.dirty) {
+      const v = flat.vectorOf(id);
+      if (v) p.add(id, v);
+    }
+    for (const id of [...p.live]) if (!flat.has(id)) p.remove(id);
+  } finally {
+    flat.dirty = null;
+  }
+  return p;
 }

@@ -1,5 +1,6 @@
-// The semantic cache's vector index (gateway-api.md 4.13, issue 7 item 4): one HNSW graph per scope,
-// soft deletes with a rebuild, and persistence that refuses anything it cannot trust.
+// The semantic cache's vector index (gateway-api.md 4.13, issue 7 item 4): one partition per scope
+// (flat while small, an HNSW graph past flatMax), soft deletes with a rebuild in graphs, and
+// persistence that refuses anything it cannot trust. Caps and eviction: vector-index-caps.test.ts.
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -48,7 +49,7 @@ describe("vector index partitions (4.13: a hit only from the same scope)", () =>
   });
 
   test("grows past its initial capacity; re-adding an id moves it between partitions", () => {
-    const index = new VectorIndex({ dimensions: DIMS, initialCapacity: 4 });
+    const index = new VectorIndex({ dimensions: DIMS, initialCapacity: 4, flatMax: 0 });
     const vs = Array.from({ length: 50 }, unit);
     vs.forEach((v, i) => index.add(i, v, "p"));
     expect(index.search(vs[37]!, "p", 1)[0]?.id).toBe(37);
@@ -82,7 +83,7 @@ describe("vector index deletes (4.13: TTL expiry and invalidation)", () => {
 
   test("past 30% deleted a partition rebuilds without its dead points and still answers", async () => {
     // A zero time slice yields after every point, so the changes below land mid-rebuild.
-    const index = new VectorIndex({ dimensions: DIMS, rebuildMinSize: 10, rebuildSliceMs: 0 });
+    const index = new VectorIndex({ dimensions: DIMS, rebuildMinSize: 10, rebuildSliceMs: 0, flatMax: 0 });
     const vs = Array.from({ length: 100 }, unit);
     vs.forEach((v, i) => index.add(i, v, "p"));
     for (let i = 0; i < 30; i++) index.remove(i);
@@ -111,9 +112,10 @@ describe("vector index deletes (4.13: TTL expiry and invalidation)", () => {
   });
 });
 
-describe("vector index persistence (4.13: kept in the data directory, rebuilt when missing or corrupt)", () => {
+// Flat partitions are packed in one file; each graph has its own.
+describe.each([["flat", 1024, 1], ["graph", 0, 2]] as const)("vector index persistence, %s partitions (4.13: kept in the data directory, rebuilt when missing or corrupt)", (_kind, flatMax, files) => {
   function filled(): { index: VectorIndex; vs: Float32Array[] } {
-    const index = new VectorIndex({ dimensions: DIMS, tag: "test-embedder" });
+    const index = new VectorIndex({ dimensions: DIMS, tag: "test-embedder", flatMax });
     const vs = Array.from({ length: 40 }, unit);
     vs.forEach((v, i) => index.add(i, v, i % 2 === 0 ? "even" : "odd"));
     index.remove(4);
@@ -124,7 +126,7 @@ describe("vector index persistence (4.13: kept in the data directory, rebuilt wh
     const dir = tempDir();
     const { index, vs } = filled();
     index.save(dir);
-    const loaded = new VectorIndex({ dimensions: DIMS, tag: "test-embedder" });
+    const loaded = new VectorIndex({ dimensions: DIMS, tag: "test-embedder", flatMax });
     expect(loaded.load(dir)).toBe(true);
     expect(loaded.size).toBe(39);
     expect(loaded.partitionKeys().sort()).toEqual(["even", "odd"]);
@@ -141,8 +143,8 @@ describe("vector index persistence (4.13: kept in the data directory, rebuilt wh
     index.save(dir);
     index.remove(1);
     index.save(dir);
-    expect(readdirSync(dir).filter((f) => f.startsWith("part-")).length).toBe(2);
-    const loaded = new VectorIndex({ dimensions: DIMS, tag: "test-embedder" });
+    expect(readdirSync(dir).filter((f) => f.startsWith("part-")).length).toBe(files);
+    const loaded = new VectorIndex({ dimensions: DIMS, tag: "test-embedder", flatMax });
     expect(loaded.load(dir)).toBe(true);
     expect(loaded.size).toBe(38);
   });
