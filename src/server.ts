@@ -11,8 +11,10 @@ import { flushLogger } from "./observability/logger.ts";
 import { recoverInterruptedClaims, startIdempotencySweeper } from "./pipeline/idempotency.ts";
 import { lockDataDir, type DataDirLock } from "./store/data-dir-lock.ts";
 
-/** Bun's own cap sits above gw's 10 MiB limit, so gw answers oversized bodies in its envelope. */
-const BUN_BODY_CAP = 32 * 1024 * 1024;
+/** Bun's own cap, never reached: gw refuses a declared length over its 10 MiB limit unread and
+ * counts a chunked body as it streams (schema/validate.ts), in its envelope; Bun's own 413 would
+ * leave without it (docs/availability.md "Request input"). */
+const BUN_BODY_CAP = Number.MAX_SAFE_INTEGER;
 /** Bun closes a connection idle this long (seconds). Requests that wait longer on purpose (an
  * upstream still thinking) lift it for themselves; streams send keep-alive comments. */
 const IDLE_TIMEOUT_S = 30;

@@ -1,7 +1,9 @@
-// Token counts with gpt-tokenizer (o200k_base): exact counts for routing near a limit, test-mode
-// usage and streams an upstream did not meter. The tokenizer's tables take about 80 MB, so they
-// load on first use: ordinary live traffic never needs them (routing checks a byte bound first).
+// Token counts with gpt-tokenizer (o200k_base): counts for routing near a limit, test-mode usage
+// and streams an upstream did not meter. Linear and bounded per request (token-pieces.ts): exact up
+// to EXACT_CHARS, a sampled estimate beyond. The tables (~80 MB) load on first use: ordinary live
+// traffic never needs them (routing checks a byte bound first).
 import type { ChatMessage } from "../providers/types.ts";
+import { EXACT_CHARS, estimateBySample } from "./token-pieces.ts";
 
 type Tokenizer = typeof import("gpt-tokenizer");
 let tokenizer: Tokenizer | null = null;
@@ -12,14 +14,28 @@ const load = (): Tokenizer => (tokenizer ??= require("gpt-tokenizer") as Tokeniz
 const PER_MESSAGE = 3;
 const REPLY_PRIMER = 3;
 
-export const countTextTokens = (text: string): number => (text.length === 0 ? 0 : load().countTokens(text));
+// Special-token text in a prompt ("<|endoftext|>") is ordinary text to count, not an error.
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+const countPiece = (piece: string): number => load().countTokens(piece, AS_TEXT);
+
+/** Exact up to EXACT_CHARS (bar a token per cut of a very long run), a sampled estimate beyond. */
+export const countTextTokens = (text: string): number => (text.length === 0 ? 0 : estimateBySample(countPiece, text));
+
+/** Several texts of one request (embeddings input) within one budget: past EXACT_CHARS in all,
+ * one sample over them together. */
+export function countTextsTokens(texts: readonly string[]): number {
+  let units = 0;
+  for (const t of texts) units += t.length;
+  if (units <= EXACT_CHARS) return texts.reduce((n, t) => n + countTextTokens(t), 0);
+  return estimateBySample(countPiece, texts.join("\n"));
+}
 
 /** Cuts text to at most `limit` tokens, as a model stops at max_tokens. */
 export function truncateToTokens(text: string, limit: number): { text: string; cut: boolean } {
   // Tokens never outnumber bytes, so a text within the limit in bytes needs no tokenizing.
   if (Buffer.byteLength(text) <= limit) return { text, cut: false };
   const { encode, decode } = load();
-  const tokens = encode(text);
+  const tokens = encode(text, AS_TEXT);
   return tokens.length <= limit ? { text, cut: false } : { text: decode(tokens.slice(0, limit)), cut: true };
 }
 
@@ -36,10 +52,11 @@ export function messageText(message: ChatMessage): string {
   return text;
 }
 
+/** The prompt's tokens with the chat framing; one budget for all messages (countTextsTokens). */
 export function countMessageTokens(messages: readonly ChatMessage[]): number {
   let total = REPLY_PRIMER;
-  for (const m of messages) total += PER_MESSAGE + countTextTokens(messageText(m)) + (m.name ? 1 : 0);
-  return total;
+  for (const m of messages) total += PER_MESSAGE + (m.name ? 1 : 0);
+  return total + countTextsTokens(messages.map(messageText));
 }
 
 /**

@@ -12,6 +12,22 @@ export const LIMITS = {
   invalidationTags: 100,
   invalidationTagLength: 120,
   bodyBytes: 10 * 1024 * 1024,
+  // Request input (docs/api.md "Limits"; issue 14): each answered 400 invalid_request naming the
+  // param, except a late body (408) and an oversized one (413), both code invalid_request.
+  /** A body must arrive within this long of the request's headers. */
+  bodyReadMs: 60_000,
+  /** Brackets nested deeper than this are refused before JSON.parse (the body is level 1). */
+  jsonDepth: 64,
+  /** gw.workflow_id, gw.step, gw.agent; the session id keeps its own 200 (routing/sessions.ts). */
+  labelLength: 200,
+  tagLength: 120,
+  /** OpenAI's own metadata limits. */
+  metadataKeys: 16,
+  metadataKeyLength: 64,
+  metadataValueLength: 512,
+  userLength: 256,
+  /** OpenAI's own limit on tools per request. */
+  toolsPerRequest: 128,
 } as const;
 
 export const ROUTING_PROFILES = [

@@ -57,12 +57,15 @@ const ResponseFormatSchema = Type.Union([
   }, open),
 ]);
 
-const Tag = Type.String({ minLength: 1, maxLength: LIMITS.invalidationTagLength });
+const Tag = Type.String({ minLength: 1, maxLength: LIMITS.tagLength });
+/** Caller labels that are stored with the request (docs/api.md "Limits"). */
+const Label = Type.String({ maxLength: LIMITS.labelLength });
+const MetaValue = Type.String({ maxLength: LIMITS.metadataValueLength });
 
 export const ChatCompletionsBody = Type.Object({
   model: Type.Optional(NonEmpty),
   messages: Type.Array(ChatMessageSchema, { minItems: 1 }),
-  tools: Type.Optional(Type.Array(FunctionToolSchema, { maxItems: 128 })),
+  tools: Type.Optional(Type.Array(FunctionToolSchema, { maxItems: LIMITS.toolsPerRequest })),
   tool_choice: Type.Optional(ToolChoiceSchema),
   response_format: Type.Optional(ResponseFormatSchema),
   max_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
@@ -72,20 +75,21 @@ export const ChatCompletionsBody = Type.Object({
   stop: Type.Optional(Type.Union([Str, Type.Array(Str, { maxItems: 4 }), Type.Null()])),
   n: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 128 }), Type.Null()])),
   stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-  user: Type.Optional(Str),
+  user: Type.Optional(Type.String({ maxLength: LIMITS.userLength })),
   routing: Type.Optional(Type.Object({
     mode: Type.Optional(Type.Union(["economy", "balanced", "quality", "max"].map((m) => Type.Literal(m)))),
     min_quality: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   }, open)),
   max_cost: Type.Optional(Type.Number({ minimum: 0 })),
   optimization: Type.Optional(Type.Record(Str, Type.Unknown())),
+  // OpenAI's metadata rules: string values, at most 16 keys (key length: parse.ts checkLabels).
   metadata: Type.Optional(Type.Object({
-    task: Type.Optional(Str),
+    task: Type.Optional(MetaValue),
     priority: Type.Optional(Type.Union(["realtime", "batch", "normal"].map((p) => Type.Literal(p)))),
-    customer_tier: Type.Optional(Str),
-    step: Type.Optional(Str),
+    customer_tier: Type.Optional(MetaValue),
+    step: Type.Optional(Label),
     session_id: Type.Optional(Str),
-  }, open)),
+  }, { additionalProperties: MetaValue, maxProperties: LIMITS.metadataKeys })),
   tags: Type.Optional(Type.Array(Tag, { maxItems: LIMITS.tagsPerRequest })),
   cache: Type.Optional(Type.Object({
     mode: Type.Optional(Type.Union([Type.Literal("bypass"), Type.Literal("default")])),
@@ -93,14 +97,14 @@ export const ChatCompletionsBody = Type.Object({
     tags: Type.Optional(Type.Array(Tag, { maxItems: LIMITS.tagsPerRequest })),
   }, open)),
   gw: Type.Optional(Type.Object({
-    step: Type.Optional(Str),
-    workflow_id: Type.Optional(Str),
+    step: Type.Optional(Label),
+    workflow_id: Type.Optional(Label),
     workflow_budget: Type.Optional(Type.Number({ minimum: 0 })),
     versions: Type.Optional(Type.Object({
-      prompt: Type.Optional(Str), tools: Type.Optional(Str), knowledge: Type.Optional(Str), memory: Type.Optional(Str),
+      prompt: Type.Optional(Label), tools: Type.Optional(Label), knowledge: Type.Optional(Label), memory: Type.Optional(Label),
     }, open)),
     session_id: Type.Optional(Str),
-    agent: Type.Optional(Str),
+    agent: Type.Optional(Label),
     cache: Type.Optional(Type.Object({ tags: Type.Optional(Type.Array(Tag, { maxItems: LIMITS.tagsPerRequest })) }, open)),
   }, open)),
 }, open);

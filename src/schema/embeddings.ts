@@ -2,7 +2,7 @@
 // send more. Token arrays (number[] or number[][], which OpenAI also accepts) are refused: a
 // model's tokenizer is its own, so ids made for one model mean nothing to another provider.
 import { Type, type Static } from "@sinclair/typebox";
-import { MAX_EMBEDDING_INPUTS } from "../config/constants.ts";
+import { LIMITS, MAX_EMBEDDING_INPUTS } from "../config/constants.ts";
 import { invalidRequest } from "../errors/gw-error.ts";
 
 const Text = Type.String({ minLength: 1 });
@@ -12,7 +12,7 @@ export const EmbeddingsBody = Type.Object({
   model: Type.Optional(Type.String({ minLength: 1 })),
   dimensions: Type.Optional(Type.Integer({ minimum: 1 })),
   encoding_format: Type.Optional(Type.Union([Type.Literal("float"), Type.Literal("base64")])),
-  user: Type.Optional(Type.String()),
+  user: Type.Optional(Type.String({ maxLength: LIMITS.userLength })),
 }, { additionalProperties: true });
 export type EmbeddingsBody = Static<typeof EmbeddingsBody>;
 

@@ -5,6 +5,7 @@ import type { Static, TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { LIMITS } from "../config/constants.ts";
 import { GwError, invalidRequest } from "../errors/gw-error.ts";
+import { jsonDepthExcess } from "./json-depth.ts";
 
 /** `/messages/0/role` -> `messages[0].role` */
 export function paramOf(path: string): string {
@@ -43,6 +44,12 @@ export function compileValidator<T extends TSchema>(schema: T): (value: unknown,
 /** The body must be a JSON object; anything else names no param but says what was wrong. */
 export function parseJsonObject(text: string): Record<string, unknown> {
   if (text.trim() === "") throw invalidRequest("The request body is empty; expected a JSON object.");
+  // Before the parser: nothing below ever walks a structure deeper than the limit.
+  const deep = jsonDepthExcess(text, LIMITS.jsonDepth);
+  if (deep) {
+    const where = deep.key === null ? "The request body" : `'${deep.key}'`;
+    throw invalidRequest(`${where} is nested deeper than ${LIMITS.jsonDepth} levels.`, deep.key);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -59,15 +66,51 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** The body as text within the size limit: 413 invalid_request past it (contracts.md 4). */
-export async function readBodyText(req: Request, limit = LIMITS.bodyBytes): Promise<string> {
+const LATE = Symbol("late");
+
+/** The body as text within the size limit (413 past it, contracts.md 4) and the read deadline
+ * (408 past it; docs/api.md "Limits"). A declared length over the limit is refused unread; any other
+ * body is read as a stream and counted, so nothing past limit + one chunk is ever buffered. */
+export async function readBodyText(req: Request, limit: number = LIMITS.bodyBytes, deadlineMs: number = LIMITS.bodyReadMs): Promise<string> {
   const tooLarge = () => new GwError("invalid_request", `The request body exceeds ${limit} bytes.`, { status: 413 });
   const length = req.headers.get("content-length");
   const declared = length === null ? NaN : Number(length);
   if (declared > limit) throw tooLarge();
-  // With a declared length within the limit, Bun's text() is the fast path (no extra copy).
-  if (Number.isInteger(declared)) return req.text();
-  const bytes = await req.arrayBuffer();
-  if (bytes.byteLength > limit) throw tooLarge();
-  return new TextDecoder().decode(bytes);
+  if (!req.body) return "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), deadlineMs)));
+  const timedOut = () => new GwError("invalid_request", `The request body was not received within ${deadlineMs / 1000} s.`, { status: 408 });
+  // A declared length within the limit bounds Bun's own buffer: text() is the fast path.
+  if (Number.isInteger(declared)) {
+    try {
+      const text = await Promise.race([req.text(), late]);
+      if (text === LATE) throw timedOut();
+      return text;
+    } catch (err) {
+      throw err instanceof GwError ? err : invalidRequest("The request body could not be read.");
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), late]);
+      if (next === LATE) throw timedOut();
+      if (next.done) break;
+      size += next.value.byteLength;
+      if (size > limit) throw tooLarge();
+      chunks.push(next.value);
+    }
+  } catch (err) {
+    reader.cancel().catch(() => {});
+    if (err instanceof GwError) throw err;
+    // The client went away or sent a broken chunked encoding: nothing to parse.
+    throw invalidRequest("The request body could not be read.");
+  } finally {
+    clearTimeout(timer);
+  }
+  return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
 }

@@ -1,6 +1,6 @@
 // Stage parse: reads the body within the size limit, validates it (schema, then the rules a schema
 // cannot say) and the trace headers. Writes request, requestedModel, stream, tags, workflow, step, session id.
-import { DEFAULT_PROFILE } from "../../config/constants.ts";
+import { DEFAULT_PROFILE, LIMITS } from "../../config/constants.ts";
 import { invalidRequest } from "../../errors/gw-error.ts";
 import type { ChatRequest } from "../../providers/types.ts";
 import { ChatCompletionsBody } from "../../schema/chat-completions.ts";
@@ -47,6 +47,15 @@ function checkTools(req: ChatRequest): void {
   }
 }
 
+/** Metadata keys (OpenAI's 64 characters); values, counts and labels are in the schema. */
+function checkLabels(metadata: Record<string, unknown> | undefined): void {
+  for (const key of Object.keys(metadata ?? {})) {
+    if (key.length > LIMITS.metadataKeyLength) {
+      throw invalidRequest(`Metadata keys must be at most ${LIMITS.metadataKeyLength} characters.`, "metadata");
+    }
+  }
+}
+
 export async function parse(_deps: Deps, state: RequestState): Promise<void> {
   readTraceHeaders(state);
   const sent = parseJsonObject(state.bodyText ?? (await readBodyText(state.http)));
@@ -58,6 +67,7 @@ export async function parse(_deps: Deps, state: RequestState): Promise<void> {
   const req = body as unknown as ChatRequest;
   checkMessages(req);
   checkTools(req);
+  checkLabels(body.metadata);
   req.model = body.model ?? DEFAULT_PROFILE;
   state.request = req;
   state.requestedModel = req.model;
