@@ -1,0 +1,118 @@
+// `bun bench/availability/run.ts [single|mix|sigterm ...]`: issue 14's "done when" figures
+// (docs/availability.md "Figures"). gw runs from source against the scripted upstream, on
+// 127.0.0.1 only; every phase is bounded and the run stops by itself.
+//   single:  each hostile request alone, while GET /v1/models is probed back to back
+//   mix:     10,000 seeded hostile requests (8 at a time), then RSS a minute later
+//   sigterm: SIGTERM while a hostile request runs, against GW_SHUTDOWN_TIMEOUT_S
+import { mkdirSync, writeFileSync } from "node:fs";
+import { rssMiB } from "../lib/proc-stats.ts";
+import { startGw, startUpstream, stop, stopAll, type Gw } from "../lib/processes.ts";
+import { mixedCase, singleCases, type HostileCase } from "./cases.ts";
+import { checkAnswer, probeModels, send, type Outcome } from "./client.ts";
+
+const phases = process.argv.slice(2).length ? process.argv.slice(2) : ["single", "mix", "sigterm"];
+const MIX_COUNT = Number(process.env.MIX_COUNT ?? 10_000);
+/** CASES=regex runs only the single cases whose name matches. */
+const only = process.env.CASES ? new RegExp(process.env.CASES) : null;
+const report: string[] = [];
+const data: Record<string, unknown> = {};
+
+const p99 = (xs: number[]): number => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]! : NaN);
+const fmt = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`);
+
+async function single(gw: Gw): Promise<void> {
+  report.push("## One hostile request at a time", "", "| request | key | answer | took | /v1/models p99 | max | probes |", "|---|---|---|---|---|---|---|");
+  const rows: unknown[] = [];
+  for (const c of singleCases().filter((c) => !only || only.test(c.name))) {
+    const probe = probeModels(gw);
+    const outcome = await send(gw, c);
+    const latencies = await probe.stop();
+    const problem = checkAnswer(outcome);
+    rows.push({ name: c.name, key: c.key, ...outcome, probeP99: p99(latencies), probeMax: Math.max(...latencies), probes: latencies.length, problem });
+    report.push(`| ${c.name} | ${c.key} | ${outcome.status} ${outcome.code ?? ""}${problem ? ` **${problem}**` : ""} | ${fmt(outcome.ms)} | ${fmt(p99(latencies))} | ${fmt(Math.max(...latencies))} | ${latencies.length} |`);
+    console.log(report.at(-1));
+  }
+  data.single = rows;
+}
+
+async function mix(gw: Gw): Promise<void> {
+  await Bun.sleep(2_000);
+  const idle = rssMiB(gw.proc.pid);
+  const statuses = new Map<string, number>();
+  const problems: string[] = [];
+  let peak = idle;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(gw.proc.pid))), 250);
+  let next = 0;
+  const t0 = performance.now();
+  const worker = async () => {
+    for (let i = next++; i < MIX_COUNT; i = next++) {
+      const c: HostileCase = mixedCase(i);
+      const outcome: Outcome = await send(gw, c);
+      const key = `${outcome.status} ${outcome.code ?? ""}`.trim();
+      statuses.set(key, (statuses.get(key) ?? 0) + 1);
+      const problem = checkAnswer(outcome);
+      if (problem && problems.length < 50) problems.push(`#${i} ${c.name}: ${problem}`);
+      else if (problem) problems.push("");
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  const seconds = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
+  const after = rssMiB(gw.proc.pid);
+  console.log(`mix: ${MIX_COUNT} requests in ${seconds.toFixed(0)} s; RSS idle ${idle.toFixed(0)} MiB, peak ${peak.toFixed(0)}, at the end ${after.toFixed(0)}; waiting a minute`);
+  await Bun.sleep(60_000);
+  const minuteLater = rssMiB(gw.proc.pid);
+  const counted = [...statuses.entries()].sort((a, b) => b[1] - a[1]);
+  report.push("", `## ${MIX_COUNT.toLocaleString("en")} hostile requests (8 at a time, ${seconds.toFixed(0)} s)`, "",
+    `Answers: ${counted.map(([k, n]) => `${k}: ${n}`).join(", ")}.`, "",
+    `Problems (5xx other than the specified 503s, answers outside the envelope or without X-Gw-Api-Version, no answer): **${problems.length}**${problems.length ? `: ${problems.filter(Boolean).slice(0, 10).join("; ")}` : ""}.`, "",
+    `RSS: idle ${idle.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB, a minute after the last request **${minuteLater.toFixed(0)} MiB** (${((minuteLater / idle - 1) * 100).toFixed(0)}% over idle).`);
+  data.mix = { count: MIX_COUNT, seconds, statuses: Object.fromEntries(counted), problems, rss: { idle, peak, after, minuteLater } };
+}
+
+async function sigterm(upstreamUrl: string): Promise<void> {
+  report.push("", "## SIGTERM while a hostile request runs (GW_SHUTDOWN_TIMEOUT_S=5)", "", "| in flight | exit code | stopped after | limit |", "|---|---|---|---|");
+  const rows: unknown[] = [];
+  const kinds: Array<[string, HostileCase]> = [
+    ["9 MiB letters, test key", singleCases().find((c) => c.name === "9 MiB letters" && c.key === "test")!],
+    ["9 MiB base64, live key", singleCases().find((c) => c.name === "9 MiB base64" && c.key === "live")!],
+  ];
+  for (const [label, c] of kinds) {
+    process.env.GW_SHUTDOWN_TIMEOUT_S = "5";
+    const gw = await startGw(upstreamUrl);
+    delete process.env.GW_SHUTDOWN_TIMEOUT_S;
+    const pending = send(gw, c);
+    await Bun.sleep(300);
+    const t0 = performance.now();
+    gw.proc.kill("SIGTERM");
+    const killer = setTimeout(() => gw.proc.kill("SIGKILL"), 30_000);
+    const code = await gw.proc.exited;
+    clearTimeout(killer);
+    const ms = performance.now() - t0;
+    await pending;
+    rows.push({ label, code, ms });
+    report.push(`| ${label} | ${code} | ${fmt(ms)} | 10 s (grace + 5 s) |`);
+    console.log(report.at(-1));
+  }
+  data.sigterm = rows;
+}
+
+try {
+  const upstream = await startUpstream({ delayMs: 0, chunkDelayMs: 0, words: 18 });
+  if (phases.includes("single") || phases.includes("mix")) {
+    const gw = await startGw(upstream.url);
+    if (phases.includes("single")) await single(gw);
+    if (phases.includes("mix")) await mix(gw);
+    await stop(gw.proc);
+  }
+  if (phases.includes("sigterm")) await sigterm(upstream.url);
+} finally {
+  await stopAll();
+}
+const text = report.join("\n");
+console.log(`\n${text}`);
+mkdirSync("bench/results", { recursive: true });
+const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+writeFileSync(`bench/results/availability-${stamp}.md`, text + "\n");
+writeFileSync(`bench/results/availability-${stamp}.json`, JSON.stringify(data, null, 2));
+process.exit(0);
