@@ -1,6 +1,7 @@
 // The one handler behind /chat/completions and /responses: a request state for the endpoint, the
 // chat pipeline, and its outcome written as JSON, an event stream (the endpoint's encoder), or the
-// error envelope, all under the request's Idempotency-Key.
+// error envelope, all under the request's Idempotency-Key. The request is cancelled when its
+// client leaves or gw shuts down (in-flight.ts), and its connection outlives Bun's idle timeout.
 import type { AuthContext } from "../auth/api-keys.ts";
 import { newTraceId } from "../lib/ids.ts";
 import { SpanRecorder } from "../observability/trace.ts";
@@ -10,6 +11,14 @@ import type { OutEvent } from "../pipeline/stream-out.ts";
 import type { Deps } from "../deps.ts";
 import { baseHeaders, errorResponse, jsonResponse } from "./context.ts";
 import { withIdempotency } from "./idempotent.ts";
+import { inFlightOf } from "./in-flight.ts";
+import { withKeepAlive } from "./sse.ts";
+
+/** Bun's server as the routes see it: the peer's address, and the per-request idle timeout. */
+export interface RouteServer {
+  requestIP(request: Request): { address: string } | null;
+  timeout?(request: Request, seconds: number): void;
+}
 
 export interface PipelineRouteContext {
   request: Request;
@@ -17,11 +26,32 @@ export interface PipelineRouteContext {
   auth: AuthContext;
   t0: number;
   authMs: number;
-  /** Bun's server, for the socket peer's address (null under app.handle). */
-  server?: { requestIP(request: Request): { address: string } | null } | null;
+  /** Bun's server (null under app.handle). */
+  server?: RouteServer | null;
 }
 
 type StreamEncoder = (state: RequestState, events: AsyncIterable<OutEvent>, headers: Record<string, string>) => Response;
+
+/** Bun's idleTimeout (at most 255 s) would cut a request waiting on its upstream; gw's own
+ * deadlines bound that wait, so the socket gets the request's deadline plus a margin, or no idle
+ * limit when that is past Bun's maximum. Streams then stay busy through keep-alive comments. */
+export function extendIdleTimeout(deps: Deps, server: RouteServer | null | undefined, request: Request): void {
+  const seconds = Math.ceil(deps.config.requestTimeoutMs / 1000) + 5;
+  server?.timeout?.(request, seconds > 255 ? 0 : seconds);
+}
+
+/** Registers the request as in flight and cancels it when its client leaves; the returned
+ * function ends both (call it when the answer, or the stream's last byte, is out). */
+export function track(deps: Deps, state: RequestState, request: Request): () => void {
+  const done = inFlightOf(deps).add(state);
+  const onAbort = (): void => cancel(state, "client");
+  if (request.signal.aborted) onAbort();
+  else request.signal.addEventListener("abort", onAbort, { once: true });
+  return () => {
+    request.signal.removeEventListener("abort", onAbort);
+    done();
+  };
+}
 
 export function servePipeline(deps: Deps, ctx: PipelineRouteContext, endpoint: "chat.completions" | "responses", encode: StreamEncoder): Promise<Response> {
   const { request, requestId, auth, t0 } = ctx;
@@ -30,12 +60,22 @@ export function servePipeline(deps: Deps, ctx: PipelineRouteContext, endpoint: "
     spans.add("authentication", 0, ctx.authMs, null);
     const peerAddress = ctx.server?.requestIP(request)?.address ?? null;
     const state = newState({ requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, bodyText, endpoint, peerAddress });
-    const outcome = await runChat(deps, state);
-    if (outcome.kind === "stream") {
-      // A client that disconnects mid-stream cancels the body, which aborts the upstream call.
-      request.signal.addEventListener("abort", () => cancel(state), { once: true });
-      return encode(state, outcome.events, { ...baseHeaders(requestId), ...outcome.headers });
+    extendIdleTimeout(deps, ctx.server, request);
+    const untrack = track(deps, state, request);
+    let outcome: Awaited<ReturnType<typeof runChat>>;
+    try {
+      outcome = await runChat(deps, state);
+    } catch (err) {
+      untrack();
+      throw err;
     }
+    if (outcome.kind === "stream") {
+      // The client's abort (tracked above) stops the upstream; the stream stays in flight until
+      // its last byte.
+      const res = encode(state, outcome.events, { ...baseHeaders(requestId), ...outcome.headers });
+      return withKeepAlive(res, deps.config.sseKeepAliveMs, untrack);
+    }
+    untrack();
     if (outcome.kind === "error") return errorResponse(outcome.error, requestId, outcome.headers);
     return jsonResponse(outcome.body, requestId, outcome.headers);
   });

@@ -41,3 +41,57 @@ export const sseResponse = (events: AsyncIterable<OutEvent>, headers: Record<str
 
 export const responsesSseResponse = (events: AsyncIterable<ResponsesEvent>, headers: Record<string, string>): Response =>
   eventStream(events, responsesLine, null, headers);
+
+const KEEP_ALIVE = encoder.encode(": keep-alive\n\n");
+
+/** The response with SSE comment lines written whenever gw has sent nothing for `everyMs` (an
+ * upstream thinking, a reasoning model's silence), so no proxy or client cuts an idle stream;
+ * OpenAI's and the other SDKs skip comment lines. `onEnd` runs once the body ended or was
+ * cancelled. One timer per stream, checked every third of the interval, never one per chunk. */
+export function withKeepAlive(res: Response, everyMs: number, onEnd: () => void): Response {
+  const reader = res.body!.getReader();
+  let last = Date.now();
+  let open = true;
+  let timer: ReturnType<typeof setInterval> | null = null;
+  const end = (): void => {
+    if (!open) return;
+    open = false;
+    if (timer) clearInterval(timer);
+    onEnd();
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      timer = setInterval(() => {
+        if (!open || Date.now() - last < everyMs) return;
+        last = Date.now();
+        try {
+          controller.enqueue(KEEP_ALIVE);
+        } catch {
+          end(); // the stream closed under us
+        }
+      }, Math.max(1, Math.floor(everyMs / 3)));
+    },
+    async pull(controller) {
+      let next: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        next = await reader.read();
+      } catch (err) {
+        end();
+        controller.error(err);
+        return;
+      }
+      if (next.done) {
+        end();
+        controller.close();
+        return;
+      }
+      last = Date.now();
+      controller.enqueue(next.value);
+    },
+    async cancel(reason) {
+      end();
+      await reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+  return new Response(body, { status: res.status, headers: res.headers });
+}

@@ -41,7 +41,7 @@ import { record } from "./stages/record.ts";
 import { route } from "./stages/route.ts";
 import { reserve, reserveApplies } from "./stages/reserve.ts";
 import { rateLimit, rateLimitApplies } from "./stages/rate-limit.ts";
-import type { RequestState } from "./state.ts";
+import { settleDisconnected, type RequestState } from "./state.ts";
 import { streamOut, type OutEvent } from "./stream-out.ts";
 import { round3 } from "../observability/trace.ts";
 
@@ -103,6 +103,7 @@ function fail(deps: Deps, state: RequestState, err: unknown): ChatOutcome {
   if (error.code === "internal_error") deps.logger.error({ err: error.cause ?? err, request_id: state.requestId }, "pipeline failed");
   state.error = error;
   state.status = error.status;
+  settleDisconnected(state); // a client that left: no error of anyone's (status 499)
   record(deps, state);
   return { kind: "error", error, headers: gwHeaders(state) };
 }

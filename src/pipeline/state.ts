@@ -77,6 +77,9 @@ export interface RequestState {
   /** Set when the client goes away (see cancel()); no further attempt starts. A flag, not an
    * AbortController: only the attempt under way has anything to abort. */
   cancelled: boolean;
+  /** Who cancelled: the client that went away, or gw's shutdown after its grace period
+   * (http/in-flight.ts); the first reason wins. */
+  cancelReason?: CancelReason;
   /** The controller of the upstream attempt under way. */
   attemptAbort?: AbortController;
   traceId: string;
@@ -205,8 +208,23 @@ export function newState(init: {
   };
 }
 
-/** The client went away: mark the request and stop the upstream attempt under way. */
-export function cancel(state: RequestState): void {
+export type CancelReason = "client" | "shutdown";
+
+/** The client went away, or gw is stopping: mark the request (no further attempt starts) and
+ * stop the upstream attempt under way. */
+export function cancel(state: RequestState, reason: CancelReason = "client"): void {
+  if (state.cancelled) return;
   state.cancelled = true;
+  state.cancelReason = reason;
+  if (reason === "client") state.clientDisconnected = true;
   state.attemptAbort?.abort();
+}
+
+/** A request whose client left before its answer: nobody is there to answer, and it is no failure
+ * of gw's or a provider's, so its log row has no error and status 499 (docs/availability.md). */
+export function settleDisconnected(state: RequestState): boolean {
+  if (state.cancelReason !== "client" || state.completion) return false;
+  state.error = undefined;
+  state.status = 499;
+  return true;
 }

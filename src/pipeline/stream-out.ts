@@ -1,7 +1,10 @@
 // Taps a provider stream on its way to the client: time to first token, usage (counted when the
 // upstream sends none), then the gw.summary chunk, or an in-stream error (gateway-api.md 4.4, 7.1).
-// When the stream ends for any reason, the llm span closes and meter and record run.
+// When the stream ends for any reason, the llm span closes and meter and record run. The answer
+// text is bounded (upstream-limits.ts): past it the upstream is aborted and the stream fails.
 import { toGwError } from "../errors/gw-error.ts";
+import { isObject } from "../lib/json.ts";
+import { attemptLimits, oversize } from "../providers/upstream-limits.ts";
 import { UpstreamFailure } from "../providers/upstream-failure.ts";
 import type { ChatChunk, ChunkEvent } from "../providers/types.ts";
 import { normalizeUsage } from "../providers/usage.ts";
@@ -11,6 +14,7 @@ import { estimateUsage } from "./estimate-usage.ts";
 import { gwObject } from "./gw-object.ts";
 import { meter } from "./stages/meter.ts";
 import { record } from "./stages/record.ts";
+import { cancelledError } from "./stages/call.ts";
 import { cancel, type RequestState } from "./state.ts";
 
 export type OutEvent =
@@ -18,13 +22,45 @@ export type OutEvent =
   | { type: "summary"; body: Record<string, unknown> }
   | { type: "error"; body: { error: Record<string, unknown> } };
 
+/** The answer text of a chunk. Adapters check chunk shapes; this still reads only what has the
+ * expected type, so a stray shape can never throw here (an internal error) instead of upstream. */
 function deltaText(chunk: ChatChunk): string {
   let text = "";
   for (const c of chunk.choices) {
-    if (c.delta.content) text += c.delta.content;
-    for (const t of c.delta.tool_calls ?? []) text += (t.function?.name ?? "") + (t.function?.arguments ?? "");
+    const delta: unknown = isObject(c) ? c.delta : undefined;
+    if (!isObject(delta)) continue;
+    if (typeof delta.content === "string") text += delta.content;
+    if (!Array.isArray(delta.tool_calls)) continue;
+    for (const t of delta.tool_calls as unknown[]) {
+      const fn = isObject(t) ? t.function : undefined;
+      if (!isObject(fn)) continue;
+      if (typeof fn.name === "string") text += fn.name;
+      if (typeof fn.arguments === "string") text += fn.arguments;
+    }
   }
   return text;
+}
+
+/** The adapter's events, with anything it throws that is not an UpstreamFailure turned into one
+ * (the same boundary as asFailure for the call itself): a provider's odd stream is its fault. */
+async function* guarded(deps: Deps, events: AsyncIterable<ChunkEvent>): AsyncGenerator<ChunkEvent> {
+  const it = events[Symbol.asyncIterator]();
+  try {
+    while (true) {
+      let next: IteratorResult<ChunkEvent>;
+      try {
+        next = await it.next();
+      } catch (err) {
+        if (err instanceof UpstreamFailure) throw err;
+        deps.logger.error({ err }, "provider stream threw an unexpected error");
+        throw new UpstreamFailure("transient", "The provider stream failed unexpectedly.", null, undefined, "upstream_error");
+      }
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    await it.return?.();
+  }
 }
 
 function closeLlmSpan(state: RequestState, errorCode: string | null): void {
@@ -51,8 +87,9 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
   let finished = false;
   // Only an answer the cache will store is collected whole.
   const collect = state.cache?.write === true && state.cache.result !== "hit";
+  const maxText = attemptLimits(state.attemptAbort)?.textChars ?? Number.POSITIVE_INFINITY;
   try {
-    for await (const event of events) {
+    for await (const event of guarded(deps, events)) {
       const chunk = event.chunk;
       streamId ??= chunk.id;
       created = chunk.created ?? created;
@@ -61,13 +98,19 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
         upstreamModel ??= chunk.model;
         for (const c of chunk.choices) {
           if (c.index !== 0) continue;
-          if (c.delta.content) content += c.delta.content;
+          if (typeof c.delta?.content === "string") content += c.delta.content;
           if (c.finish_reason) finishReason = c.finish_reason;
         }
       }
       if (text) {
         state.ttftMs ??= performance.now() - state.t0;
         produced += text;
+        // An endless or runaway answer: stop the upstream, keep (and bill) only what fits.
+        if (produced.length > maxText) {
+          const failure = oversize(state.provider ?? "provider", `its text passed ${maxText} characters`);
+          state.attemptAbort?.abort(failure);
+          throw failure;
+        }
       }
       if (chunk.usage) state.usage = normalizeUsage(chunk.usage) ?? undefined;
       yield event;
@@ -84,9 +127,10 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
     yield { type: "summary", body: { id: streamId, object: "gw.summary", created, model: state.selected?.id, choices: [], gw: gwObject(state) } };
   } catch (err) {
     // The client went away and its abort broke the upstream read: that is a disconnect (finally
-    // below), not a provider failure to log and count against availability.
-    if (!finished && state.cancelled) return;
-    const error = err instanceof UpstreamFailure ? err.toGwError() : toGwError(err);
+    // below), not a provider failure to log and count against availability. A shutdown that
+    // stopped the stream still tells the client so, in the stream.
+    if (!finished && state.cancelReason === "client") return;
+    const error = !finished && state.cancelled ? cancelledError(state) : err instanceof UpstreamFailure ? err.toGwError() : toGwError(err);
     if (!finished) closeLlmSpan(state, error.code);
     state.error = error;
     state.failedStep = "call";

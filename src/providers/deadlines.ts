@@ -8,6 +8,8 @@ const SWEEP_MS = 50;
 export const DEADLINE_PASSED: unique symbol = Symbol("gw.deadlinePassed");
 
 const watched = new Map<AbortController, number>();
+/** A watch's own abort reason (an idle stream's time-out failure), else DEADLINE_PASSED. */
+const reasons = new WeakMap<AbortController, unknown>();
 let sweeper: ReturnType<typeof setInterval> | null = null;
 
 function sweep(): void {
@@ -15,7 +17,7 @@ function sweep(): void {
   for (const [controller, at] of watched) {
     if (at > now) continue;
     watched.delete(controller);
-    controller.abort(DEADLINE_PASSED);
+    controller.abort(reasons.get(controller) ?? DEADLINE_PASSED);
   }
   if (watched.size === 0 && sweeper) {
     clearInterval(sweeper);
@@ -32,7 +34,20 @@ export function setRequestDeadline(controller: AbortController, atMs: number): v
 }
 
 export function watchDeadline(controller: AbortController, ms: number): void {
-  watched.set(controller, Math.min(Date.now() + ms, requestDeadlines.get(controller) ?? Infinity));
+  reasons.delete(controller);
+  arm(controller, Math.min(Date.now() + ms, requestDeadlines.get(controller) ?? Infinity));
+}
+
+/** Re-armed after every upstream read of a stream: aborts with `reason` once the upstream has
+ * been silent for `ms`. Not capped by the request's deadline: a stream that keeps talking may
+ * outlive it (GW_REQUEST_TIMEOUT_MS bounds reaching an answer, docs/availability.md). */
+export function watchIdle(controller: AbortController, ms: number, reason: unknown): void {
+  reasons.set(controller, reason);
+  arm(controller, Date.now() + ms);
+}
+
+function arm(controller: AbortController, at: number): void {
+  watched.set(controller, at);
   if (!sweeper) {
     sweeper = setInterval(sweep, SWEEP_MS);
     sweeper.unref();

@@ -1,7 +1,9 @@
 // One upstream exchange, the same for every adapter: send through the transport, turn an error
 // status into the adapter's failure class (its own error parser), and hand back the body as text
-// or as a stream. Adapters keep only their pure mappings.
-import { send, type TransportOptions, type UpstreamRequest } from "./transport.ts";
+// or as a stream, each read under a deadline and a size bound (docs/availability.md).
+import { clearDeadline, watchIdle } from "./deadlines.ts";
+import { abortFailure, DEFAULT_MAX_BODY_BYTES, DEFAULT_STREAM_IDLE_MS, send, type TransportOptions, type UpstreamRequest } from "./transport.ts";
+import { attemptLimits, MAX_ERROR_BODY_BYTES, oversize } from "./upstream-limits.ts";
 import { UpstreamFailure } from "./upstream-failure.ts";
 
 /** An adapter's mapping of an upstream error response (status, body text, headers). */
@@ -14,24 +16,107 @@ export interface Exchange {
   stream(req: UpstreamRequest, controller: AbortController): Promise<ReadableStream<Uint8Array>>;
 }
 
+const broken = (provider: string): UpstreamFailure =>
+  new UpstreamFailure("transient", `The ${provider} response broke off.`, 200, undefined, "upstream_error");
+
+/** Reads a body whole, still under the attempt's deadline (armed by send). Past `max` bytes the
+ * upstream is aborted: `truncate` keeps what came (an error body's message), else it fails. */
+async function readBody(
+  body: ReadableStream<Uint8Array> | null, controller: AbortController, max: number, truncate: boolean, provider: string, timeoutMs: number,
+): Promise<string> {
+  if (!body) return "";
+  const reader = body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (true) {
+      const next = await reader.read();
+      if (next.done) break;
+      size += next.value.byteLength;
+      if (size > max) {
+        if (truncate) break;
+        throw oversize(provider, `its body passed ${max} bytes`);
+      }
+      parts.push(next.value);
+    }
+  } catch (err) {
+    if (err instanceof UpstreamFailure) {
+      controller.abort(err);
+      throw err;
+    }
+    throw abortFailure(controller, timeoutMs) ?? broken(provider);
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+  return new TextDecoder().decode(Buffer.concat(parts));
+}
+
+/** The stream as the adapter reads it: every read re-arms the idle limit, and past the attempt's
+ * byte bound the upstream is aborted. Failures reach the adapter's decoder as UpstreamFailure
+ * (also as the controller's abort reason, which decodeSse rethrows). */
+function guardStream(body: ReadableStream<Uint8Array>, controller: AbortController, idleMs: number, maxBytes: number, provider: string): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const idle = new UpstreamFailure("timeout", `The ${provider} stream sent nothing for ${idleMs} ms.`, 200);
+  let size = 0;
+  watchIdle(controller, idleMs, idle);
+  return new ReadableStream<Uint8Array>({
+    async pull(c) {
+      let next: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        next = await reader.read();
+      } catch {
+        clearDeadline(controller);
+        c.error(abortFailure(controller, idleMs) ?? broken(provider));
+        return;
+      }
+      if (next.done) {
+        clearDeadline(controller);
+        c.close();
+        return;
+      }
+      size += next.value.byteLength;
+      if (size > maxBytes) {
+        const failure = oversize(provider, `the stream passed ${maxBytes} bytes`);
+        clearDeadline(controller);
+        controller.abort(failure);
+        c.error(failure);
+        return;
+      }
+      watchIdle(controller, idleMs, idle);
+      c.enqueue(next.value);
+    },
+    cancel(reason) {
+      clearDeadline(controller);
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}
+
 export function exchange(provider: string, parseError: ErrorParser, transport: TransportOptions): Exchange {
+  const timeoutMs = transport.headersTimeoutMs;
   const accepted = async (req: UpstreamRequest, controller: AbortController): Promise<Response> => {
     const res = await send(req, controller, transport);
     if (res.ok) return res;
-    const body = await res.text().catch(() => "");
+    const body = await readBody(res.body, controller, MAX_ERROR_BODY_BYTES, true, provider, timeoutMs).catch(() => "");
+    clearDeadline(controller);
     throw parseError(res.status, body, res.headers, provider);
   };
   return {
     async text(req, controller) {
       const res = await accepted(req, controller);
-      return res.text().catch(() => {
-        throw new UpstreamFailure("transient", `The ${provider} response broke off.`, res.status, undefined, "upstream_error");
-      });
+      const max = attemptLimits(controller)?.bodyBytes ?? transport.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+      try {
+        return await readBody(res.body, controller, max, false, provider, timeoutMs);
+      } finally {
+        clearDeadline(controller);
+      }
     },
     async stream(req, controller) {
       const res = await accepted(req, controller);
+      clearDeadline(controller);
       if (!res.body) throw new UpstreamFailure("transient", `${provider} sent an empty stream.`, res.status, undefined, "upstream_error");
-      return res.body;
+      const maxBytes = attemptLimits(controller)?.streamBytes ?? Number.POSITIVE_INFINITY;
+      return guardStream(res.body, controller, transport.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS, maxBytes, provider);
     },
   };
 }

@@ -38,7 +38,9 @@ export function createProvider(id: string, access: ProviderEnv, transport: Trans
   return null;
 }
 
-export const transportOf = (config: Config): TransportOptions => ({ headersTimeoutMs: config.upstreamTimeoutMs });
+export const transportOf = (config: Config): TransportOptions => ({
+  headersTimeoutMs: config.upstreamTimeoutMs, streamIdleMs: config.streamIdleTimeoutMs, maxBodyBytes: config.upstreamMaxBodyBytes,
+});
 
 export function buildRegistry(config: Config): ProviderRegistry {
   const providers = new Map<string, Provider>();

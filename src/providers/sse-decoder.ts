@@ -1,5 +1,8 @@
 // Owns Server-Sent Events framing for gw: a byte-correct WHATWG SSE decoder for
 // upstream provider streams, and the two encoders gw uses to write SSE to clients.
+// A line or an event past MAX_SSE_LINE_CHARS fails the stream (docs/availability.md).
+import { MAX_SSE_LINE_CHARS } from "./upstream-limits.ts";
+import { UpstreamFailure } from "./upstream-failure.ts";
 
 export interface SseEvent {
   /** Value of the last `event:` field, or null when the event had none. */
@@ -13,6 +16,9 @@ export interface SseEvent {
 const LF = 10;
 const COLON = 58;
 const SPACE = 32;
+
+const tooLong = (what: string): UpstreamFailure =>
+  new UpstreamFailure("transient", `The provider sent an SSE ${what} over ${MAX_SSE_LINE_CHARS} characters.`, 200, undefined, "upstream_error");
 
 /** Incremental line/field parser over already-decoded text. */
 class SseParser {
@@ -52,6 +58,8 @@ class SseParser {
       if (cr !== -1 && cr < pos) cr = buf.indexOf("\r", pos);
     }
     this.buf = pos === 0 ? buf : buf.slice(pos);
+    // An endless line would otherwise grow the buffer one to one with what the upstream sends.
+    if (this.buf.length > MAX_SSE_LINE_CHARS) throw tooLong("line");
   }
 
   /** End of input: a final unterminated line and a pending event are still delivered. */
@@ -74,6 +82,7 @@ class SseParser {
     if (name === "data") {
       this.data = this.hasData ? `${this.data}\n${value}` : value;
       this.hasData = true;
+      if (this.data.length > MAX_SSE_LINE_CHARS) throw tooLong("event");
     } else if (name === "event") {
       this.event = value.length > 0 ? value : null; // an empty type means the default
     } else if (name === "id") {

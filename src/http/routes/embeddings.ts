@@ -1,5 +1,6 @@
 // POST /embeddings (gateway-api.md 4.6): hands the request to the embeddings pipeline and writes
-// its outcome as JSON or as an error envelope. Scope `embeddings` (section 5).
+// its outcome as JSON or as an error envelope. Scope `embeddings` (section 5). Cancelled like
+// chat when the client leaves or gw shuts down (../in-flight.ts).
 import { Elysia } from "elysia";
 import { newTraceId } from "../../lib/ids.ts";
 import { SpanRecorder } from "../../observability/trace.ts";
@@ -9,6 +10,7 @@ import type { Deps } from "../../deps.ts";
 import { authPlugin } from "../auth.ts";
 import { errorResponse, jsonResponse } from "../context.ts";
 import { withIdempotency } from "../idempotent.ts";
+import { extendIdleTimeout, track } from "../pipeline-route.ts";
 
 export const embeddingsRoute = (deps: Deps) =>
   new Elysia().use(authPlugin(deps)).post(
@@ -21,7 +23,9 @@ export const embeddingsRoute = (deps: Deps) =>
         const state = newState({
           requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, endpoint: "embeddings", bodyText, peerAddress,
         });
-        const outcome = await runEmbeddings(deps, state);
+        extendIdleTimeout(deps, server, request);
+        const untrack = track(deps, state, request);
+        const outcome = await runEmbeddings(deps, state).finally(untrack);
         if (outcome.kind === "error") return errorResponse(outcome.error, requestId, outcome.headers);
         return jsonResponse(outcome.body, requestId, outcome.headers);
       }),

@@ -3,10 +3,12 @@
 // provider health fed as for chat. Writes selected, provider, byok, attempts, usage, embed.result.
 import { GwError } from "../../errors/gw-error.ts";
 import { setRequestDeadline } from "../../providers/deadlines.ts";
+import { embedLimits, setAttemptLimits } from "../../providers/upstream-limits.ts";
 import type { EmbedCall } from "../../providers/types.ts";
 import { UpstreamFailure } from "../../providers/upstream-failure.ts";
 import type { Deps } from "../../deps.ts";
 import { providerFor, recordFailedAttempt, reportHealth } from "../attempt-helpers.ts";
+import { cancelledError } from "../stages/call.ts";
 import type { EmbedState } from "./embed-state.ts";
 
 const RETRY_MIN_MS = 50;
@@ -32,8 +34,11 @@ export async function callEmbeddings(deps: Deps, state: EmbedState): Promise<voi
   }
   const deadlineAt = state.createdAt + deps.config.requestTimeoutMs;
   for (let attempt = 0; ; attempt++) {
+    // A client that left, or a shutdown, starts no attempt (and no retry).
+    if (state.cancelled) throw cancelledError(state);
     const controller = new AbortController();
     setRequestDeadline(controller, deadlineAt);
+    setAttemptLimits(controller, embedLimits(state.embed.input.length, state.embed.dimensions));
     state.attemptAbort = controller;
     const call: EmbedCall = {
       model, input: state.embed.input, dimensions: state.embed.dimensions, controller, signal: controller.signal,
@@ -46,6 +51,7 @@ export async function callEmbeddings(deps: Deps, state: EmbedState): Promise<voi
     } catch (err) {
       const failure = recordFailedAttempt(deps, state, err, model, provider.id, start, attrs, byok);
       reportHealth(deps, state, model, { ok: false, failureClass: failure.failureClass }, admitted.probe, byok);
+      if (state.cancelled) throw cancelledError(state);
       if (attempt > 0 || !retries(state, failure, admitted.probe) || Date.now() + RETRY_MAX_MS >= deadlineAt) throw failure.toGwError();
       await Bun.sleep(RETRY_MIN_MS + Math.random() * (RETRY_MAX_MS - RETRY_MIN_MS));
       continue;

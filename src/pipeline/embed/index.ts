@@ -18,7 +18,7 @@ import { round3 } from "../../observability/trace.ts";
 import { gwHeaders, gwObject } from "../gw-object.ts";
 import { meter } from "../stages/meter.ts";
 import { record } from "../stages/record.ts";
-import type { RequestState } from "../state.ts";
+import { settleDisconnected, type RequestState } from "../state.ts";
 import { callEmbeddings } from "./call.ts";
 import { toEmbedState, type EmbedState } from "./embed-state.ts";
 import { embeddingsBody } from "./embeddings-body.ts";
@@ -66,6 +66,7 @@ function fail(deps: Deps, state: EmbedState, err: unknown): EmbedOutcome {
   if (error.code === "internal_error") deps.logger.error({ err: error.cause ?? err, request_id: state.requestId }, "embeddings pipeline failed");
   state.error = error;
   state.status = error.status;
+  settleDisconnected(state); // a client that left: no error of anyone's (status 499)
   record(deps, state);
   return { kind: "error", error, headers: gwHeaders(state) };
 }

@@ -1,14 +1,24 @@
 // Stage call: tries the ranked models in order until one answers (fallback). Writes selected,
 // provider, attempts, fallbacks, upstreamMs, and completion or events. One `llm` span per attempt.
 import { GwError } from "../../errors/gw-error.ts";
-import type { ProviderCall } from "../../providers/types.ts";
+import type { ChatCompletion, ProviderCall } from "../../providers/types.ts";
 import { setRequestDeadline } from "../../providers/deadlines.ts";
+import { answerChars, attemptLimits, limitsFor, oversize, setAttemptLimits } from "../../providers/upstream-limits.ts";
 import { UpstreamFailure } from "../../providers/upstream-failure.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { maxCostOf } from "../../routing/cost.ts";
 import type { Deps } from "../../deps.ts";
 import { providerFor, recordFailedAttempt, reportHealth } from "../attempt-helpers.ts";
 import type { RequestState } from "../state.ts";
+
+/** Why no attempt (or no further one) ran for a cancelled request. A client that left is recorded
+ * without an error (settleDisconnected in state.ts); a shutdown answers 503. */
+export function cancelledError(state: RequestState): GwError {
+  if (state.cancelReason === "shutdown") {
+    return new GwError("service_unavailable", "The gateway is shutting down; the request was stopped. Retry it.");
+  }
+  return new GwError("service_unavailable", "The client closed the request; no further attempt was made.");
+}
 
 /** The attempt's predicted upper-bound cost is held against the workflow budget until metered. */
 function reserveWorkflowBudget(deps: Deps, state: RequestState, model: CatalogModel): void {
@@ -43,6 +53,14 @@ const MAX_ATTEMPTS = 4;
 /** Failures that say the provider, not the model, is in trouble: its other models are skipped. */
 const PROVIDER_WIDE: ReadonlySet<string> = new Set(["rate_limit", "transient", "timeout", "credential"]);
 
+/** A whole answer longer than the request allows (16 characters a token, upstream-limits.ts) is
+ * refused like an oversize stream: never cached, never billed past its bound. */
+function checkedSize(completion: ChatCompletion, controller: AbortController, provider: string): ChatCompletion {
+  const max = attemptLimits(controller)?.textChars ?? Number.POSITIVE_INFINITY;
+  if (answerChars(completion) > max) throw oversize(provider, `its text passed ${max} characters`);
+  return completion;
+}
+
 export async function call(deps: Deps, state: RequestState): Promise<void> {
   let last: UpstreamFailure | null = null;
   // Made on the first failure only: most requests succeed at once and need neither.
@@ -72,13 +90,14 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
     reserveWorkflowBudget(deps, state, model);
     const controller = new AbortController();
     setRequestDeadline(controller, deadlineAt);
+    setAttemptLimits(controller, limitsFor(state.request!, model, deps.config.upstreamMaxBodyBytes));
     state.attemptAbort = controller;
     const providerCall: ProviderCall = { model, request: state.request!, controller, signal: controller.signal, attempt: state.attempts.length };
     const start = state.spans.now();
     const attrs = { provider: provider.id, model: model.id, attempt: providerCall.attempt, stream: state.stream };
     try {
       if (state.stream) state.events = await provider.stream(providerCall);
-      else state.completion = await provider.complete(providerCall);
+      else state.completion = checkedSize(await provider.complete(providerCall), controller, provider.id);
     } catch (err) {
       const failure = recordFailedAttempt(deps, state, err, model, provider.id, start, attrs, byok);
       last = failure;
@@ -117,6 +136,7 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
     }
     return;
   }
+  if (state.cancelled) throw cancelledError(state);
   if (last) throw last.toGwError();
   if (state.healthSkipped) {
     throw new GwError("provider_unavailable", "Every provider that could serve this request is failing right now (circuit open); retry shortly.");

@@ -5,6 +5,28 @@ import type { ChatChunk, ChunkEvent } from "../types.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
 import { isObject } from "../../lib/json.ts";
 
+/** Choices gw and the codecs can read: objects whose delta, when present, is an object with a
+ * string-or-null content and an array of tool calls. A missing delta (some compatible servers
+ * leave it out of the final chunk) reads as an empty one; `"delta": null` and the like are the
+ * upstream's fault, answered upstream_error rather than crashing a reader (issue 14). */
+function wellFormed(choices: unknown[]): boolean {
+  for (const c of choices) {
+    if (!isObject(c)) return false;
+    if (c.delta === undefined) {
+      c.delta = {};
+      continue;
+    }
+    const d = c.delta;
+    if (!isObject(d)) return false;
+    if (d.content !== undefined && d.content !== null && typeof d.content !== "string") return false;
+    if (d.tool_calls !== undefined && d.tool_calls !== null && !validCalls(d.tool_calls)) return false;
+  }
+  return true;
+}
+
+const validCalls = (calls: unknown): boolean =>
+  Array.isArray(calls) && calls.every((t) => isObject(t) && (t.function === undefined || isObject(t.function)));
+
 export async function* parseStream(
   body: ReadableStream<Uint8Array>,
   signal: AbortSignal,
@@ -30,6 +52,9 @@ export async function* parseStream(
         throw new UpstreamFailure("transient", `${provider} reported an error mid-stream.`, 200, undefined, "upstream_error");
       }
       if (!Array.isArray(parsed.choices)) continue;
+      if (!wellFormed(parsed.choices)) {
+        throw new UpstreamFailure("transient", `${provider} sent a malformed stream chunk.`, 200, undefined, "upstream_error");
+      }
       yield { type: "chunk", chunk: parsed as ChatChunk, raw: data };
     }
   } catch (err) {

@@ -1,0 +1,63 @@
+// The pipeline requests under way (/chat/completions, /responses, /embeddings), per gw instance:
+// what shutdown waits for, and abortAll for what is left once the grace period is over (docs/
+// availability.md "Upstream calls and streams"). After abortAll no new attempt starts.
+import type { Deps } from "../deps.ts";
+import { cancel, type CancelReason, type RequestState } from "../pipeline/state.ts";
+import type { InFlightRequests } from "./lifecycle.ts";
+
+export interface InFlight extends InFlightRequests {
+  /** Whether abortAll ran: requests registered from then on are cancelled at once. */
+  readonly closed: boolean;
+  /** Registers a request; the returned function ends it (idempotent). A stream counts until
+   * its last byte is out. */
+  add(state: RequestState): () => void;
+}
+
+export function createInFlight(): InFlight {
+  const live = new Set<RequestState>();
+  let closedBy: CancelReason | null = null;
+  let waiters: Array<() => void> = [];
+  const settle = (): void => {
+    if (live.size > 0 || waiters.length === 0) return;
+    const ready = waiters;
+    waiters = [];
+    for (const resolve of ready) resolve();
+  };
+  return {
+    get size() {
+      return live.size;
+    },
+    get closed() {
+      return closedBy !== null;
+    },
+    add(state) {
+      if (closedBy) cancel(state, closedBy);
+      live.add(state);
+      return () => {
+        if (live.delete(state)) settle();
+      };
+    },
+    /** Cancels every request under way (their upstream attempts are aborted, no retry or
+     * fallback starts; a stream ends with its in-stream error) and every later one. */
+    abortAll(reason: string) {
+      const why: CancelReason = reason === "client" ? "client" : "shutdown";
+      closedBy ??= why;
+      for (const state of live) cancel(state, why);
+      return live.size;
+    },
+    idle() {
+      if (live.size === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => waiters.push(resolve));
+    },
+  };
+}
+
+const registries = new WeakMap<Deps, InFlight>();
+
+/** The registry of this gw instance (one per Deps, so test servers in one process stay apart);
+ * server.ts hands it to the Lifecycle (lifecycle.inFlight) for shutdown. */
+export function inFlightOf(deps: Deps): InFlight {
+  let registry = registries.get(deps);
+  if (!registry) registries.set(deps, (registry = createInFlight()));
+  return registry;
+}
