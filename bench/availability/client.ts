@@ -19,7 +19,7 @@ export interface Outcome {
   failure: string | null;
 }
 
-function bodyOf(c: HostileCase): BodyInit {
+function bodyOf(c: HostileCase): string | ReadableStream<Uint8Array> {
   const body = c.body();
   if (typeof body === "string") return body;
   const chunks = body.chunked.map((s) => new TextEncoder().encode(s));
