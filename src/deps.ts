@@ -29,6 +29,7 @@ import type { CatalogModel } from "./routing/catalog-types.ts";
 import { DB_FILE, openDatabase } from "./store/db.ts";
 import { workerLogSink, type WorkerLogSink } from "./store/log-worker-sink.ts";
 import { LogWriter } from "./store/log-writer.ts";
+import { StorageHealth } from "./store/storage-health.ts";
 import { apiKeysRepo } from "./store/repos/api-keys.ts";
 import { cacheEntriesRepo } from "./store/repos/cache-entries.ts";
 import { feedbackRepo } from "./store/repos/feedback.ts";
@@ -71,6 +72,9 @@ export interface Deps {
   secrets: SecretBox;
   sandbox: Provider;
   logWriter: LogWriter;
+  /** Whether the log and the ledger can be written; when not, requests answer 503 (fail closed;
+   * docs/availability.md "Storage"). `healthy` and `reason` are for readiness. */
+  storage: StorageHealth;
   /** The thread that writes the request log; closed after the last drain on shutdown. */
   logSink: WorkerLogSink;
   logger: Logger;
@@ -120,8 +124,16 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     (err) => logger.error({ err }, "log worker failed"),
     repos.requests,
   );
+  const storage = new StorageHealth({
+    dataDir: config.dataDir,
+    reserveBytes: config.storageReserveBytes,
+    onChange: (healthy, reason) =>
+      healthy ? logger.info("storage writable again: acknowledging requests") : logger.error({ reason }, "storage cannot record requests: answering 503"),
+  }).start();
   const logWriter = new LogWriter(logSink, {
     onError: (err, rows) => logger.error({ err, rows }, "request log write failed; will retry"),
+    reporter: storage.reporter("log"),
+    onDrop: (dropped) => logger.error({ dropped }, "request log queue over twice its bound: a row was dropped"),
   });
   const secrets = secretBox(loadSecretKey(config.dataDir, config.secretKey));
   const providers = buildRegistry(config);
@@ -146,7 +158,10 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     providers: [...ADAPTER_IDS, ...catalog.models.map((m) => m.provider), "cache", "sandbox"],
   }) : undefined;
   // Holds a previous process left open are released before this one serves (docs/billing.md).
-  const billing = new Billing(repos.ledger, (err, context) => logger.error({ err }, context));
+  const billing = new Billing(repos.ledger, (err, context) => logger.error({ err }, context), {
+    reporter: storage.reporter("ledger"),
+    onDrop: (dropped) => logger.error({ dropped }, "ledger queue over twice its bound: an entry was dropped"),
+  });
   billing.recover();
   billing.startCreditPoll();
   const requestListeners: Deps["requestListeners"] = [];
@@ -171,6 +186,7 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     secrets,
     sandbox: sandboxProvider(),
     logWriter,
+    storage,
     logSink,
     logger,
     authCache: new AuthCache(),
@@ -181,4 +197,35 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     requestListeners,
     rateLimits,
   };
+}
+
+/** Storage's part of a clean stop (the server calls it after the last request): the request log
+ * drained within `deadlineMs` (what the worker cannot write goes through this thread), the log
+ * worker closed, the ledger written, the WAL checkpointed into the database file, the connection
+ * closed. Returns what could not be written (0 and 0 after a clean stop); it is also logged. */
+export async function closeStorage(deps: Deps, deadlineMs = 10_000): Promise<{ rows: number; ledger: number }> {
+  const { logWriter, logSink, billing, storage, db, repos, logger } = deps;
+  storage.stop();
+  await logWriter.drainWithin(deadlineMs);
+  await logSink.close();
+  // Rows the worker did not commit (it failed or ran out of time): one last try on this thread.
+  const rest = logWriter.takeQueued();
+  if (rest.text) {
+    try {
+      repos.requests.insertBatch(rest.text);
+      rest.rows = 0;
+    } catch (err) {
+      logger.error({ err, rows: rest.rows }, "request log rows not written at shutdown");
+    }
+  }
+  billing.stop();
+  const ledger = billing.writer.pending;
+  if (ledger > 0) logger.error({ entries: ledger }, "ledger entries not written at shutdown");
+  try {
+    db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  } catch (err) {
+    logger.error({ err }, "WAL checkpoint at shutdown failed; the -wal file holds the latest writes");
+  }
+  db.close(false);
+  return { rows: rest.rows, ledger };
 }

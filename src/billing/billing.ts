@@ -3,7 +3,7 @@
 // them are queued (ledger-writer.ts). Credits are written at once. Built once per process.
 import type { LedgerRepo } from "../store/repos/ledger.ts";
 import { Account, type Admission, type Hold, type Terms } from "./account.ts";
-import { LedgerWriter } from "./ledger-writer.ts";
+import { LedgerWriter, type LedgerWriterOptions } from "./ledger-writer.ts";
 import { toNano } from "./money.ts";
 import { dayStart, monthStart } from "./periods.ts";
 
@@ -31,8 +31,12 @@ export class Billing {
   private creditCursor: number;
   private poller: ReturnType<typeof setInterval> | null = null;
 
-  constructor(private readonly repo: LedgerRepo, private readonly onError: (err: unknown, context: string) => void) {
-    this.writer = new LedgerWriter(repo, (err, rows) => onError(err, `ledger write of ${rows} entries failed; will retry`));
+  constructor(
+    private readonly repo: LedgerRepo,
+    private readonly onError: (err: unknown, context: string) => void,
+    writerOptions: LedgerWriterOptions = {},
+  ) {
+    this.writer = new LedgerWriter(repo, (err, rows) => onError(err, `ledger write of ${rows} entries failed; will retry`), writerOptions);
     this.creditCursor = repo.lastCreditSeq();
   }
 

@@ -1,24 +1,51 @@
 // Ledger entries of the request path (holds, charges, releases, cache rows) are queued and written
 // together, one transaction per GROUP_MS window (group commit; docs/billing.md "Writes"): one row
 // alone costs ~20 us to commit, one of a batch of 64 ~3 us. The in-memory accounts are already up
-// to date; the table follows within the window, and a crash loses at most that window.
+// to date; the table follows within the window, and a crash loses at most that window. A failed
+// write or a queue at its bound fails gw closed (store/storage-health.ts) until writes succeed.
 import type { LedgerEntry, LedgerRepo } from "../store/repos/ledger.ts";
+import { within } from "../store/log-writer.ts";
+import type { StorageReporter } from "../store/storage-health.ts";
 
 const GROUP_MS = 5;
+/** Entries queued before gw stops acknowledging requests; at twice this, entries are dropped loudly. */
+export const LEDGER_QUEUE_BOUND = 100_000;
+
+export interface LedgerWriterOptions {
+  reporter?: StorageReporter;
+  maxEntries?: number;
+  /** An entry dropped at twice the bound (counted, reported, never silent). */
+  onDrop?: (dropped: number) => void;
+}
 
 export class LedgerWriter {
   private queue: LedgerEntry[] = [];
   private scheduled = false;
   private waiters: Array<() => void> = [];
+  private readonly maxEntries: number;
+  /** Entries dropped at twice the bound since start. */
+  dropped = 0;
 
-  constructor(private readonly repo: LedgerRepo, private readonly onError: (err: unknown, rows: number) => void) {}
+  constructor(
+    private readonly repo: LedgerRepo,
+    private readonly onError: (err: unknown, rows: number) => void,
+    private readonly options: LedgerWriterOptions = {},
+  ) {
+    this.maxEntries = options.maxEntries ?? LEDGER_QUEUE_BOUND;
+    options.reporter?.onSpaceFreed(() => this.flush());
+  }
 
   get pending(): number {
     return this.queue.length;
   }
 
   append(entry: LedgerEntry): void {
+    if (this.queue.length >= 2 * this.maxEntries) {
+      this.options.onDrop?.(++this.dropped);
+      return;
+    }
     this.queue.push(entry);
+    if (this.queue.length >= this.maxEntries) this.options.reporter?.setFull(true);
     if (this.scheduled) return;
     this.scheduled = true;
     setTimeout(() => this.flush(), GROUP_MS);
@@ -35,12 +62,15 @@ export class LedgerWriter {
         this.repo.appendMany(batch);
       } catch (err) {
         this.onError(err, batch.length);
+        this.queue = batch.concat(this.queue);
         // A closed database (after shutdown) will not come back: retrying would only loop.
         if (String(err).includes("closed")) return;
-        this.queue = batch.concat(this.queue);
+        this.options.reporter?.writeFailed(err);
         if (!this.scheduled) (this.scheduled = true), setTimeout(() => this.flush(), 100);
         return;
       }
+      this.options.reporter?.writeOk();
+      if (this.queue.length < this.maxEntries / 2) this.options.reporter?.setFull(false);
     }
     const waiters = this.waiters;
     this.waiters = [];
@@ -51,5 +81,10 @@ export class LedgerWriter {
   drain(): Promise<void> {
     if (this.queue.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Like drain, but gives up after `ms`: true when everything queued was written in time. */
+  drainWithin(ms: number): Promise<boolean> {
+    return within(this.drain(), ms);
   }
 }

@@ -56,6 +56,15 @@ export interface Config {
   /** On SIGTERM/SIGINT, how long in-flight requests may run before they are aborted
    * (`GW_SHUTDOWN_TIMEOUT_S`, default 30; docs/availability.md "Shutdown"). */
   shutdownTimeoutMs: number;
+  /** Size of the disk reserve gw deletes when the disk fills, so queued log rows and charges
+   * still fit (`GW_STORAGE_RESERVE_MB`, default 64; 0: none; docs/availability.md "Storage"). */
+  storageReserveBytes: number;
+  /** Trace bytes a project may store; over it new traces are not stored, rows still are
+   * (`GW_PROJECT_LOG_MB`, default 1024; 0: no budget; docs/observability.md). */
+  projectTraceBytes: number;
+  /** Detailed traces kept per project per minute for test keys; errors always
+   * (`GW_TEST_TRACES_PER_MIN`, default 60; docs/observability.md). */
+  testTracesPerMinute: number;
   /** Proxies whose X-Forwarded-For is believed (`GW_TRUSTED_PROXIES`, CIDRs, comma-separated). */
   trustedProxies: Cidr[];
   /** Provider id (lower case) -> key and base URL as read from the environment. */
@@ -97,6 +106,12 @@ function parseMegabytes(name: string, text: string): number {
   // Zero is allowed: no answer kept whole in memory, every hit read from SQLite.
   if (!Number.isFinite(mb) || mb < 0) throw new Error(`Invalid ${name} "${text}": expected a number of megabytes (0 or more).`);
   return Math.round(mb * 1024 * 1024);
+}
+
+function parseCount(name: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`Invalid ${name} "${text}": expected a whole number (0 or more).`);
+  return n;
 }
 
 function parseDays(name: string, text: string): number {
@@ -155,6 +170,9 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     semanticIndexProjectBytes: parseMegabytes("GW_SEMANTIC_INDEX_PROJECT_MB", env.GW_SEMANTIC_INDEX_PROJECT_MB || "64"),
     otlp: parseOtlpConfig(env),
     trustedProxies: parseProxies(env.GW_TRUSTED_PROXIES ?? ""),
+    storageReserveBytes: parseMegabytes("GW_STORAGE_RESERVE_MB", env.GW_STORAGE_RESERVE_MB || "64"),
+    projectTraceBytes: parseMegabytes("GW_PROJECT_LOG_MB", env.GW_PROJECT_LOG_MB || "1024"),
+    testTracesPerMinute: parseCount("GW_TEST_TRACES_PER_MIN", env.GW_TEST_TRACES_PER_MIN || "60"),
     shutdownTimeoutMs: parseSeconds("GW_SHUTDOWN_TIMEOUT_S", env.GW_SHUTDOWN_TIMEOUT_S || "30"),
     providers: Object.freeze(providers),
   });

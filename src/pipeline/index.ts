@@ -44,6 +44,7 @@ import { rateLimit, rateLimitApplies } from "./stages/rate-limit.ts";
 import { settleDisconnected, type RequestState } from "./state.ts";
 import { streamOut, type OutEvent } from "./stream-out.ts";
 import { round3 } from "../observability/trace.ts";
+import { storageRefusal } from "./storage-gate.ts";
 
 type Stage = (deps: Deps, state: RequestState) => void | Promise<void>;
 /** A stage with nothing to do for a request is skipped: no span, no timing. */
@@ -109,6 +110,9 @@ function fail(deps: Deps, state: RequestState, err: unknown): ChatOutcome {
 }
 
 export async function runChat(deps: Deps, state: RequestState): Promise<ChatOutcome> {
+  // Fail closed before any stage: an answer gw cannot record is not given (storage-gate.ts).
+  const refused = storageRefusal(deps, state);
+  if (refused) return refused;
   try {
     for (const [name, stage, applies] of PRE_CALL) {
       if (applies && !applies(deps, state)) continue;

@@ -9,7 +9,7 @@ export interface WorkerLogSink extends LogSink {
   /** Starts the worker now and runs the log's maintenance in it (rollup compaction, retention);
    * a worker that replaces a failed one is asked again. */
   maintain(options: MaintenanceRequest["options"]): void;
-  close(): Promise<void>;
+  close(deadlineMs?: number): Promise<void>;
 }
 
 type MaintenanceRequest = Extract<LogWorkerRequest, { type: "maintain" }>;
@@ -25,6 +25,8 @@ const workerUrl = (): string =>
 
 /** A worker that fails this many times in a row without committing anything is given up on. */
 const MAX_WORKER_FAILURES = 3;
+/** How long close waits for the worker's last batches, checkpoint and close. */
+const CLOSE_LIMIT_MS = 5_000;
 
 export function workerLogSink(
   dbFile: string,
@@ -38,6 +40,8 @@ export function workerLogSink(
   let failuresInARow = 0;
   let useFallback = false;
   let maintenance: MaintenanceRequest | null = null;
+  let onClosed: (() => void) | null = null;
+  let closing = false;
 
   const failAll = (err: Error) => {
     for (const p of pending.values()) p.reject(err);
@@ -48,6 +52,10 @@ export function workerLogSink(
     const w = new Worker(url);
     w.onmessage = (event: MessageEvent<LogWorkerReply>) => {
       const reply = event.data;
+      if ("closed" in reply) {
+        if (reply.error) onWorkerError(new Error(`log worker checkpoint at close failed: ${reply.error}`));
+        return onClosed?.();
+      }
       if ("maintenanceError" in reply) return onWorkerError(new Error(`log maintenance failed: ${reply.maintenanceError}`));
       failuresInARow = 0;
       const p = pending.get(reply.id);
@@ -65,6 +73,7 @@ export function workerLogSink(
         onWorkerError(new Error("log worker unavailable; writing the request log on the request thread"));
       }
       failAll(new Error("the log worker failed"));
+      onClosed?.();
       w.terminate();
       if (worker === w) worker = null;
     };
@@ -75,6 +84,7 @@ export function workerLogSink(
 
   return {
     insertBatch(batch: string): void | Promise<void> {
+      if (closing) return Promise.reject(new Error("the log worker was closed"));
       if (useFallback) return fallback.insertBatch(batch);
       worker ??= start();
       const id = ++seq;
@@ -89,9 +99,21 @@ export function workerLogSink(
       if (worker) worker.postMessage(maintenance);
       else worker = start();
     },
-    async close() {
-      worker?.terminate();
+    /** Asks the worker to finish what it was sent, checkpoint and close its connection, within
+     * `deadlineMs`; then ends the thread. Batches still unanswered fail (the writer keeps them). */
+    async close(deadlineMs = CLOSE_LIMIT_MS) {
+      const w = worker;
       worker = null;
+      closing = true;
+      if (w) {
+        const closed = new Promise<void>((resolve) => (onClosed = resolve));
+        w.postMessage({ type: "close" } satisfies LogWorkerRequest);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)));
+        await Promise.race([closed, late]);
+        clearTimeout(timer);
+        w.terminate();
+      }
       failAll(new Error("the log worker was closed"));
     },
   };

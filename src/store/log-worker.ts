@@ -1,6 +1,8 @@
 // The log worker thread: its own SQLite connection to the data directory's database, writing the
 // request-log batches the main thread sends (rows, traces and metrics rollups), so inserts never
 // run on the request path; and, once asked, the log's maintenance (log-maintenance.ts) between them.
+// On `close` it has written every batch sent before it (messages run in order), checkpoints the
+// WAL into the database file and closes its connection, so the file alone is a whole backup.
 import { Database } from "bun:sqlite";
 import { decodeLogBatch } from "./log-batch-codec.ts";
 import { logMaintenance, type MaintenanceOptions } from "./log-maintenance.ts";
@@ -13,14 +15,24 @@ export type LogWorkerRequest =
   /** `batch`: the rows, encoded once by the request thread (log-batch-codec.ts). */
   | { type: "insert"; id: number; batch: string }
   /** Starts (or restarts with new options) rollup compaction and retention on a timer. */
-  | { type: "maintain"; options: Omit<MaintenanceOptions, "now" | "onError"> };
+  | { type: "maintain"; options: Omit<MaintenanceOptions, "now" | "onError"> }
+  /** Last message: checkpoint, close the connection, answer `closed`. */
+  | { type: "close" };
 
 /** `rejected`: ids of rows that violate a constraint, dropped so they cannot stall the log.
  * `maintenanceError`: a maintenance pass failed (it is retried at the next pass). */
 export type LogWorkerReply =
   | { id: number; ok: true; rejected: string[] }
   | { id: number; ok: false; error: string }
-  | { maintenanceError: string };
+  | { maintenanceError: string }
+  | { closed: true; error?: string };
+
+/** The error as text with SQLite's code (SQLITE_FULL...), which the main thread's storage health reads. */
+const describe = (err: unknown): string => {
+  const code = (err as { code?: unknown } | null)?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  return typeof code === "string" && !message.includes(code) ? `${code}: ${message}` : message;
+};
 
 let repo: ReturnType<typeof requestsRepo> | null = null;
 let db: Database | null = null;
@@ -48,12 +60,27 @@ self.onmessage = (event: MessageEvent<LogWorkerRequest>) => {
     });
     return;
   }
+  if (msg.type === "close") {
+    maintenance?.stop();
+    maintenance = null;
+    let error: string | undefined;
+    try {
+      db?.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch (err) {
+      error = describe(err);
+    }
+    db?.close(false);
+    db = null;
+    repo = null;
+    self.postMessage({ closed: true, ...(error ? { error } : {}) } satisfies LogWorkerReply);
+    return;
+  }
   let reply: LogWorkerReply;
   try {
     if (!repo) throw new Error("log worker has no database open");
     reply = { id: msg.id, ok: true, rejected: repo.insertPrepared(decodeLogBatch(msg.batch)) };
   } catch (err) {
-    reply = { id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err) };
+    reply = { id: msg.id, ok: false, error: describe(err) };
   }
   self.postMessage(reply);
 };

@@ -1,9 +1,11 @@
 // Queues request-log rows off the response path and writes them in batches, through a sink: the
 // log worker (a thread with its own SQLite connection) in the server, or a repo directly in
-// tools and tests. A failing write is reported and retried; it never fails a request. Rows are
-// encoded as they are queued (log-batch-codec.ts): a batch is one string.
+// tools and tests. A failing write is reported and retried; it never fails the request it records,
+// but it fails gw closed (storage-health.ts), as does a queue at its bound. Rows are encoded as
+// they are queued (log-batch-codec.ts): a batch is one string.
 import { encodeLogRow } from "./log-batch-codec.ts";
 import type { RequestRecord } from "./repos/requests.ts";
+import type { StorageReporter } from "./storage-health.ts";
 
 /** Writes one encoded batch: synchronously (a repo) or by resolving once it is committed (the worker). */
 export interface LogSink {
@@ -19,6 +21,21 @@ export interface LogWriterOptions {
   /** Otherwise flush this long after the first queued row. */
   intervalMs?: number;
   onError?: (err: unknown, rows: number) => void;
+  /** Storage health: every write's outcome and the queue's bound (fail closed). */
+  reporter?: StorageReporter;
+  /** Queue bound in rows and in bytes of encoded text: at it gw stops acknowledging requests.
+   * Rows of requests already answered are still taken up to twice the bound, then dropped loudly. */
+  maxRows?: number;
+  maxBytes?: number;
+  /** A row dropped at twice the bound (never silently: counted and reported). */
+  onDrop?: (dropped: number) => void;
+}
+
+/** Resolves true once `p` settles, false when `ms` pass first (reads never wait without end). */
+export function within(p: Promise<void>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([p.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
 export class LogWriter {
@@ -27,9 +44,16 @@ export class LogWriter {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private waiters: Array<() => void> = [];
   private inflight = 0;
+  private inflightRows = 0;
+  private inflightBytes = 0;
   private readonly batchSize: number;
   private readonly intervalMs: number;
   private written = 0;
+  private queuedBytes = 0;
+  private readonly maxRows: number;
+  private readonly maxBytes: number;
+  /** Rows dropped at twice the bound since start. */
+  dropped = 0;
 
   constructor(
     private readonly sink: LogSink,
@@ -37,10 +61,20 @@ export class LogWriter {
   ) {
     this.batchSize = options.batchSize ?? 256;
     this.intervalMs = options.intervalMs ?? 25;
+    this.maxRows = options.maxRows ?? 50_000;
+    this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+    options.reporter?.onSpaceFreed(() => this.flush());
   }
 
   enqueue(record: RequestRecord): void {
-    this.queue.push({ text: encodeLogRow(record), rows: 1 });
+    if (this.pending >= 2 * this.maxRows || this.queuedBytes + this.inflightBytes >= 2 * this.maxBytes) {
+      this.options.onDrop?.(++this.dropped);
+      return;
+    }
+    const text = encodeLogRow(record);
+    this.queue.push({ text, rows: 1 });
+    this.queuedBytes += text.length;
+    this.checkBound();
     if (++this.queuedRows >= this.batchSize) this.flush();
     else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs);
   }
@@ -52,18 +86,26 @@ export class LogWriter {
     const batch: Queued = { text: this.queue.map((q) => q.text).join(""), rows: this.queuedRows };
     this.queue = [];
     this.queuedRows = 0;
+    this.queuedBytes = 0;
+    this.inflightRows += batch.rows;
+    this.inflightBytes += batch.text.length;
     let result: void | Promise<void>;
     try {
       result = this.sink.insertBatch(batch.text);
     } catch (err) {
       return this.failed(batch, err);
     }
-    if (!(result instanceof Promise)) return this.done(batch.rows);
+    if (!(result instanceof Promise)) return this.done(batch);
     this.inflight++;
     result.then(
-      () => (this.inflight--, this.done(batch.rows)),
+      () => (this.inflight--, this.done(batch)),
       (err: unknown) => (this.inflight--, this.failed(batch, err)),
     );
+  }
+
+  /** Like drain, but gives up after `ms`: true when everything queued was written in time. */
+  drainWithin(ms: number): Promise<boolean> {
+    return within(this.drain(), ms);
   }
 
   /** Resolves once every row queued so far is written (tests await this instead of sleeping). */
@@ -75,26 +117,58 @@ export class LogWriter {
     });
   }
 
-  /** Rows queued, plus batches handed to the sink and not yet committed. */
+  /** Everything queued and not in flight, as one batch, taken out of the writer (shutdown's last
+   * write on another sink). */
+  takeQueued(): { text: string; rows: number } {
+    if (this.timer) (clearTimeout(this.timer), (this.timer = null));
+    const taken = { text: this.queue.map((q) => q.text).join(""), rows: this.queuedRows };
+    this.queue = [];
+    this.queuedRows = 0;
+    this.queuedBytes = 0;
+    return taken;
+  }
+
+  /** Rows queued or handed to the sink and not yet committed. */
   get pending(): number {
-    return this.queuedRows + this.inflight;
+    return this.queuedRows + this.inflightRows;
   }
 
   get totalWritten(): number {
     return this.written;
   }
 
-  private done(rows: number): void {
-    this.written += rows;
+  private done(batch: Queued): void {
+    this.settled(batch);
+    this.written += batch.rows;
+    this.options.reporter?.writeOk();
+    this.checkBound();
     this.wake();
   }
 
   private failed(batch: Queued, err: unknown): void {
+    this.settled(batch);
     this.options.onError?.(err, batch.rows);
     // Keep the rows, in order, for the next attempt rather than losing them.
     this.queue.unshift(batch);
     this.queuedRows += batch.rows;
+    this.queuedBytes += batch.text.length;
+    this.options.reporter?.writeFailed(err);
     if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs * 10);
+  }
+
+  private settled(batch: Queued): void {
+    this.inflightRows -= batch.rows;
+    this.inflightBytes -= batch.text.length;
+  }
+
+  /** Full at the bound; not full again below half of it, so health does not flap. */
+  private checkBound(): void {
+    const reporter = this.options.reporter;
+    if (!reporter) return;
+    const rows = this.pending;
+    const bytes = this.queuedBytes + this.inflightBytes;
+    if (rows >= this.maxRows || bytes >= this.maxBytes) reporter.setFull(true);
+    else if (rows < this.maxRows / 2 && bytes < this.maxBytes / 2) reporter.setFull(false);
   }
 
   private wake(): void {

@@ -11,13 +11,15 @@ import type { RequestRecord } from "../../store/repos/requests.ts";
 import { authPlugin } from "../auth.ts";
 import { jsonResponse } from "../context.ts";
 import { validationErrorResponse } from "../validation-error.ts";
+import { READ_DRAIN_LIMIT_MS } from "./requests.ts";
 
 /** The log is written off the response path: a rating sent right after its answer may find the
  * row still queued. Only then is the queue written first (a miss is rare; a drain costs a batch). */
 async function loggedRequest(deps: Deps, projectId: string, requestId: string): Promise<RequestRecord | null> {
   const row = deps.repos.requests.get(projectId, requestId);
   if (row || deps.logWriter.pending === 0) return row;
-  await deps.logWriter.drain();
+  // Bounded like the other reads (routes/requests.ts): a log that cannot be written never hangs it.
+  await deps.logWriter.drainWithin(READ_DRAIN_LIMIT_MS);
   return deps.repos.requests.get(projectId, requestId);
 }
 

@@ -6,6 +6,7 @@ import { projectMetrics } from "../../observability/metrics.ts";
 import { parseMetricsQuery } from "../../schema/metrics.ts";
 import { metricsRepo } from "../../store/repos/metrics.ts";
 import { authPlugin } from "../auth.ts";
+import { READ_DRAIN_LIMIT_MS } from "./requests.ts";
 
 export const metricsRoute = (deps: Deps) => {
   // Read-only statements on the request thread's connection, prepared once.
@@ -15,7 +16,7 @@ export const metricsRoute = (deps: Deps) => {
     async ({ query, auth }) => {
       const period = parseMetricsQuery(query);
       // Read-your-writes: rows still queued from just-served requests are counted too.
-      if (deps.logWriter.pending > 0) await deps.logWriter.drain();
+      if (deps.logWriter.pending > 0) await deps.logWriter.drainWithin(READ_DRAIN_LIMIT_MS);
       return projectMetrics(rollups, auth.project.id, period, Date.now());
     },
     { scope: "requests" },

@@ -27,6 +27,7 @@ import { routeEmbeddings } from "./route.ts";
 import { guard } from "../stages/guard.ts";
 import { reserveApplies, reserveEmbeddings } from "../stages/reserve.ts";
 import { rateLimitApplies, rateLimitEmbeddings } from "../stages/rate-limit.ts";
+import { storageRefusal } from "../storage-gate.ts";
 
 type Stage = (deps: Deps, state: EmbedState) => void | Promise<void>;
 /** As chat's runner: a stage with nothing to do for a request is skipped, span and all. */
@@ -73,6 +74,9 @@ function fail(deps: Deps, state: EmbedState, err: unknown): EmbedOutcome {
 
 export async function runEmbeddings(deps: Deps, base: RequestState): Promise<EmbedOutcome> {
   const state = toEmbedState(base);
+  // Fail closed before any stage: an answer gw cannot record is not given (storage-gate.ts).
+  const refused = storageRefusal(deps, state);
+  if (refused) return refused;
   try {
     for (const [name, stage, applies] of STAGES) if (!applies || applies(deps, state)) await runStage(deps, state, name, stage);
   } catch (err) {

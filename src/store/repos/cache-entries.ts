@@ -117,7 +117,7 @@ export function cacheEntriesRepo(db: Database) {
     },
     /** Applies queued writes in one transaction (replacing same-key rows and their tags). */
     write(writes: CacheWrite[], lastId: number): void {
-      writeBatch(writes, lastId);
+      writeBatch.immediate(writes, lastId);
     },
     deleteProject: (projectId: string): Array<{ id: number; key: string }> => deleteProjectStmt.all(projectId),
     /** Deletes the project's entries carrying any of `tags`. */

@@ -93,6 +93,12 @@ export function ledgerRepo(db: Database) {
   const appendMany = db.transaction((entries: LedgerEntry[]) => {
     for (const e of entries) write(e);
   });
+  const releaseOpen = db.transaction((now: number): number => {
+    const open = allOpen.all();
+    for (const h of open) write({ projectId: h.project_id, kind: "release", amount: h.amount, requestId: h.request_id, note: "restart", createdAt: now });
+    clearOpen.run();
+    return open.length;
+  });
   const sum = (projectId: string, kind: LedgerKind, from = 0): Sum => sumKind.get(projectId, kind, from) ?? { s: 0, n: 0 };
   const balanceOf = (projectId: string): number => (sum(projectId, "credit").s ?? 0) - (sum(projectId, "charge").s ?? 0);
 
@@ -112,13 +118,9 @@ export function ledgerRepo(db: Database) {
     }),
     lastCreditSeq: (): number => maxCredit.get()?.seq ?? 0,
     creditsAfter: (seq: number) => creditsAfter.all(seq),
-    /** Releases the holds a previous process left open; returns how many. */
-    releaseOpenHolds: db.transaction((now: number): number => {
-      const open = allOpen.all();
-      for (const h of open) write({ projectId: h.project_id, kind: "release", amount: h.amount, requestId: h.request_id, note: "restart", createdAt: now });
-      clearOpen.run();
-      return open.length;
-    }),
+    /** Releases the holds a previous process left open; returns how many. IMMEDIATE: it reads, then
+     * writes, and a deferred read lock cannot be upgraded while another connection writes. */
+    releaseOpenHolds: (now: number): number => releaseOpen.immediate(now),
     openHoldCount: (): number => allOpen.all().length,
     monthSums(projectId: string, start: number, end: number): MonthSums {
       const credits = rangeSum.get(projectId, "credit", start, end);

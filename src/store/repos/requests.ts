@@ -109,12 +109,13 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db), 
     rollup.write();
   });
   const insertSingle = db.transaction((r: PreparedRow) => insertAll([r]));
+  // IMMEDIATE: the rollups are read, then written; the write lock is taken (and waited for) first.
 
   /** Writes a batch; returns the ids of rows that violate a constraint and can never be written.
    * Any other failure (busy, disk) throws, so the whole batch is retried. */
   function insertPrepared(rows: PreparedRow[]): string[] {
     try {
-      insertAll(rows);
+      insertAll.immediate(rows);
       return [];
     } catch (err) {
       if (!isConstraintError(err) && !(err instanceof PartialGroup)) throw err;
@@ -122,7 +123,7 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db), 
     const rejected: string[] = [];
     for (const r of rows) {
       try {
-        insertSingle(r);
+        insertSingle.immediate(r);
       } catch (err) {
         if (!isConstraintError(err)) throw err;
         rejected.push(r.id);
