@@ -74,8 +74,9 @@ export class LogWriter {
     const text = encodeLogRow(record);
     this.queue.push({ text, rows: 1 });
     this.queuedBytes += text.length;
+    this.queuedRows++;
     this.checkBound();
-    if (++this.queuedRows >= this.batchSize) this.flush();
+    if (this.queuedRows >= this.batchSize) this.flush();
     else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs);
   }
 
