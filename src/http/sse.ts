@@ -47,18 +47,43 @@ const KEEP_ALIVE = encoder.encode(": keep-alive\n\n");
 /** The response with SSE comment lines written whenever gw has sent nothing for `everyMs` (an
  * upstream thinking, a reasoning model's silence), so no proxy or client cuts an idle stream;
  * OpenAI's and the other SDKs skip comment lines. `onEnd` runs once the body ended or was
- * cancelled. One timer per stream, checked every third of the interval, never one per chunk. */
+ * cancelled. One timer per stream, checked every third of the interval, never one per chunk.
+ * The source is pumped outside pull(): Bun does not deliver a chunk enqueued while a pull is
+ * still pending, which is where a keep-alive would be written. */
 export function withKeepAlive(res: Response, everyMs: number, onEnd: () => void): Response {
   const reader = res.body!.getReader();
   let last = Date.now();
   let open = true;
   let timer: ReturnType<typeof setInterval> | null = null;
+  let wake: (() => void) | null = null;
   const end = (): void => {
     if (!open) return;
     open = false;
     if (timer) clearInterval(timer);
+    wake?.();
     onEnd();
   };
+  async function pump(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    try {
+      while (open) {
+        const next = await reader.read();
+        if (!open) return;
+        if (next.done) {
+          end();
+          controller.close();
+          return;
+        }
+        last = Date.now();
+        controller.enqueue(next.value);
+        // Backpressure: read on only once the client took what is queued.
+        while (open && (controller.desiredSize ?? 0) <= 0) await new Promise<void>((resolve) => (wake = resolve));
+      }
+    } catch (err) {
+      if (!open) return;
+      end();
+      controller.error(err);
+    }
+  }
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       timer = setInterval(() => {
@@ -70,28 +95,17 @@ export function withKeepAlive(res: Response, everyMs: number, onEnd: () => void)
           end(); // the stream closed under us
         }
       }, Math.max(1, Math.floor(everyMs / 3)));
+      void pump(controller);
     },
-    async pull(controller) {
-      let next: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        next = await reader.read();
-      } catch (err) {
-        end();
-        controller.error(err);
-        return;
-      }
-      if (next.done) {
-        end();
-        controller.close();
-        return;
-      }
-      last = Date.now();
-      controller.enqueue(next.value);
+    pull() {
+      const resume = wake;
+      wake = null;
+      resume?.();
     },
     async cancel(reason) {
       end();
       await reader.cancel(reason);
     },
-  }, { highWaterMark: 0 });
+  });
   return new Response(body, { status: res.status, headers: res.headers });
 }

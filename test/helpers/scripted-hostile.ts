@@ -117,12 +117,18 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
       case "gated-stream": {
         const frames = [...reply.before, null, ...reply.after];
         let i = 0;
+        // Every pull enqueues: Bun's server does not pull again after a pull that enqueued nothing.
         return new Response(body(req, async (c) => {
-          if (i >= frames.length) return false;
-          const frame = frames[i++];
-          if (frame === null) await reply.gate;
-          else c.enqueue(encoder.encode(frame));
-          return true;
+          while (i < frames.length) {
+            const frame = frames[i++];
+            if (frame === null) {
+              await reply.gate;
+              continue;
+            }
+            c.enqueue(encoder.encode(frame));
+            return true;
+          }
+          return false;
         }), { headers: SSE });
       }
       case "endless-stream": {
