@@ -2,8 +2,10 @@
 // column values as a JSON array, then its trace as JSON or `null`). JSON.stringify escapes every
 // newline, so "\n" separates safely. A row is encoded when it is queued, so the queue holds one
 // string per row rather than the objects of its trace; the trace is stored as that text, and the
-// worker never parses it. Also the column order of the requests table's inserts.
+// worker never parses it. Traces are stored compactly (trace-codec.ts). Also the column order of
+// the requests table's inserts.
 import type { RequestRecord } from "./repos/requests.ts";
+import { encodeTrace } from "./trace-codec.ts";
 
 /** Column names in insert order; `toValues` yields the values in this order. */
 export const COLUMNS = [
@@ -35,12 +37,12 @@ export const prepareRow = (r: RequestRecord): PreparedRow => ({
   values: toValues(r),
   id: r.id,
   projectId: r.projectId,
-  trace: r.trace ? JSON.stringify(r.trace) : null,
+  trace: r.trace ? JSON.stringify(encodeTrace(r.trace)) : null,
 });
 
 /** One row's two lines; a batch is its rows' lines concatenated. */
 export const encodeLogRow = (r: RequestRecord): string =>
-  `${JSON.stringify(toValues(r))}\n${r.trace ? JSON.stringify(r.trace) : "null"}\n`;
+  `${JSON.stringify(toValues(r))}\n${r.trace ? JSON.stringify(encodeTrace(r.trace)) : "null"}\n`;
 
 export const encodeLogBatch = (records: RequestRecord[]): string => records.map(encodeLogRow).join("");
 

@@ -1,6 +1,7 @@
 // Traces table: one JSON trace document per request (gateway-api.md 2.2), scoped by project.
 import type { Database } from "bun:sqlite";
 import { parseStored, type JsonObject } from "../../lib/json.ts";
+import { decodeTrace } from "../trace-codec.ts";
 
 export function tracesRepo(db: Database) {
   const insert = db.query<unknown, [string, string, string]>(
@@ -26,7 +27,8 @@ export function tracesRepo(db: Database) {
     },
     get(projectId: string, requestId: string): JsonObject | null {
       const row = byId.get(requestId, projectId);
-      return row ? parseStored<JsonObject | null>(row.data, null) : null;
+      // Stored compactly (trace-codec.ts); read back in the record stage's shape.
+      return row ? decodeTrace(parseStored<JsonObject | null>(row.data, null)) : null;
     },
   };
 }

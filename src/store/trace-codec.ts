@@ -1,0 +1,129 @@
+// How a trace is stored (docs/observability.md "Trace storage"): short top-level keys, and the
+// objects every trace repeats (candidates, attempts, detected, cache, optimization, billing,
+// versions) as tuples in a fixed key order; decoding gives back the object the record stage made,
+// key for key and in the same order, so GET /requests/{id} is unchanged. Anything that does not
+// fit a tuple exactly is stored as it is. Traces stored before this (no "~" key) decode as they are.
+import type { JsonObject } from "../lib/json.ts";
+
+/** Format 1. Its key lists below never change once released: a new layout is format 2. */
+const FORMAT = 1;
+
+const TOP: Record<string, string> = {
+  spans: "s", parent_span_id: "p", detected: "d", profile: "pf", workload: "w", required_quality: "rq", weights: "wt",
+  candidates: "c", reasons: "rs", expected: "e", health: "h", session: "ss", workflow_budget: "wb", reason: "r",
+  attempts: "a", timings: "t", error: "er", optimization: "o", cache: "ch", tools: "tl", usage_estimated: "ue",
+  client_disconnected: "cd", byok: "b", billing: "bl", guard: "g", versions: "v", sampled: "sm",
+};
+const FROM_TOP: Record<string, string> = Object.fromEntries(Object.entries(TOP).map(([k, v]) => [v, k]));
+
+/** Key orders of the tuple forms (format 1). */
+const TUPLES: Record<string, readonly string[]> = {
+  detected: ["task", "subtype", "source", "input_tokens_bound", "language", "complexity", "live_data", "personal", "entities"],
+  cache: ["result", "kind", "similarity?", "miss_reason", "semantic", "stored?"],
+  optimization: ["mode", "original_tokens", "final_tokens", "stages"],
+  billing: ["mode", "reserved", "charge", "notes"],
+  versions: ["gateway", "api", "router", "intelligence", "catalog", "cache", "semantic_cache", "token_engine", "guard"],
+};
+const ATTEMPT = ["model", "provider", "status", "error_code", "failure_class", "upstream_status", "duration_ms", "byok"] as const;
+
+type Json = JsonObject[string];
+type Obj = Record<string, Json>;
+
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The object's defined values, when its keys follow `keys` in that order. A key written `name?`
+ * may be absent anywhere (stored as null; so a null value there does not fit); other keys may only
+ * be absent at the end. */
+function toTuple(v: unknown, keys: readonly string[]): Json[] | null {
+  if (!isObj(v)) return null;
+  const out: Json[] = [];
+  for (const k in v) {
+    if (v[k] === undefined) continue;
+    while (out.length < keys.length && keys[out.length]!.endsWith("?") && keys[out.length] !== `${k}?`) out.push(null);
+    const want = keys[out.length];
+    if (want !== k && (want !== `${k}?` || v[k] === null)) return null;
+    out.push(v[k]!);
+  }
+  return out;
+}
+
+function fromTuple(t: Json[], keys: readonly string[]): Obj {
+  const o: Obj = {};
+  for (let i = 0; i < t.length; i++) {
+    const k = keys[i]!;
+    if (!k.endsWith("?")) o[k] = t[i]!;
+    else if (t[i] !== null) o[k.slice(0, -1)] = t[i]!;
+  }
+  return o;
+}
+
+/** A candidate: [model, provider (0: the model id's prefix), rank (true: its index), score, quality,
+ * below (1), excluded]; absent fields are null (below: 0) and cut at the end. */
+const CANDIDATE = ["model", "provider", "rank", "score", "quality", "below_required_quality", "excluded"];
+const ABSENT: readonly Json[] = [null, null, null, null, null, 0, null];
+
+function candidate(c: unknown, index: number): Json {
+  if (!isObj(c)) return c as Json;
+  // Only the known keys, in the record stage's order, with values the tuple can tell from absent.
+  let at = 0;
+  for (const k in c) {
+    if (c[k] === undefined) continue;
+    while (at < CANDIDATE.length && CANDIDATE[at] !== k) at++;
+    if (at === CANDIDATE.length) return c;
+  }
+  const { model, provider, rank, score, quality, below_required_quality: below, excluded } = c;
+  if (typeof model !== "string" || typeof provider !== "string" || rank === undefined || below === false || score === null || quality === null || excluded === null) return c;
+  const t: Json[] = [model, provider === model.slice(0, model.indexOf("/")) ? 0 : provider, rank === index ? true : rank,
+    score ?? null, quality ?? null, below ? 1 : 0, excluded ?? null];
+  while (t.length > 3 && t.at(-1) === ABSENT[t.length - 1]) t.pop();
+  return t;
+}
+
+function fromCandidate(t: Json, index: number): Json {
+  if (!Array.isArray(t)) return t;
+  const [model, provider, rank, score, quality, below, excluded] = t as [string, string | 0, Json, Json?, Json?, Json?, Json?];
+  const c: Obj = { model, provider: provider === 0 ? model.slice(0, model.indexOf("/")) : provider, rank: rank === true ? index : rank };
+  if (score !== undefined && score !== null) c.score = score;
+  if (quality !== undefined && quality !== null) c.quality = quality;
+  if (below === 1) c.below_required_quality = true;
+  if (excluded !== undefined && excluded !== null) c.excluded = excluded;
+  return c;
+}
+
+/** The stored form of a trace (record stage's object); null stays null. */
+export function encodeTrace(trace: JsonObject | null): JsonObject | null {
+  if (trace === null) return null;
+  const out: Obj = { "~": FORMAT };
+  for (const key in trace) {
+    let v = trace[key];
+    if (v === undefined) continue;
+    const short = TOP[key];
+    // A key this format does not know is kept, unless it reads as a short key (then nothing is encoded).
+    if (!short) {
+      if (key in FROM_TOP || key === "~") return trace;
+      out[key] = v;
+      continue;
+    }
+    if (key === "candidates" && Array.isArray(v)) v = v.map(candidate);
+    else if (key === "attempts" && Array.isArray(v)) v = v.map((a) => toTuple(a, ATTEMPT) ?? a);
+    else if (TUPLES[key]) v = toTuple(v, TUPLES[key]!) ?? v;
+    out[short] = v!;
+  }
+  return out as JsonObject;
+}
+
+/** The record stage's object from its stored form (either format). */
+export function decodeTrace(stored: JsonObject | null): JsonObject | null {
+  if (stored === null || stored["~"] !== FORMAT) return stored;
+  const out: Obj = {};
+  for (const short in stored) {
+    if (short === "~") continue;
+    const key = FROM_TOP[short] ?? short;
+    let v = stored[short]!;
+    if (key === "candidates" && Array.isArray(v)) v = v.map(fromCandidate);
+    else if (key === "attempts" && Array.isArray(v)) v = v.map((a) => (Array.isArray(a) ? fromTuple(a, ATTEMPT) : a));
+    else if (TUPLES[key] && Array.isArray(v)) v = fromTuple(v, TUPLES[key]!);
+    out[key] = v;
+  }
+  return out as JsonObject;
+}
