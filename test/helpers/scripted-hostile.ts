@@ -27,7 +27,7 @@ export interface HostileUpstream {
   paths: string[];
   /** Connections gw closed (cancelled the body or aborted the request) before the reply ended. */
   aborted: number;
-  /** The next `times` requests get this reply (default: the last scripted one again). */
+  /** The next `times` requests get this reply; once the queue is empty, the last reply repeats. */
   script(reply: HostileReply, times?: number): void;
   /** Resolves when the n-th request (1-based, counting from now on) has arrived. */
   called(n?: number): Promise<void>;
