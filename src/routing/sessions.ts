@@ -14,9 +14,14 @@ export interface SessionPin {
 }
 
 export class SessionStore {
+  /** Least recently set first: expired pins are always at the front. */
   private pins = new Map<string, SessionPin & { seen: number }>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = Date.now, private readonly maxSessions = MAX_SESSIONS) {}
+
+  get size(): number {
+    return this.pins.size;
+  }
 
   get(projectId: string, sessionId: string): SessionPin | undefined {
     const key = `${projectId}\u0000${sessionId}`;
@@ -35,8 +40,14 @@ export class SessionStore {
     const turns = (this.pins.get(key)?.turns ?? 0) + 1;
     // Map order is insertion order: re-inserting keeps the least recently used first, to evict.
     this.pins.delete(key);
-    if (this.pins.size >= MAX_SESSIONS) this.pins.delete(this.pins.keys().next().value!);
-    this.pins.set(key, { model, provider, turns, seen: this.now() });
+    const now = this.now();
+    // Expired pins go as new ones arrive (amortised O(1)), so an idle process does not keep an
+    // hour-old burst of session ids until the cap pushes them out.
+    for (const [oldest, pin] of this.pins) {
+      if (this.pins.size < this.maxSessions && now - pin.seen <= TTL_MS) break;
+      this.pins.delete(oldest);
+    }
+    this.pins.set(key, { model, provider, turns, seen: now });
   }
 }
 

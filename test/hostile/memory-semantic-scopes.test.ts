@@ -51,8 +51,8 @@ test("a flood of distinct users and scopes stays within the index caps, without 
     return {
       key: i % 3 === 2 ? keyB : keyA,
       content: `How do I configure the ${TOPICS[r % TOPICS.length]} for team ${r % 97}?`,
-      extra: byScope ? {} : { user: `user-${i}-${r.toString(36)}` },
-      headers: byScope ? { "x-gw-cache-scope": `scope-${i}-${r.toString(36)}` } : {},
+      extra: (byScope ? {} : { user: `user-${i}-${r.toString(36)}` }) as Record<string, unknown>,
+      headers: (byScope ? { "x-gw-cache-scope": `scope-${i}-${r.toString(36)}` } : {}) as Record<string, string>,
     };
   });
   let done = 0;
