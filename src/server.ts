@@ -5,8 +5,9 @@ import { createApp } from "./app.ts";
 import { bootstrapIfEmpty, firstRunBanner } from "./bootstrap.ts";
 import { API_BASE_PATH } from "./config/constants.ts";
 import type { Config } from "./config/env.ts";
-import { buildDeps, type Deps } from "./deps.ts";
-import { Lifecycle, type StorageState } from "./http/lifecycle.ts";
+import { buildDeps, closeStorage, type Deps } from "./deps.ts";
+import { inFlightOf } from "./http/in-flight.ts";
+import { Lifecycle } from "./http/lifecycle.ts";
 import { flushLogger } from "./observability/logger.ts";
 import { recoverInterruptedClaims, startIdempotencySweeper } from "./pipeline/idempotency.ts";
 import { lockDataDir, type DataDirLock } from "./store/data-dir-lock.ts";
@@ -18,9 +19,12 @@ const BUN_BODY_CAP = Number.MAX_SAFE_INTEGER;
 /** Bun closes a connection idle this long (seconds). Requests that wait longer on purpose (an
  * upstream still thinking) lift it for themselves; streams send keep-alive comments. */
 const IDLE_TIMEOUT_S = 30;
-const DRAIN_LIMIT_MS = 10_000;
+/** The longest a stop waits for the request log and ledger to be written. */
+const FLUSH_LIMIT_MS = 10_000;
 /** The OTLP exporter's last send; a collector that is down must not hold the stop up long. */
 const OTLP_FLUSH_LIMIT_MS = 5_000;
+/** How long past the grace a stop may take before the process exits anyway (the promise: grace + 5 s). */
+const HARD_STOP_MARGIN_MS = 4_000;
 /** Past the grace, aborted requests get this long to record themselves before the log is flushed. */
 const ABORT_SETTLE_MS = 2_000;
 
@@ -62,10 +66,13 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   const lifecycle = new Lifecycle();
   try {
     deps = options.deps ?? buildDeps(config);
-    lifecycle.storage = (deps as Partial<{ storage: StorageState }>).storage;
+    lifecycle.storage = deps.storage;
+    lifecycle.inFlight = inFlightOf(deps);
     app = listen(deps, config, lifecycle);
   } catch (err) {
-    if (!options.deps) closeQuietly(() => deps?.db.close());
+    // deps is unassigned when building it failed; one that was built gets its storage closed.
+    const built = options.deps ? undefined : (deps! as Deps | undefined);
+    if (built) void closeStorage(built, 1_000);
     lock.release();
     throw err;
   }
@@ -82,6 +89,8 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
+      // The whole stop fits in the grace plus the margin; the flush gets what is left of it.
+      const stopBy = Date.now() + config.shutdownTimeoutMs + HARD_STOP_MARGIN_MS;
       lifecycle.draining = true;
       // Stops listening at once; resolves when the requests in flight have ended.
       const finished = app.server!.stop(false);
@@ -89,25 +98,24 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
       if (!inGrace) {
         const aborted = lifecycle.inFlight.abortAll("shutdown");
         deps.logger.warn({ aborted, grace_ms: config.shutdownTimeoutMs }, "gw stopping: requests still running after the grace period were aborted");
-        await Promise.race([lifecycle.inFlight.idle(), Bun.sleep(ABORT_SETTLE_MS)]);
+        // The aborted requests write their answers (503, or a stream's in-stream error) and are
+        // recorded; connections still open after that are closed.
+        await Promise.race([finished, Bun.sleep(ABORT_SETTLE_MS)]);
         await app.server?.stop(true);
       }
       sweeper.stop();
+      const flushMs = () => Math.max(500, Math.min(FLUSH_LIMIT_MS, stopBy - Date.now() - 500));
       // Every request has been recorded now; queued spans get a bounded last send, alongside
-      // the log drain below.
-      const exported = deps.otlp?.shutdown(OTLP_FLUSH_LIMIT_MS);
+      // the flush below.
+      const exported = deps.otlp?.shutdown(Math.min(OTLP_FLUSH_LIMIT_MS, flushMs()));
       // The semantic index is saved (else rebuilt at the next start), then queued cache writes go
       // to disk before the database closes; a failure costs cache entries only.
-      await deps.semantic?.close();
+      await Promise.race([deps.semantic?.close(), Bun.sleep(flushMs())]);
       closeQuietly(() => deps.answers.close(), (err) => deps.logger.error({ err }, "response cache not fully written at shutdown"));
-      // Bounded, so a stuck log can never keep the process from stopping; it is said loudly.
-      const drained = await Promise.race([deps.logWriter.drain().then(() => true), Bun.sleep(DRAIN_LIMIT_MS).then(() => false)]);
-      if (!drained) deps.logger.error({ pending: deps.logWriter.pending }, "request log not fully written at shutdown");
-      await deps.logSink.close();
+      // The request log and the ledger written, the WAL checkpointed, the database closed; what
+      // could not be written is said loudly (closeStorage logs it).
+      await closeStorage(deps, flushMs());
       await exported;
-      // Ledger entries still queued (charges of the last requests) go to disk before it closes.
-      deps.billing.stop();
-      closeQuietly(() => deps.db.close(), (err) => deps.logger.error({ err }, "database not closed cleanly"));
       lock.release();
       flushLogger(deps.logger);
     })());
@@ -122,8 +130,6 @@ function closeQuietly(close: () => void, onError: (err: unknown) => void = () =>
   }
 }
 
-/** How long past the grace a stop may take before the process exits anyway. */
-const HARD_STOP_MARGIN_MS = 4_000;
 
 export function serveUntilSignal(config: Config): number {
   let server: RunningServer | null = null;
