@@ -124,6 +124,9 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
     (err) => logger.error({ err }, "log worker failed"),
     repos.requests,
   );
+  // Traces past a project's budget are not stored (docs/observability.md "Trace storage").
+  logSink.traceBudget(config.projectTraceBytes);
+  repos.requests.setTraceBudget(config.projectTraceBytes);
   const storage = new StorageHealth({
     dataDir: config.dataDir,
     reserveBytes: config.storageReserveBytes,

@@ -9,6 +9,8 @@ export interface WorkerLogSink extends LogSink {
   /** Starts the worker now and runs the log's maintenance in it (rollup compaction, retention);
    * a worker that replaces a failed one is asked again. */
   maintain(options: MaintenanceRequest["options"]): void;
+  /** The per-project trace budget the worker applies (and a worker that replaces it). */
+  traceBudget(bytes: number): void;
   close(deadlineMs?: number): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export function workerLogSink(
   let useFallback = false;
   let maintenance: MaintenanceRequest | null = null;
   let onClosed: (() => void) | null = null;
+  let budget: Extract<LogWorkerRequest, { type: "budget" }> | null = null;
   let closing = false;
 
   const failAll = (err: Error) => {
@@ -78,6 +81,7 @@ export function workerLogSink(
       if (worker === w) worker = null;
     };
     w.postMessage({ type: "open", file: dbFile } satisfies LogWorkerRequest);
+    if (budget) w.postMessage(budget);
     if (maintenance) w.postMessage(maintenance);
     return w;
   };
@@ -92,6 +96,10 @@ export function workerLogSink(
         pending.set(id, { resolve, reject });
         worker!.postMessage({ type: "insert", id, batch } satisfies LogWorkerRequest);
       });
+    },
+    traceBudget(bytes) {
+      budget = { type: "budget", traceBytes: bytes };
+      worker?.postMessage(budget);
     },
     maintain(options) {
       maintenance = { type: "maintain", options };

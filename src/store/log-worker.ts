@@ -16,6 +16,8 @@ export type LogWorkerRequest =
   | { type: "insert"; id: number; batch: string }
   /** Starts (or restarts with new options) rollup compaction and retention on a timer. */
   | { type: "maintain"; options: Omit<MaintenanceOptions, "now" | "onError"> }
+  /** The per-project trace budget in characters (GW_PROJECT_LOG_MB; 0: none). */
+  | { type: "budget"; traceBytes: number }
   /** Last message: checkpoint, close the connection, answer `closed`. */
   | { type: "close" };
 
@@ -58,6 +60,10 @@ self.onmessage = (event: MessageEvent<LogWorkerRequest>) => {
       ...msg.options,
       onError: (err) => self.postMessage({ maintenanceError: err instanceof Error ? err.message : String(err) } satisfies LogWorkerReply),
     });
+    return;
+  }
+  if (msg.type === "budget") {
+    repo?.setTraceBudget(msg.traceBytes);
     return;
   }
   if (msg.type === "close") {

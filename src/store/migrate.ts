@@ -7,6 +7,7 @@ import m004 from "./migrations/004_cache.sql" with { type: "text" };
 import m005 from "./migrations/005_metrics.sql" with { type: "text" };
 import m006 from "./migrations/006_feedback.sql" with { type: "text" };
 import m007 from "./migrations/007_billing.sql" with { type: "text" };
+import m008 from "./migrations/008_trace_usage.sql" with { type: "text" };
 
 /** Append only: a migration, once released, never changes. */
 export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
@@ -17,6 +18,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
   { version: 5, sql: m005 },
   { version: 6, sql: m006 },
   { version: 7, sql: m007 },
+  { version: 8, sql: m008 },
 ];
 
 export function migrate(db: Database): number {

@@ -29,7 +29,11 @@ export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
 export async function startTestGw(env: Record<string, string> = {}): Promise<TestGw> {
   const dataDir = mkdtempSync(join(tmpdir(), "gw-test-"));
-  const config = loadConfig({ port: "0", data: dataDir }, { GW_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
+  // Tests read the traces of many test-key requests: the test-key trace quota (docs/observability.md
+  // "Trace storage") is lifted unless a test sets it; the disk reserve is kept small.
+  const config = loadConfig({ port: "0", data: dataDir }, {
+    GW_ADMIN_TOKEN: ADMIN_TOKEN, GW_TEST_TRACES_PER_MIN: "1000000", GW_STORAGE_RESERVE_MB: "1", ...env,
+  });
   const deps = buildDeps(config, { logger: createLogger(process.env.GW_TEST_LOG_LEVEL ?? "silent") });
   const projectId = createProject(deps.repos.projects, { name: "test" }).id;
   const server = startServer(config, { deps, quiet: true });

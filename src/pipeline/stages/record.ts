@@ -67,12 +67,38 @@ function traceOf(state: RequestState, latencyMs: number, zero: boolean) {
 }
 
 /** trace_sample_rate (1, 0.5, 0.1, 0.01): whether this request's detailed trace is kept. Decided
- * by the trace id, so a trace is kept or dropped whole; errors always keep theirs. */
-function traceSampled(state: RequestState): boolean {
+ * by the trace id, so a trace is kept or dropped whole; errors always keep theirs. Test keys also
+ * keep at most GW_TEST_TRACES_PER_MIN detailed traces per project per minute (docs/observability.md
+ * "Trace storage"): free test traffic cannot grow the database like paid traffic. */
+function traceSampled(deps: Deps, state: RequestState): boolean {
+  if (state.error) return true;
   const rate = (state.auth.project.policy as { trace_sample_rate?: unknown }).trace_sample_rate;
-  if (typeof rate !== "number" || rate >= 1 || state.error) return true;
-  return traceIdSampled(state.traceId, rate);
+  if (typeof rate === "number" && rate < 1 && !traceIdSampled(state.traceId, rate)) return false;
+  return !state.auth.test || testTraceQuota(deps).take(state.auth.project.id, Date.now(), deps.config.testTracesPerMinute);
 }
+
+/** Detailed test-key traces kept per project in the current minute; reset each minute, so it holds
+ * at most the projects active in one minute (projects are made by the operator, not by callers). */
+class MinuteQuota {
+  private minute = -1;
+  private used = new Map<string, number>();
+
+  take(projectId: string, now: number, limit: number): boolean {
+    const minute = Math.floor(now / 60_000);
+    if (minute !== this.minute) (this.minute = minute), this.used.clear();
+    const used = this.used.get(projectId) ?? 0;
+    if (used >= limit) return false;
+    this.used.set(projectId, used + 1);
+    return true;
+  }
+}
+
+const quotas = new WeakMap<Deps, MinuteQuota>();
+const testTraceQuota = (deps: Deps): MinuteQuota => {
+  let q = quotas.get(deps);
+  if (!q) quotas.set(deps, (q = new MinuteQuota()));
+  return q;
+};
 
 /** A trace id's draw: a hash in 0..9999 below rate x 10,000. */
 export const traceIdSampled = (traceId: string, rate: number): boolean => Number(Bun.hash.wyhash(traceId) % 10_000n) < rate * 10_000;
@@ -120,7 +146,7 @@ export function record(deps: Deps, state: RequestState): void {
       tags: zero ? [] : state.tags,
       stream: state.stream,
       test: state.auth.test,
-      trace: traceSampled(state) ? traceOf(state, latencyMs, zero) : { sampled: false, versions: COMPONENT_VERSIONS },
+      trace: traceSampled(deps, state) ? traceOf(state, latencyMs, zero) : { sampled: false, versions: COMPONENT_VERSIONS },
     };
     deps.logWriter.enqueue(row);
     // Exporters (OpenTelemetry, Prometheus) see every recorded request; each must be cheap and

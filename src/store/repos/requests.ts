@@ -90,8 +90,27 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db), 
   const insertRow = insertRows(1);
   const insertGroup = insertRows(ROWS_PER_STATEMENT);
   const byId = db.query<RequestRow, [string, string]>("SELECT * FROM requests WHERE id = ? AND project_id = ?");
+  // Per-project trace budget (docs/observability.md "Trace storage"): over it, rows are still
+  // written but their traces are not. trace_usage is kept by triggers (migration 008).
+  let traceBudget = 0;
+  let tracesOverBudget = 0;
+  const usageOf = db.query<{ bytes: number }, [string]>("SELECT bytes FROM trace_usage WHERE project_id = ?");
+  /** The rows, with the traces of projects over their budget left out (counted as they go). */
+  function withinBudget(rows: PreparedRow[]): PreparedRow[] {
+    if (traceBudget <= 0) return rows;
+    const used = new Map<string, number>();
+    return rows.map((r) => {
+      if (r.trace === null) return r;
+      const bytes = used.get(r.projectId) ?? usageOf.get(r.projectId)?.bytes ?? 0;
+      if (bytes >= traceBudget) return tracesOverBudget++, { ...r, trace: null };
+      used.set(r.projectId, bytes + r.trace.length);
+      return r;
+    });
+  }
+
   // A skipped duplicate was counted when it was first written: only rows inserted now are rolled up.
-  const insertAll = db.transaction((rows: PreparedRow[]) => {
+  const insertAll = db.transaction((all: PreparedRow[]) => {
+    const rows = withinBudget(all);
     const rollup = rollups.batch();
     let i = 0;
     for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT) {
@@ -198,6 +217,14 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db), 
       if (rejected.length > 0) throw new Error(`request log rows rejected by constraints: ${rejected.join(", ")}`);
     },
     insertPrepared,
+    /** Trace characters a project may store (0: no budget); traces past it are not written. */
+    setTraceBudget(bytes: number): void {
+      traceBudget = bytes;
+    },
+    /** Traces left out for a project's budget since this connection opened. */
+    get tracesOverBudget(): number {
+      return tracesOverBudget;
+    },
     /** Retention (docs/observability.md "Metrics and log growth"): one small batch of a project's
      * rows and traces older than `beforeId` (lib/ids.ts requestIdAt); rollups are not touched. */
     prune(projectId: string, beforeId: string, limit: number): { rows: number; traces: number } {

@@ -1,0 +1,18 @@
+-- Stored trace size per project (docs/observability.md "Trace storage"): kept by triggers as traces
+-- are written and deleted (retention), so the per-project budget (GW_PROJECT_LOG_MB) is one key
+-- lookup. Counts the characters of the stored trace JSON; seeded from the traces already stored.
+CREATE TABLE trace_usage (
+  project_id TEXT PRIMARY KEY,
+  bytes INTEGER NOT NULL
+) WITHOUT ROWID;
+
+INSERT INTO trace_usage (project_id, bytes) SELECT project_id, sum(length(data)) FROM traces GROUP BY project_id;
+
+CREATE TRIGGER traces_usage_insert AFTER INSERT ON traces BEGIN
+  INSERT INTO trace_usage (project_id, bytes) VALUES (NEW.project_id, length(NEW.data))
+    ON CONFLICT (project_id) DO UPDATE SET bytes = bytes + excluded.bytes;
+END;
+
+CREATE TRIGGER traces_usage_delete AFTER DELETE ON traces BEGIN
+  UPDATE trace_usage SET bytes = bytes - length(OLD.data) WHERE project_id = OLD.project_id;
+END;
