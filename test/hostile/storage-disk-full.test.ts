@@ -113,6 +113,7 @@ describe.skipIf(!mounted)("disk full: fail closed, nothing acknowledged is lost"
     expect((await get(`${gw.url}/metrics`, testKey)).status).toBe(200);
     const embed = await post(`${gw.url}/embeddings`, testKey, { model: "openai/text-embedding-3-small", input: "x" });
     await expect503(embed);
+    expect(embed.headers.get("retry-after")).toBe("5");
     // The refusals reached no upstream: one call per 200, nothing else.
     expect(upstream.calls.filter((c) => c.path.endsWith("/chat/completions")).length).toBe(answered.live.length);
 
