@@ -4,8 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config/env.ts";
 import { createLogger } from "../../src/observability/logger.ts";
-import { startServer } from "../../src/server.ts";
-import { buildDeps } from "../../src/deps.ts";
+import { buildDeps, closeStorage } from "../../src/deps.ts";
 import { ratingTarget } from "../../src/routing/feedback-quality.ts";
 import { post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
 
@@ -159,14 +158,16 @@ describe("migration 006: ratings survive a restart", () => {
     const m = gw.deps.catalog.get(model);
     if (!m) throw new Error(`catalog lacks ${model}`);
     for (let i = 0; i < 3; i++) await rate(await served(model), { rating: 2 });
+    // What a restart loads, read beside the running server (a second server on the directory is
+    // refused: docs/availability.md "One owner").
     const config = loadConfig({ port: "0", data: gw.dataDir }, { GW_SEMANTIC_EMBEDDER: "off" });
-    const second = startServer(config, { deps: buildDeps(config, { logger: createLogger("silent") }), quiet: true });
+    const second = { deps: buildDeps(config, { logger: createLogger("silent") }) };
     try {
       expect(second.deps.feedback.ratings(model, "translation", true)).toBe(gw.deps.feedback.ratings(model, "translation", true));
       expect(second.deps.feedback.quality(m, "translation", true)).toBe(gw.deps.feedback.quality(m, "translation", true));
       expect(second.deps.feedback.quality(m, "translation", true)).toBeLessThan(m.quality.translation);
     } finally {
-      await second.stop();
+      await closeStorage(second.deps);
     }
   });
 });
