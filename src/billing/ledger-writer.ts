@@ -22,6 +22,7 @@ export class LedgerWriter {
   private queue: LedgerEntry[] = [];
   private scheduled = false;
   private waiters: Array<() => void> = [];
+  private draining: Promise<void> | null = null;
   private readonly maxEntries: number;
   /** Entries dropped at twice the bound since start. */
   dropped = 0;
@@ -74,13 +75,15 @@ export class LedgerWriter {
     }
     const waiters = this.waiters;
     this.waiters = [];
+    this.draining = null;
     for (const w of waiters) w();
   }
 
   /** Resolves once everything queued so far is written. */
   drain(): Promise<void> {
     if (this.queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+    // One promise for every caller while the ledger is stuck: callers that give up leave nothing.
+    return (this.draining ??= new Promise((resolve) => this.waiters.push(resolve)));
   }
 
   /** Like drain, but gives up after `ms`: true when everything queued was written in time. */

@@ -43,6 +43,7 @@ export class LogWriter {
   private queuedRows = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private waiters: Array<() => void> = [];
+  private draining: Promise<void> | null = null;
   private inflight = 0;
   private inflightRows = 0;
   private inflightBytes = 0;
@@ -112,10 +113,10 @@ export class LogWriter {
   /** Resolves once every row queued so far is written (tests await this instead of sleeping). */
   drain(): Promise<void> {
     if (this.queue.length === 0 && this.inflight === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.waiters.push(resolve);
-      this.flush();
-    });
+    // One promise for every caller while the log is stuck: reads that time out leave nothing behind.
+    this.draining ??= new Promise((resolve) => this.waiters.push(resolve));
+    this.flush();
+    return this.draining;
   }
 
   /** Everything queued and not in flight, as one batch, taken out of the writer (shutdown's last
@@ -176,6 +177,7 @@ export class LogWriter {
     if (this.queue.length > 0 || this.inflight > 0) return;
     const waiters = this.waiters;
     this.waiters = [];
+    this.draining = null;
     for (const w of waiters) w();
   }
 }
