@@ -25,6 +25,7 @@ type IndexJob = { id: number; partition: string; question: string; projectId: st
 /** Nearest neighbours judged per lookup: enough for the guard to skip a literal mismatch. */
 const NEIGHBOURS = 5;
 const REBUILD_BATCH = 8;
+const MAX_PENDING_ADDS = 1024;
 
 export class EmbeddedSemanticCache implements SemanticCache {
   private readonly index: VectorIndex;
@@ -119,6 +120,9 @@ export class EmbeddedSemanticCache implements SemanticCache {
   }
 
   add(id: number, partition: string, question: string, projectId: string): void {
+    // Indexing waits on the embedder; past this many waiting, a new answer is stored but not
+    // indexed (its semantic lookups miss) rather than queueing without bound behind a slow embedder.
+    if (this.adding.size >= MAX_PENDING_ADDS) return;
     const work = this.embedder.embed([question]).then(
       ([vector]) => {
         // Removed while it was being embedded (invalidated, replaced): not indexed.
