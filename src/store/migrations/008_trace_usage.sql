@@ -1,12 +1,12 @@
 -- Stored trace size per project (docs/observability.md "Trace storage"): kept by triggers as traces
 -- are written and deleted (retention), so the per-project budget (GW_PROJECT_LOG_MB) is one key
--- lookup. Counts the characters of the stored trace JSON; seeded from the traces already stored.
+-- lookup. Counts the characters of the stored trace JSON. Traces stored before this migration are
+-- not counted: summing them would read every trace at upgrade (about a minute for 6 GB) under the
+-- write lock. Their deletion by retention does not take usage below zero.
 CREATE TABLE trace_usage (
   project_id TEXT PRIMARY KEY,
   bytes INTEGER NOT NULL
 ) WITHOUT ROWID;
-
-INSERT INTO trace_usage (project_id, bytes) SELECT project_id, sum(length(data)) FROM traces GROUP BY project_id;
 
 CREATE TRIGGER traces_usage_insert AFTER INSERT ON traces BEGIN
   INSERT INTO trace_usage (project_id, bytes) VALUES (NEW.project_id, length(NEW.data))
@@ -14,5 +14,5 @@ CREATE TRIGGER traces_usage_insert AFTER INSERT ON traces BEGIN
 END;
 
 CREATE TRIGGER traces_usage_delete AFTER DELETE ON traces BEGIN
-  UPDATE trace_usage SET bytes = bytes - length(OLD.data) WHERE project_id = OLD.project_id;
+  UPDATE trace_usage SET bytes = max(0, bytes - length(OLD.data)) WHERE project_id = OLD.project_id;
 END;
