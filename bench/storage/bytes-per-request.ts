@@ -2,6 +2,7 @@
 // gw-auto requests and 100 live explicit-model requests through a real gw and a scripted upstream,
 // then the pages of the log's tables (dbstat) per request. Point it at another checkout to compare:
 // `bun run bench/storage/bytes-per-request.ts [repo root] [GW_TEST_TRACES_PER_MIN]`.
+import type { Database } from "bun:sqlite";
 import { resolve } from "node:path";
 
 const root = resolve(process.argv[2] ?? `${import.meta.dir}/../..`);
@@ -19,7 +20,7 @@ for (let i = 0; i < TEST; i++) {
 }
 for (let i = 0; i < LIVE; i++) await (await chat(gw, paid.key, { messages: user(`${prompts[i % 4]} #${i}`), max_tokens: 50 })).text();
 await gw.drain();
-const db = gw.deps.db;
+const db = gw.deps.db as Database;
 db.run("PRAGMA wal_checkpoint(TRUNCATE)");
 const pages = db.query<{ name: string; bytes: number }, []>("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all()
   .filter((p) => /^(requests|traces|sqlite_autoindex_traces|metrics|trace_usage)/.test(p.name));
