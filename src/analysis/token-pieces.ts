@@ -3,7 +3,7 @@
 // a pretoken's length), and past EXACT_CHARS per request a fixed sample is counted and scaled.
 
 /** Texts (all of one request's texts together) up to this many UTF-16 units are counted in full. */
-export const EXACT_CHARS = 32 * 1024;
+export const EXACT_CHARS = 16 * 1024;
 /** A run without a word boundary is cut after this many units: BPE on a cut run is linear, and
  * each cut can change the count by about one token. */
 export const RUN_CHARS = 128;
@@ -11,7 +11,7 @@ export const RUN_CHARS = 128;
 const PIECE_CHARS = 4096;
 /** The sample beyond EXACT_CHARS: this many windows of WINDOW_CHARS, spread evenly. */
 export const SAMPLE_WINDOWS = 16;
-export const WINDOW_CHARS = 2048;
+export const WINDOW_CHARS = 1024;
 
 export type CountPiece = (piece: string) => number;
 

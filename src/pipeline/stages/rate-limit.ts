@@ -3,7 +3,7 @@
 // admitted on an estimate (input bound plus output bound) and corrected when the request is recorded.
 // Reads auth, request, inputTokens, analysis; writes the x-ratelimit-* headers (gw-object.ts).
 import { expectedOutputTokens } from "../../analysis/analyzer.ts";
-import { countMessageTokens, countTextTokens } from "../../analysis/tokens.ts";
+import { countMessageTokens, countTextsTokens } from "../../analysis/tokens.ts";
 import type { Decision, TokenEstimate } from "../../billing/rate-limit.ts";
 import { usedTokens } from "../../billing/rate-limit.ts";
 import { formatDuration, retryAfterSeconds } from "../../billing/rate-limit-headers.ts";
@@ -34,7 +34,7 @@ export function rateLimitEmbeddings(deps: Deps, state: EmbedState): void {
   const input = state.embed.input;
   let bound = 0;
   for (const text of input) bound += Buffer.byteLength(text);
-  admit(deps, state, { bound, exact: () => input.reduce((n, text) => n + countTextTokens(text), 0) });
+  admit(deps, state, { bound, exact: () => countTextsTokens(input) });
 }
 
 /** Corrects the admission estimate with the usage. Already called for every request through

@@ -1,7 +1,7 @@
 // Maps an embeddings call to Gemini's embedContent (one text) or batchEmbedContents (several) and
 // reads the replies back into the canonical result (pure). Shapes: ai.google.dev/api/embeddings.
 import { isObject } from "../../lib/json.ts";
-import { countTextTokens } from "../../analysis/tokens.ts";
+import { countTextsTokens } from "../../analysis/tokens.ts";
 import type { UpstreamRequest } from "../transport.ts";
 import type { EmbedCall, EmbeddingResult } from "../types.ts";
 import type { GoogleOptions } from "./request.ts";
@@ -96,7 +96,7 @@ export function toEmbeddingResult(call: EmbedCall, parts: EmbedPart[]): Embeddin
   let prompt = 0;
   for (const p of parts) {
     if (p.promptTokens === null) {
-      prompt = call.input.reduce((n, t) => n + countTextTokens(t), 0);
+      prompt = countTextsTokens(call.input);
       break;
     }
     prompt += p.promptTokens;

@@ -1,7 +1,7 @@
 // Maps an embeddings call to an OpenAI-compatible POST /embeddings and reads the reply back into
 // the canonical result (pure). Wire shape: platform.openai.com/docs/api-reference/embeddings.
 import { isObject } from "../../lib/json.ts";
-import { countTextTokens } from "../../analysis/tokens.ts";
+import { countTextsTokens } from "../../analysis/tokens.ts";
 import type { UpstreamRequest } from "../transport.ts";
 import type { EmbedCall, EmbeddingResult } from "../types.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
@@ -76,7 +76,7 @@ export function parseEmbeddings(text: string, call: EmbedCall, provider: string)
     return { index, embedding };
   });
   const usage = isObject(body.usage) ? body.usage : {};
-  const prompt = count(usage.prompt_tokens) ?? call.input.reduce((n, t) => n + countTextTokens(t), 0);
+  const prompt = count(usage.prompt_tokens) ?? countTextsTokens(call.input);
   return {
     model: typeof body.model === "string" ? body.model : call.model.upstream_id,
     data,

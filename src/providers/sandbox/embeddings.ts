@@ -1,6 +1,6 @@
 // Test-mode embeddings (gateway-api.md 4.6): 16-dimension unit vectors that depend only on the
 // text, so tests can compare them across runs and machines; usage counted with gpt-tokenizer.
-import { countTextTokens } from "../../analysis/tokens.ts";
+import { countTextsTokens } from "../../analysis/tokens.ts";
 import { TEST_EMBEDDING_DIMENSIONS } from "../../config/constants.ts";
 import type { EmbedCall, EmbeddingResult } from "../types.ts";
 
@@ -40,10 +40,8 @@ export function testVector(text: string, dims = TEST_EMBEDDING_DIMENSIONS): numb
 /** The simulated result: always 16 dimensions, whatever `dimensions` asked (checked against the
  * model by the route stage, then ignored: the spec fixes test vectors at 16). */
 export function simulateEmbeddings(call: EmbedCall): EmbeddingResult {
-  let tokens = 0;
-  const data = call.input.map((text, index) => {
-    tokens += countTextTokens(text);
-    return { index, embedding: testVector(text) };
-  });
+  // One token budget for all inputs (analysis/token-pieces.ts), not one per input.
+  const tokens = countTextsTokens(call.input);
+  const data = call.input.map((text, index) => ({ index, embedding: testVector(text) }));
   return { model: call.model.upstream_id, data, usage: { prompt_tokens: tokens, total_tokens: tokens } };
 }

@@ -12,13 +12,19 @@ import {
  */
 
 type Obj = Record<string, unknown>;
-interface Ctx { root: unknown; rng: Rng }
+/** budget: values still to generate; each gen() spends one (docs/availability.md "Request input"). */
+interface Ctx { root: unknown; rng: Rng; budget: number }
 /** depth: schema hops (hard limit); nest: object/array nesting; seen: $refs expanded on this path; deep: keep it small. */
 interface Pos { depth: number; nest: number; seen: readonly string[]; deep: boolean; key: string }
 
 const SOFT_NEST = 8; // beyond this nesting, only required properties and minItems
 const REF_REPEATS = 2; // a $ref expanded this often on one path switches to "deep" mode
 const HARD_DEPTH = 96;
+/** The most values one sample may take: bounded work for any schema (OpenAI itself allows at most
+ * 5,000 properties in a structured-output schema). Past it, the schema is refused like one that
+ * no value satisfies. */
+export const SAMPLE_BUDGET = 10_000;
+const overBudget = (): Error => new Error(`schema-sample: the schema needs more than ${SAMPLE_BUDGET} values`);
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const own = (o: Obj, k: string): unknown => (Object.hasOwn(o, k) ? o[k] : undefined);
@@ -154,10 +160,17 @@ function conforms(s: unknown, v: unknown, root: unknown, depth = 0): boolean {
 }
 
 export function sampleFromSchema(schema: unknown, seed: number): unknown {
-  return gen(schema, { root: schema, rng: mulberry32(seed) }, { depth: 0, nest: 0, seen: [], deep: false, key: "" });
+  return gen(schema, { root: schema, rng: mulberry32(seed), budget: SAMPLE_BUDGET }, { depth: 0, nest: 0, seen: [], deep: false, key: "" });
 }
 
-const mentionsRef = (s: unknown): boolean => JSON.stringify(s).includes('"$ref"');
+// Cached: the branch sort asks it O(n log n) times about the same branches.
+const refMentions = new WeakMap<object, boolean>();
+const mentionsRef = (s: unknown): boolean => {
+  if (!isObj(s)) return false;
+  let found = refMentions.get(s);
+  if (found === undefined) refMentions.set(s, (found = JSON.stringify(s).includes('"$ref"')));
+  return found;
+};
 /** Nearby alternatives to a value, for uniqueItems / `not` when re-sampling keeps hitting the same values. */
 const variants = (v: unknown, n: number): unknown[] =>
   typeof v === "string" ? [`${v} ${n}`] : typeof v === "number" ? [v + 1, v - 1, v + 2, v - 2, v + n, v - n] : [];
@@ -175,6 +188,7 @@ function branchOrder(branches: unknown[], rng: Rng, deep: boolean): number[] {
 function gen(s: unknown, ctx: Ctx, pos: Pos): unknown {
   if (pos.depth > HARD_DEPTH) throw new Error("schema-sample: schema nests too deeply (unbounded recursion?)");
   if (s === false) throw new Error("schema-sample: the schema `false` accepts no value");
+  if (--ctx.budget < 0) throw overBudget();
   if (!isObj(s)) return textFor(pos.key, ctx.rng); // `true` accepts any value
   const next: Pos = { ...pos, depth: pos.depth + 1 };
   if (typeof s.$ref === "string") {
@@ -253,6 +267,7 @@ function genArray(s: Obj, ctx: Ctx, pos: Pos): unknown[] {
   const prefix: unknown[] = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : [];
   const rest = Array.isArray(s.items) ? s.additionalItems : s.items;
   const min = num(s.minItems) ?? 0, max = num(s.maxItems) ?? Infinity;
+  if (min > ctx.budget) throw overBudget();
   let n = Math.max(min, prefix.length || (pos.deep ? 0 : randInt(ctx.rng, 1, 2)));
   if (rest === false) n = Math.min(n, Math.max(prefix.length, min));
   n = Math.min(n, max);
@@ -262,7 +277,9 @@ function genArray(s: Obj, ctx: Ctx, pos: Pos): unknown[] {
     const schema = i < prefix.length ? prefix[i] : rest ?? true;
     let v = gen(schema, ctx, item);
     if (s.uniqueItems === true) {
-      const dup = (x: unknown): boolean => out.some((o) => deepEqual(o, x));
+      // The JSON text finds equal values in one lookup; deepEqual is left for a differing key order.
+      const texts = new Set(out.map((o) => JSON.stringify(o)));
+      const dup = (x: unknown): boolean => texts.has(JSON.stringify(x)) || (out.length <= 64 && out.some((o) => deepEqual(o, x)));
       for (let t = 0; t < 8 && dup(v); t++) v = gen(schema, ctx, item);
       const members = isObj(schema) && Array.isArray(schema.enum) ? schema.enum : [];
       const unused = [...members, ...variants(v, i + 1)].find((x) => !dup(x) && conforms(schema, x, ctx.root));
@@ -284,19 +301,24 @@ function genObject(s: Obj, ctx: Ctx, pos: Pos): Obj {
   const required = strings(s.required);
   const patterns = isObj(s.patternProperties) ? Object.entries(s.patternProperties) : [];
   const extra = isObj(s.additionalProperties) ? s.additionalProperties : true;
-  const keys = Object.keys(props).filter((k) => required.includes(k) || (!pos.deep && props[k] !== false));
-  for (const k of required) if (!keys.includes(k)) keys.push(k);
-  const deps = isObj(s.dependentRequired) ? s.dependentRequired : {};
-  for (const k of keys) for (const d of strings(own(deps, k))) if (!keys.includes(d)) keys.push(d);
   const maxP = num(s.maxProperties) ?? Infinity, minP = num(s.minProperties) ?? 0;
-  for (let i = keys.length - 1; i >= 0 && keys.length > maxP; i--) if (!required.includes(keys[i] ?? "")) keys.splice(i, 1);
-  for (const k of Object.keys(props)) if (keys.length < minP && !keys.includes(k) && props[k] !== false) keys.push(k);
+  if (minP > ctx.budget || required.length > ctx.budget) throw overBudget();
+  // Sets, not Array.includes: membership stays O(1) for schemas with thousands of properties.
+  const requiredSet = new Set(required);
+  const keys = Object.keys(props).filter((k) => requiredSet.has(k) || (!pos.deep && props[k] !== false));
+  const keySet = new Set(keys);
+  const add = (k: string): void => void (keySet.has(k) || (keySet.add(k), keys.push(k)));
+  for (const k of required) add(k);
+  const deps = isObj(s.dependentRequired) ? s.dependentRequired : {};
+  for (let x = 0; x < keys.length; x++) for (const d of strings(own(deps, keys[x]!))) add(d);
+  for (let i = keys.length - 1; i >= 0 && keys.length > maxP; i--) if (!requiredSet.has(keys[i] ?? "")) keySet.delete(keys.splice(i, 1)[0]!);
+  for (const k of Object.keys(props)) if (keys.length < minP && props[k] !== false) add(k);
   const schemas = new Map<string, unknown>();
   for (let i = 1; keys.length < minP && i <= minP + 8; i++) {
     const [pattern, schema] = patterns[0] ?? [];
     if (pattern === undefined && s.additionalProperties === false) break;
     const k = pattern === undefined ? `extra_${i}` : patternString(pattern, ctx.rng, 1, undefined, `key_${i}`);
-    if (!keys.includes(k)) { keys.push(k); schemas.set(k, schema ?? extra); }
+    if (!keySet.has(k)) { add(k); schemas.set(k, schema ?? extra); }
   }
   const item: Pos = { ...pos, nest: pos.nest + 1, deep: pos.deep || pos.nest + 1 > SOFT_NEST };
   const out: Obj = {};
