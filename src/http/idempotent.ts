@@ -4,7 +4,7 @@
 import type { AuthContext } from "../auth/api-keys.ts";
 import { API_VERSION } from "../config/constants.ts";
 import type { Deps } from "../deps.ts";
-import { toGwError, type GwError } from "../errors/gw-error.ts";
+import { GwError, toGwError } from "../errors/gw-error.ts";
 import { newTraceId } from "../lib/ids.ts";
 import { SpanRecorder } from "../observability/trace.ts";
 import {
@@ -49,9 +49,19 @@ async function runIdempotent(deps: Deps, ctx: IdempotentContext, endpoint: Endpo
   // Not JSON: the pipeline answers 400, and a request that can never run claims no key.
   if (body === undefined) return run(bodyText);
 
+  // Storage that cannot record requests (docs/availability.md "Storage"): the pipeline answers
+  // 503 before anything runs, and no key is claimed for a request that did not run.
+  if (!deps.storage.healthy) return run(bodyText);
   const { auth, requestId } = ctx;
   const claim: Claim = { projectId: auth.project.id, key, fingerprint: requestFingerprint(endpoint, auth.key.mode, body), requestId };
-  const decision = claimKey(deps.repos.idempotency, claim, Date.now(), deps.config.idempotencyTtlMs);
+  let decision: ReturnType<typeof claimKey>;
+  try {
+    decision = claimKey(deps.repos.idempotency, claim, Date.now(), deps.config.idempotencyTtlMs);
+  } catch (err) {
+    // The claim could not be written (a full or failing disk): nothing ran, so a retry may.
+    deps.logger.error({ err, request_id: requestId }, "idempotency claim not written");
+    return refuse(deps, ctx, endpoint, t0, new GwError("service_unavailable", "The gateway cannot record requests right now (storage unavailable); retry later.", { retryAfter: 5 }), body);
+  }
   if (decision.kind === "refused") return refuse(deps, ctx, endpoint, t0, decision.error, body);
   if (decision.kind === "replay") {
     // A replay is not a new request: no log row, and never any content in this line.
