@@ -32,3 +32,18 @@ test("a keyed request on failing storage is refused without a claim; the key wor
   expect(served.headers.get("idempotent-replayed")).toBeNull();
   expect(claims()).toBe(before + 1);
 });
+
+test("a claim that cannot be written (disk full) answers 503 in the envelope, and nothing runs", async () => {
+  const repo = gw.deps.repos.idempotency;
+  const claim = repo.claim;
+  repo.claim = () => {
+    throw new Error("SQLITE_FULL: database or disk is full");
+  };
+  try {
+    const res = await post(`${gw.url}/chat/completions`, gw.testKey, body, { "idempotency-key": "k-storage-2" });
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("service_unavailable");
+  } finally {
+    repo.claim = claim;
+  }
+});
