@@ -1,11 +1,13 @@
 // Session stickiness (gateway-api.md 4.1 X-Gw-Session, 4.15; issue 5 item 7): a conversation stays
 // on the model and provider that answered its last turn, so the provider's prompt cache keeps
 // hitting, unless that model is excluded for this turn or its provider is unhealthy. In memory,
-// per project, bounded; a session unused for an hour is forgotten.
+// per project, bounded (50,000 in all, 10,000 per project, least recently used dropped); a session
+// unused for an hour is forgotten.
 import { invalidRequest } from "../errors/gw-error.ts";
 
 const TTL_MS = 60 * 60 * 1000;
 const MAX_SESSIONS = 50_000;
+const MAX_SESSIONS_PER_PROJECT = 10_000;
 
 export interface SessionPin {
   model: string;
@@ -13,11 +15,20 @@ export interface SessionPin {
   turns: number;
 }
 
+type Pin = SessionPin & { seen: number; projectId: string };
+
 export class SessionStore {
   /** Least recently set first: expired pins are always at the front. */
-  private pins = new Map<string, SessionPin & { seen: number }>();
+  private pins = new Map<string, Pin>();
+  /** Each project's keys in the same order, so one project's flood of session ids evicts its own
+   * pins, not every other project's (stickiness is what keeps their provider prompt caches warm). */
+  private byProject = new Map<string, Set<string>>();
 
-  constructor(private readonly now: () => number = Date.now, private readonly maxSessions = MAX_SESSIONS) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly maxSessions = MAX_SESSIONS,
+    private readonly maxPerProject = MAX_SESSIONS_PER_PROJECT,
+  ) {}
 
   get size(): number {
     return this.pins.size;
@@ -28,7 +39,7 @@ export class SessionStore {
     const pin = this.pins.get(key);
     if (!pin) return undefined;
     if (this.now() - pin.seen > TTL_MS) {
-      this.pins.delete(key);
+      this.forget(key, pin);
       return undefined;
     }
     return pin;
@@ -37,17 +48,32 @@ export class SessionStore {
   /** Records the model that answered the session's turn. */
   set(projectId: string, sessionId: string, model: string, provider: string): void {
     const key = `${projectId}\u0000${sessionId}`;
-    const turns = (this.pins.get(key)?.turns ?? 0) + 1;
+    const previous = this.pins.get(key);
+    const turns = (previous?.turns ?? 0) + 1;
     // Map order is insertion order: re-inserting keeps the least recently used first, to evict.
-    this.pins.delete(key);
+    if (previous) this.forget(key, previous);
     const now = this.now();
     // Expired pins go as new ones arrive (amortised O(1)), so an idle process does not keep an
     // hour-old burst of session ids until the cap pushes them out.
     for (const [oldest, pin] of this.pins) {
       if (this.pins.size < this.maxSessions && now - pin.seen <= TTL_MS) break;
-      this.pins.delete(oldest);
+      this.forget(oldest, pin);
     }
-    this.pins.set(key, { model, provider, turns, seen: now });
+    let own = this.byProject.get(projectId);
+    if (!own) this.byProject.set(projectId, (own = new Set()));
+    if (own.size >= this.maxPerProject) {
+      const oldest = own.values().next().value!;
+      this.forget(oldest, this.pins.get(oldest)!);
+    }
+    own.add(key);
+    this.pins.set(key, { model, provider, turns, seen: now, projectId });
+  }
+
+  private forget(key: string, pin: Pin): void {
+    this.pins.delete(key);
+    const own = this.byProject.get(pin.projectId);
+    own?.delete(key);
+    if (own?.size === 0) this.byProject.delete(pin.projectId);
   }
 }
 

@@ -24,6 +24,18 @@ describe("sticky sessions (X-Gw-Session)", () => {
     expect(sessions.get("prj_a", last)?.model).toBe("openai/gpt-4o-mini");
   });
 
+  test("one project's flood of session ids evicts its own pins, not another project's", () => {
+    const clock = { t: 0 };
+    const sessions = new SessionStore(() => clock.t, 5000, 1000);
+    sessions.set("prj_quiet", "support-chat", "anthropic/claude-3-5-haiku", "anthropic");
+    for (let i = 0; i < 20_000; i++) {
+      sessions.set("prj_flood", `${next()}-${i}`, "m", "p");
+      clock.t += 1;
+    }
+    expect(sessions.size).toBe(1001);
+    expect(sessions.get("prj_quiet", "support-chat")?.model).toBe("anthropic/claude-3-5-haiku");
+  });
+
   test("pins unused for an hour are dropped as new ones arrive, not kept until the cap", () => {
     const clock = { t: 0 };
     const sessions = new SessionStore(() => clock.t, 50_000);
