@@ -15,13 +15,36 @@ export function parseStored<T>(text: string | null | undefined, fallback: T): T 
   }
 }
 
-/** JSON with object keys sorted at every depth, so key order and whitespace never change it. */
+/** JSON with object keys sorted at every depth, so key order and whitespace never change it.
+ * Iterative (an explicit stack), so no nesting depth can overflow the call stack; linear in size. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const obj = value as Record<string, unknown>;
-    const keys = Object.keys(obj).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(",")}}`;
+  const out: string[] = [];
+  // Work items, popped last first: a value to write, or text to emit as is.
+  const stack: Array<{ v: unknown } | string> = [{ v: value }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if (typeof item === "string") {
+      out.push(item);
+      continue;
+    }
+    const v = item.v;
+    if (Array.isArray(v)) {
+      stack.push("]");
+      for (let i = v.length - 1; i >= 0; i--) {
+        stack.push({ v: v[i] });
+        if (i > 0) stack.push(",");
+      }
+      stack.push("[");
+    } else if (typeof v === "object" && v !== null) {
+      const obj = v as Record<string, unknown>;
+      const keys = Object.keys(obj).sort();
+      stack.push("}");
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push({ v: obj[keys[i]!] }, `${JSON.stringify(keys[i])}:`);
+        if (i > 0) stack.push(",");
+      }
+      stack.push("{");
+    } else out.push(JSON.stringify(v));
   }
-  return JSON.stringify(value);
+  return out.join("");
 }

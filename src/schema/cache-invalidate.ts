@@ -8,6 +8,7 @@ import type { Invalidation } from "../cache/answer-store-types.ts";
 import { LIMITS } from "../config/constants.ts";
 import { isObject } from "../lib/json.ts";
 import { paramOf } from "./validate.ts";
+import { jsonDepthExcess } from "./json-depth.ts";
 
 export const CacheInvalidateBody = Type.Object({
   tags: Type.Optional(Type.Array(
@@ -51,6 +52,7 @@ const failure = (errors: FieldErrors): ParsedInvalidation => {
 /** The raw body text to an invalidation, or every reason it is not one. */
 export function parseCacheInvalidate(text: string): ParsedInvalidation {
   if (text.trim() === "") return failure({ body: ["is empty; expected a JSON object with `tags` or `all`"] });
+  if (jsonDepthExcess(text, LIMITS.jsonDepth)) return failure({ body: [`is nested deeper than ${LIMITS.jsonDepth} levels`] });
   let value: unknown;
   try {
     value = JSON.parse(text);

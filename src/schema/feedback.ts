@@ -4,6 +4,8 @@
 // each failure gets a message that says what to send.
 import { isObject } from "../lib/json.ts";
 import type { FieldErrors } from "./cache-invalidate.ts";
+import { LIMITS } from "../config/constants.ts";
+import { jsonDepthExcess } from "./json-depth.ts";
 
 export type ParsedFeedback =
   | { ok: true; value: { rating: number } }
@@ -20,6 +22,7 @@ const RATING = "must be an integer from 1 to 5";
 /** The raw body text to a rating, or why it is not one. */
 export function parseFeedback(text: string): ParsedFeedback {
   if (text.trim() === "") return failure("body", "is empty; expected a JSON object with `rating`");
+  if (jsonDepthExcess(text, LIMITS.jsonDepth)) return failure("body", `is nested deeper than ${LIMITS.jsonDepth} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
