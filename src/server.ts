@@ -1,6 +1,7 @@
 // `gw serve`: lock the data dir -> store -> deps -> listen -> graceful stop (docs/availability.md
 // "One owner" and "Shutdown"): readiness flips, listening stops, in-flight requests get a bounded
 // grace, then are aborted; queued rows are flushed and every connection closed.
+import { preloadTokenizer } from "./analysis/tokens.ts";
 import { createApp } from "./app.ts";
 import { bootstrapIfEmpty, firstRunBanner } from "./bootstrap.ts";
 import { API_BASE_PATH } from "./config/constants.ts";
@@ -66,6 +67,9 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   const lifecycle = new Lifecycle();
   try {
     deps = options.deps ?? buildDeps(config);
+    // Test keys, rate limits and broken streams count tokens: loading the tables on the first
+    // such request would stall every other request for a second or two.
+    preloadTokenizer();
     lifecycle.storage = deps.storage;
     lifecycle.inFlight = inFlightOf(deps);
     app = listen(deps, config, lifecycle);

@@ -1,7 +1,7 @@
 // Token counts with gpt-tokenizer (o200k_base): counts for routing near a limit, test-mode usage
 // and streams an upstream did not meter. Linear and bounded per request (token-pieces.ts): exact up
-// to EXACT_CHARS, a sampled estimate beyond. The tables (~80 MB) load on first use: ordinary live
-// traffic never needs them (routing checks a byte bound first).
+// to EXACT_CHARS, a sampled estimate beyond. The tables (~80 MB) load before the server listens
+// (preloadTokenizer), or on first use in tools.
 import type { ChatMessage } from "../providers/types.ts";
 import { EXACT_CHARS, estimateBySample } from "./token-pieces.ts";
 
@@ -16,6 +16,10 @@ const load = (): Tokenizer => {
   tokenizer.setMergeCacheSize(0);
   return tokenizer;
 };
+
+/** Loads the tables now (0.7-2 s of CPU): the server calls it before it listens, so the first
+ * request that needs a count does not stall every other one (docs/availability.md). */
+export const preloadTokenizer = (): void => void load();
 
 /** OpenAI's chat framing: a few tokens per message plus the reply primer. */
 const PER_MESSAGE = 3;
