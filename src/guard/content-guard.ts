@@ -21,7 +21,14 @@ export interface GuardReport {
   secrets: GuardAction;
   found: Partial<Record<Kind, number>>;
   action: "redacted" | "blocked";
+  /** More findings than MAX_FINDINGS: refused whatever the policy says of their kinds. */
+  tooMany?: boolean;
 }
+
+/** Findings one request may have redacted. Redacting costs ~2 µs a finding on the event loop; a
+ * request past this is refused (400 blocked_by_policy), never sent on half redacted
+ * (docs/guard.md, docs/availability.md "Request input"). */
+export const MAX_FINDINGS = 10_000;
 
 const actionOf = (v: unknown, fallback: GuardAction): GuardAction => (v === "allow" || v === "redact" || v === "block" ? v : fallback);
 
@@ -41,10 +48,15 @@ export function guardTexts(policy: GuardPolicy, visit: (map: TextMap) => void): 
   const want = { pii: policy.pii !== "allow", secrets: policy.secrets !== "allow" };
   const found: Partial<Record<Kind, number>> = {};
   let blocked = false;
+  let tooMany = false;
+  let total = 0;
   let redactor: Redactor | null = null;
   visit((text) => {
-    const findings = detect(text, want);
+    if (tooMany) return text;
+    const findings = detect(text, want, MAX_FINDINGS - total + 1);
     if (findings.length === 0) return text;
+    total += findings.length;
+    if (total > MAX_FINDINGS) (tooMany = true), (blocked = true);
     for (const f of findings) {
       found[f.kind] = (found[f.kind] ?? 0) + 1;
       if (policy[CATEGORY[f.kind]] === "block") blocked = true;
@@ -55,7 +67,9 @@ export function guardTexts(policy: GuardPolicy, visit: (map: TextMap) => void): 
   });
   const kinds = Object.keys(found);
   if (kinds.length === 0) return null;
-  return { pii: policy.pii, secrets: policy.secrets, found, action: blocked ? "blocked" : "redacted" };
+  const report: GuardReport = { pii: policy.pii, secrets: policy.secrets, found, action: blocked ? "blocked" : "redacted" };
+  if (tooMany) report.tooMany = true;
+  return report;
 }
 
 const listed = (nouns: string[]): string =>
@@ -63,6 +77,12 @@ const listed = (nouns: string[]): string =>
 
 /** 400 blocked_by_policy naming the kinds found and the policy keys that block them; never a value. */
 export function blockedError(report: GuardReport): GwError {
+  if (report.tooMany) {
+    return new GwError(
+      "blocked_by_policy",
+      `This request holds more than ${MAX_FINDINGS} personal data or secret findings, more than gw redacts in one request. Redact or split it before sending.`,
+    );
+  }
   const blocking = (k: Kind) => report[CATEGORY[k]] === "block";
   const kinds = KINDS.filter((k) => (report.found[k] ?? 0) > 0 && blocking(k));
   const keys = [...new Set(kinds.map((k) => CATEGORY[k]))].map((c: Category) => `"${c}": "block"`);

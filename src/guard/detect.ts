@@ -30,7 +30,9 @@ function pushEmail(out: Finding[], start: number, end: number): void {
   out.push({ kind: "email", start, end });
 }
 
-export function detect(text: string, want: Wanted): Finding[] {
+/** Stops once `limit` findings are out (the guard's per-request cap: past it, a request is refused
+ * rather than redacted, so a text dense with findings cannot hold the event loop). */
+export function detect(text: string, want: Wanted, limit = Infinity): Finding[] {
   const out: Finding[] = [];
   if (!want.pii && !want.secrets) return out;
   const pii = want.pii;
@@ -38,7 +40,7 @@ export function detect(text: string, want: Wanted): Finding[] {
   const n = text.length;
   let wordStart = true;
   let i = 0;
-  while (i < n) {
+  while (i < n && out.length < limit) {
     const c = text.charCodeAt(i);
     const cls = c < 128 ? CLASS[c]! : 0;
     // The hot path: inside a word, or at a character that opens nothing.

@@ -142,3 +142,31 @@ describe("the guard stage", () => {
     expect(state.guard).toBeUndefined();
   });
 });
+
+describe("a request dense with findings (docs/availability.md: bounded work per request)", () => {
+  const emails = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `u${from + i}@example.com`).join(" ");
+
+  test("up to MAX_FINDINGS across the request's texts are redacted", () => {
+    const { out, report } = over({ pii: "redact", secrets: "redact" }, [emails(5_000), emails(5_000, 5_000)]);
+    expect(report!.action).toBe("redacted");
+    expect(report!.found.email).toBe(10_000);
+    expect(out.join(" ")).not.toContain("@example.com");
+  });
+
+  test("one more is refused as a whole, with a message that names no value, and scanning stops", () => {
+    const { report } = over({ pii: "redact", secrets: "redact" }, [emails(6_000), emails(4_001, 6_000), emails(50_000, 20_000)]);
+    expect(report!.action).toBe("blocked");
+    expect(report!.tooMany).toBe(true);
+    // The third text is never scanned: the count stops just past the cap.
+    expect(report!.found.email).toBe(10_001);
+    const error = blockedError(report!);
+    expect(error.code).toBe("blocked_by_policy");
+    expect(error.message).toContain("more than 10000");
+    expect(error.message).not.toContain("example.com");
+  });
+
+  test("the cap holds when only personal data is redacted", () => {
+    const { report } = over({ pii: "redact", secrets: "allow" }, [emails(10_001)]);
+    expect(report!.action).toBe("blocked");
+  });
+});
