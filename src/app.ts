@@ -36,6 +36,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle()) {
   return new Elysia()
     .use(contextPlugin(deps.logger))
     .onRequest(({ request }) => {
+      lifecycle.requests++;
       if (lifecycle.draining && request.method !== "GET") return errorResponse(draining(), newRequestId());
     })
     .use(healthRoutes(lifecycle))

@@ -8,6 +8,7 @@ import { API_BASE_PATH } from "./config/constants.ts";
 import type { Config } from "./config/env.ts";
 import { buildDeps, closeStorage, type Deps } from "./deps.ts";
 import { inFlightOf } from "./http/in-flight.ts";
+import { startIdleGc } from "./http/idle-gc.ts";
 import { Lifecycle } from "./http/lifecycle.ts";
 import { flushLogger } from "./observability/logger.ts";
 import { recoverInterruptedClaims, startIdempotencySweeper } from "./pipeline/idempotency.ts";
@@ -84,6 +85,7 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   // Before the first request: claims left running by a previous process can no longer finish.
   recoverInterruptedClaims(deps.repos.idempotency, deps.logger);
   const sweeper = startIdempotencySweeper(deps.repos.idempotency, deps.logger);
+  const idleGc = startIdleGc(lifecycle);
   // Rollup compaction and log retention run in the log worker, off the request thread.
   deps.logSink.maintain({ retentionDays: config.logRetentionDays });
   const url = `http://${config.host}:${app.server!.port}${API_BASE_PATH}`;
@@ -108,6 +110,7 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
         await app.server?.stop(true);
       }
       sweeper.stop();
+      idleGc.stop();
       const flushMs = () => Math.max(500, Math.min(FLUSH_LIMIT_MS, stopBy - Date.now() - 500));
       // Every request has been recorded now; queued spans get a bounded last send, alongside
       // the flush below.

@@ -71,27 +71,31 @@ async function mix(gw: Gw): Promise<void> {
 }
 
 async function sigterm(upstreamUrl: string): Promise<void> {
-  report.push("", "## SIGTERM while a hostile request runs (GW_SHUTDOWN_TIMEOUT_S=5)", "", "| in flight | exit code | stopped after | limit |", "|---|---|---|---|");
+  report.push("", "## SIGTERM while a hostile request runs (GW_SHUTDOWN_TIMEOUT_S=5)", "", "| in flight | answer | exit code | stopped after | limit |", "|---|---|---|---|---|");
   const rows: unknown[] = [];
-  const kinds: Array<[string, HostileCase]> = [
-    ["9 MiB letters, test key", singleCases().find((c) => c.name === "9 MiB letters" && c.key === "test")!],
-    ["9 MiB base64, live key", singleCases().find((c) => c.name === "9 MiB base64" && c.key === "live")!],
+  // An upstream that takes two minutes to answer: the request is still waiting when the grace ends.
+  const slow = await startUpstream({ delayMs: 120_000, chunkDelayMs: 0, words: 18 });
+  const kinds: Array<[string, string, HostileCase]> = [
+    ["9 MiB letters, test key (CPU)", upstreamUrl, singleCases().find((c) => c.name === "9 MiB letters" && c.key === "test")!],
+    ["9 MiB base64, live key (CPU)", upstreamUrl, singleCases().find((c) => c.name === "9 MiB base64" && c.key === "live")!],
+    ["an upstream still thinking, live key", slow.url, { name: "slow", key: "live", path: "/chat/completions", body: () => JSON.stringify({ model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "think" }] }) }],
+    ["a stream from an upstream still thinking", slow.url, { name: "slow stream", key: "live", path: "/chat/completions", body: () => JSON.stringify({ model: "openai/gpt-4o-mini", stream: true, messages: [{ role: "user", content: "think" }] }) }],
   ];
-  for (const [label, c] of kinds) {
+  for (const [label, url, c] of kinds) {
     process.env.GW_SHUTDOWN_TIMEOUT_S = "5";
-    const gw = await startGw(upstreamUrl);
+    const gw = await startGw(url);
     delete process.env.GW_SHUTDOWN_TIMEOUT_S;
     const pending = send(gw, c);
-    await Bun.sleep(300);
+    await Bun.sleep(100);
     const t0 = performance.now();
     gw.proc.kill("SIGTERM");
     const killer = setTimeout(() => gw.proc.kill("SIGKILL"), 30_000);
     const code = await gw.proc.exited;
     clearTimeout(killer);
     const ms = performance.now() - t0;
-    await pending;
-    rows.push({ label, code, ms });
-    report.push(`| ${label} | ${code} | ${fmt(ms)} | 10 s (grace + 5 s) |`);
+    const outcome = await pending;
+    rows.push({ label, code, ms, status: outcome.status, answer: outcome.code });
+    report.push(`| ${label} | ${outcome.status || "connection closed"} ${outcome.code ?? ""} | ${code} | ${fmt(ms)} | 10 s (grace + 5 s) |`);
     console.log(report.at(-1));
   }
   data.sigterm = rows;

@@ -21,6 +21,8 @@ const NOTHING_IN_FLIGHT: InFlightRequests = { abortAll: () => 0, idle: () => Pro
 
 export class Lifecycle {
   draining = false;
+  /** Requests received so far (the idle collector looks for a pause). */
+  requests = 0;
   storage: StorageState | undefined = undefined;
   inFlight: InFlightRequests = NOTHING_IN_FLIGHT;
 

@@ -1,0 +1,34 @@
+// Gives memory back after a burst (docs/availability.md "Memory"): once requests stop for a few
+// seconds, one full garbage collection runs, so a process that served a large or hostile burst
+// returns near its idle size instead of keeping the peak until the next allocation pressure. Never
+// while requests are coming in, and at most once a minute.
+import type { Lifecycle } from "./lifecycle.ts";
+
+const CHECK_MS = 5_000;
+const MIN_GAP_MS = 60_000;
+
+/** One check: collects when the last check saw requests and this one sees none. */
+export function idleCollector(lifecycle: Lifecycle, collect: () => void, now: () => number = Date.now): () => boolean {
+  let seen = lifecycle.requests;
+  let dirty = false;
+  let lastRun = -Infinity;
+  return () => {
+    if (lifecycle.requests !== seen || lifecycle.inFlight.size > 0) {
+      seen = lifecycle.requests;
+      dirty = true;
+      return false;
+    }
+    if (!dirty || now() - lastRun < MIN_GAP_MS) return false;
+    dirty = false;
+    lastRun = now();
+    collect();
+    return true;
+  };
+}
+
+export function startIdleGc(lifecycle: Lifecycle): { stop(): void } {
+  const check = idleCollector(lifecycle, () => Bun.gc(true));
+  const timer = setInterval(check, CHECK_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
