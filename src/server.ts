@@ -85,7 +85,7 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   // Before the first request: claims left running by a previous process can no longer finish.
   recoverInterruptedClaims(deps.repos.idempotency, deps.logger);
   const sweeper = startIdempotencySweeper(deps.repos.idempotency, deps.logger);
-  const idleGc = startIdleGc(lifecycle);
+  const idleGc = startIdleGc(lifecycle, () => deps.logSink.collect());
   // Rollup compaction and log retention run in the log worker, off the request thread.
   deps.logSink.maintain({ retentionDays: config.logRetentionDays });
   const url = `http://${config.host}:${app.server!.port}${API_BASE_PATH}`;

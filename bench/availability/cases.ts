@@ -93,3 +93,15 @@ export function mixedCase(i: number): HostileCase {
   if (roll < 0.35) return { name: "broken JSON", key, path: "/chat/completions", body: () => chat(text).slice(0, -3) };
   return { name, key, path: "/chat/completions", body: () => chat(text, { stream, user: `u${i % 97}` }), headers: { "x-gw-cache-scope": `s${i}` } };
 }
+
+/** An ordinary request of the same shapes as the mix (for the warm-up before "idle"). */
+export function ordinaryCase(i: number): HostileCase {
+  const r = rng(50_000 + i);
+  const key: KeyKind = r() < 0.5 ? "test" : "live";
+  const stream = r() < 0.3;
+  const roll = r();
+  const text = `Please summarise note ${i}: the quarterly figures rose, costs fell, and the team shipped two releases.`;
+  if (roll < 0.1) return { name: "ordinary /embeddings", key, path: "/embeddings", body: () => JSON.stringify({ input: [text] }) };
+  if (roll < 0.2) return { name: "ordinary /responses", key, path: "/responses", body: () => JSON.stringify({ input: text, stream }) };
+  return { name: "ordinary chat", key, path: "/chat/completions", body: () => chat(text, { stream, user: `u${i % 97}` }), headers: { "x-gw-cache-scope": `s${i}` } };
+}

@@ -26,8 +26,14 @@ export function idleCollector(lifecycle: Lifecycle, collect: () => void, now: ()
   };
 }
 
-export function startIdleGc(lifecycle: Lifecycle): { stop(): void } {
-  const check = idleCollector(lifecycle, () => Bun.gc(true));
+/** `alsoCollect`: the worker threads, whose heaps this thread's collection does not reach. */
+export function startIdleGc(lifecycle: Lifecycle, alsoCollect: () => void = () => {}): { stop(): void } {
+  const check = idleCollector(lifecycle, () => {
+    alsoCollect();
+    Bun.gc(true);
+    // Hands freed pages back to the system (the allocators keep them otherwise).
+    Bun.shrink();
+  });
   const timer = setInterval(check, CHECK_MS);
   timer.unref();
   return { stop: () => clearInterval(timer) };

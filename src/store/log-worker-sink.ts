@@ -12,6 +12,8 @@ export interface WorkerLogSink extends LogSink {
   /** The per-project trace budget the worker applies (and a worker that replaces it). */
   traceBudget(bytes: number): void;
   close(deadlineMs?: number): Promise<void>;
+  /** A full collection in the worker's own heap (the idle collector, docs/availability.md). */
+  collect(): void;
 }
 
 type MaintenanceRequest = Extract<LogWorkerRequest, { type: "maintain" }>;
@@ -100,6 +102,9 @@ export function workerLogSink(
     traceBudget(bytes) {
       budget = { type: "budget", traceBytes: bytes };
       worker?.postMessage(budget);
+    },
+    collect() {
+      worker?.postMessage({ type: "collect" } satisfies LogWorkerRequest);
     },
     maintain(options) {
       maintenance = { type: "maintain", options };

@@ -19,7 +19,9 @@ export type LogWorkerRequest =
   /** The per-project trace budget in characters (GW_PROJECT_LOG_MB; 0: none). */
   | { type: "budget"; traceBytes: number }
   /** Last message: checkpoint, close the connection, answer `closed`. */
-  | { type: "close" };
+  | { type: "close" }
+  /** The server is idle after a burst: a full collection of this thread's heap too. */
+  | { type: "collect" };
 
 /** `rejected`: ids of rows that violate a constraint, dropped so they cannot stall the log.
  * `maintenanceError`: a maintenance pass failed (it is retried at the next pass). */
@@ -60,6 +62,11 @@ self.onmessage = (event: MessageEvent<LogWorkerRequest>) => {
       ...msg.options,
       onError: (err) => self.postMessage({ maintenanceError: err instanceof Error ? err.message : String(err) } satisfies LogWorkerReply),
     });
+    return;
+  }
+  if (msg.type === "collect") {
+    Bun.gc(true);
+    Bun.shrink();
     return;
   }
   if (msg.type === "budget") {
