@@ -7,7 +7,9 @@ import type { LedgerEntry, LedgerRepo } from "../store/repos/ledger.ts";
 import { within } from "../store/log-writer.ts";
 import type { StorageReporter } from "../store/storage-health.ts";
 
-const GROUP_MS = 5;
+/** The request log's window too: each window's BEGIN IMMEDIATE may wait for the log worker's write
+ * lock on this thread, so fewer, larger windows (docs/billing.md "Writes"). */
+const GROUP_MS = 25;
 /** Entries queued before gw stops acknowledging requests; at twice this, entries are dropped loudly. */
 export const LEDGER_QUEUE_BOUND = 100_000;
 
