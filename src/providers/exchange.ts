@@ -105,7 +105,16 @@ export function exchange(provider: string, parseError: ErrorParser, transport: T
     async text(req, controller) {
       const res = await accepted(req, controller);
       const max = attemptLimits(controller)?.bodyBytes ?? transport.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+      const declared = Number(res.headers.get("content-length") ?? NaN);
       try {
+        if (declared > max) {
+          const failure = oversize(provider, `its body declares ${declared} bytes, over ${max}`);
+          controller.abort(failure);
+          throw failure;
+        }
+        // A declared length within the bound: Bun's own text() (the deadline still aborts it), far
+        // cheaper than reading chunks here. Without one, chunks are counted as they come.
+        if (Number.isInteger(declared)) return await res.text().catch(() => Promise.reject(abortFailure(controller, timeoutMs) ?? broken(provider)));
         return await readBody(res.body, controller, max, false, provider, timeoutMs);
       } finally {
         clearDeadline(controller);

@@ -7,7 +7,7 @@ export type HostileReply =
   /** Response headers never come (until gw gives up). */
   | { kind: "hang" }
   /** 200 JSON headers and `head`, then nothing. */
-  | { kind: "stall-body"; head: string }
+  | { kind: "stall-body"; head: string; declaredLength?: number }
   /** SSE headers, these frames, then silence. */
   | { kind: "silent-stream"; frames: string[] }
   /** SSE headers, `before`, a wait for `gate`, then `after` and the end. */
@@ -108,7 +108,8 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
         return new Response(reply.body, { status: reply.status ?? 200, headers: { "content-type": reply.contentType ?? "application/json" } });
       case "stall-body": {
         let sent = false;
-        return new Response(body(req, (c) => (sent ? never(req) : ((sent = true), c.enqueue(encoder.encode(reply.head)), true))), { headers: JSON_TYPE });
+        const headers = reply.declaredLength === undefined ? JSON_TYPE : { ...JSON_TYPE, "content-length": String(reply.declaredLength) };
+        return new Response(body(req, (c) => (sent ? never(req) : ((sent = true), c.enqueue(encoder.encode(reply.head)), true))), { headers });
       }
       case "silent-stream": {
         let i = 0;

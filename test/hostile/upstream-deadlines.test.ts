@@ -39,6 +39,18 @@ async function modelsAnswered(): Promise<void> {
 }
 
 describe("a stalled non-streamed body", () => {
+  test("with a declared Content-Length too (Bun's own body read): 504 timeout, upstream aborted", async () => {
+    up.script({ kind: "stall-body", head: '{"id":"chatcmpl-x",', declaredLength: 5000 });
+    const aborted = up.aborted;
+    const pending = ask("stall after the headers, length declared");
+    await up.called();
+    await modelsAnswered();
+    const res = await pending;
+    expect(res.status).toBe(504);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("timeout");
+    await up.abortedAt(aborted + 1);
+  });
+
   test("ends as 504 timeout in the envelope once the attempt's deadline passes, with the upstream aborted", async () => {
     up.script({ kind: "stall-body", head: '{"id":"chatcmpl-x","object":"chat.completion","choices":[' });
     const aborted = up.aborted;
