@@ -1,7 +1,9 @@
 // The response cache's keys (gateway-api.md 4.13). The exact key covers every key component (project
 // and key mode, `user`, X-Gw-Cache-Scope, the routing and security policies, the caller's versions)
 // and the normalised request (model, messages with whitespace collapsed, response_format,
-// max_tokens, temperature, top_p, stop). The semantic partition is the same without the user's
+// max_tokens, temperature, top_p, stop, and every other field that reaches the provider: seed,
+// penalties, logit_bias, logprobs, reasoning_effort, prediction, modalities, service_tier and any
+// pass-through field gw does not know). The semantic partition is the same without the user's
 // question: a semantic hit can only come from answers that differ in nothing but the question.
 // Projects belong to one company in gw, so the project id is the finest owner component.
 import { canonicalJson } from "../lib/json.ts";
@@ -31,6 +33,28 @@ function contentText(content: ChatMessage["content"]): string {
   return canonicalJson(content.map((p) => (p.type === "text" && typeof p.text === "string" ? { type: "text", text: collapse(p.text) } : p)));
 }
 
+/** Fields that cannot change the answer: those keyed by name below, transport (`stream`), gw's own
+ * labels, `n` (n > 1 is never cached, n: 1 is the default) and OpenAI's storage and abuse ids.
+ * Every other field rides to the provider (openai-compatible/request.ts), so it joins the key:
+ * an unknown field is assumed to change the answer rather than risk serving a wrong one. */
+const NOT_EXTRA = new Set([
+  "model", "messages", "response_format", "max_tokens", "max_completion_tokens", "temperature", "top_p", "stop", "tools",
+  "routing", "max_cost", "user", "gw", "stream", "stream_options", "metadata", "tags", "cache", "n", "store",
+  "prompt_cache_key", "safety_identifier",
+]);
+
+/** The request's other fields (seed, logit_bias, reasoning_effort, ...) in canonical order; null
+ * counts as absent (OpenAI reads it as the default). Null when there are none, the common case. */
+function extras(req: ChatRequest): string | null {
+  let out: Record<string, unknown> | null = null;
+  for (const k of Object.keys(req)) {
+    const v = req[k];
+    if (v === undefined || v === null || NOT_EXTRA.has(k)) continue;
+    (out ??= {})[k] = v;
+  }
+  return out === null ? null : canonicalJson(out);
+}
+
 /** Everything but the messages: the components of 4.13 and the sampling fields of the request.
  * Built in a fixed order; only the caller's own objects need canonical key order. */
 function components(req: ChatRequest, ctx: KeyContext): string {
@@ -38,12 +62,12 @@ function components(req: ChatRequest, ctx: KeyContext): string {
   const gw = (req.gw ?? {}) as { versions?: Record<string, unknown> };
   const routing = (req.routing ?? {}) as Record<string, unknown>;
   return JSON.stringify([
-    1, ctx.projectId, ctx.mode, typeof req.user === "string" ? req.user : null, ctx.scope, req.model,
+    2, ctx.projectId, ctx.mode, typeof req.user === "string" ? req.user : null, ctx.scope, req.model,
     canon(req.response_format), req.max_tokens ?? req.max_completion_tokens ?? null, req.temperature ?? null,
     req.top_p ?? null, canon(req.stop), canon(req.tools),
     routing.mode ?? null, routing.min_quality ?? null, req.max_cost ?? null,
     p.pii ?? null, p.secrets ?? null, canon(p.allowed_providers), canon(p.blocked_providers), canon(p.regions), p.retention ?? null,
-    canon(gw.versions),
+    canon(gw.versions), extras(req),
   ]);
 }
 

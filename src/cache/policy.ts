@@ -7,7 +7,17 @@ import type { ChatRequest } from "../providers/types.ts";
 /** Why the cache was not used; recorded as `trace.cache.miss_reason`. */
 export type SkipReason =
   | "live_data" | "tool_messages" | "tools" | "n_greater_than_1" | "personal_without_user"
-  | "policy_off" | "retention_minimal" | "retention_zero" | "header_off" | "bypass";
+  | "policy_off" | "retention_minimal" | "retention_zero" | "header_off" | "bypass"
+  | "audio_output" | "web_search";
+
+/** Audio answers (`modalities` with "audio", or `audio`) carry provider-side audio ids that
+ * expire, and web search answers are live by nature: neither is stored. Every other field that
+ * changes the answer joins the exact key instead (key.ts). */
+function uncacheableField(req: ChatRequest): SkipReason | null {
+  if ((Array.isArray(req.modalities) && req.modalities.includes("audio")) || (req.audio !== undefined && req.audio !== null)) return "audio_output";
+  if (req.web_search_options !== undefined && req.web_search_options !== null) return "web_search";
+  return null;
+}
 
 export interface CacheDecision {
   /** Look up a stored answer. */
@@ -35,6 +45,8 @@ function skipReason(req: ChatRequest, analysis: Analysis, policy: ProjectCachePo
   if (analysis.liveData) return "live_data";
   if (req.tools?.length) return "tools";
   if (typeof req.n === "number" && req.n > 1) return "n_greater_than_1";
+  const field = uncacheableField(req);
+  if (field) return field;
   if (analysis.personal && !req.user) return "personal_without_user";
   if (policy.cache === false) return "policy_off";
   // Minimal and zero retention keep no content, and the cache is content (docs/retention.md);
