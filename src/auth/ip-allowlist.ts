@@ -1,6 +1,8 @@
 // IP allowlists (gateway-api.md 5.7, issue 9 item 6): CIDR ranges, IPv4 and IPv6, matched against
 // the caller's address. Addresses are compared as 128-bit numbers (IPv4 as IPv4-mapped IPv6), so
-// one rule serves both families and `::ffff:10.0.0.1` matches `10.0.0.0/8`.
+// one rule serves both families and `::ffff:10.0.0.1` matches `10.0.0.0/8`. `addressRefusal` is the
+// one check every project-key call passes (docs/security.md "Boundaries").
+import { GwError } from "../errors/gw-error.ts";
 
 export interface Cidr {
   base: bigint;
@@ -91,4 +93,25 @@ export function clientAddress(peer: string | null, forwardedFor: string | null, 
     if (!inRanges(hop, trusted)) return hop;
   }
   return ip;
+}
+
+const listOf = (v: unknown): readonly string[] | null => (Array.isArray(v) && v.length > 0 ? (v as string[]) : null);
+
+/** What the check needs of an authenticated call: the key's list and the project's policy. */
+export interface AllowlistSubject {
+  key: { ipAllowlist?: readonly string[] | null };
+  project: { policy: unknown };
+}
+
+/** The refusal for a caller outside the project's or the key's allowlist, or null when admitted.
+ * A caller whose address is unknown (no peer, as under app.handle) is refused when a list exists. */
+export function addressRefusal(subject: AllowlistSubject, peer: string | null, forwardedFor: string | null, trusted: readonly Cidr[]): GwError | null {
+  const keyList = listOf(subject.key.ipAllowlist);
+  const projectList = listOf((subject.project.policy as { ip_allowlist?: unknown } | null)?.ip_allowlist);
+  if (!keyList && !projectList) return null;
+  const ip = clientAddress(peer, forwardedFor, trusted);
+  const allowed = (list: readonly string[] | null) => list === null || (ip !== null && inRanges(ip, rangesOf(list)));
+  if (!allowed(projectList)) return new GwError("permission_denied", "The project does not accept requests from this IP address (policy ip_allowlist).");
+  if (!allowed(keyList)) return new GwError("permission_denied", "This API key does not accept requests from this IP address (its ip_allowlist).");
+  return null;
 }

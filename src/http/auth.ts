@@ -1,18 +1,39 @@
-// The `scope` macro: authenticates the Bearer key and checks the endpoint's scope before the
-// handler runs (gateway-api.md 5). Resolves `auth` and the time it took, for the trace's auth span.
+// The `scope` macro: authenticates the Bearer key, checks the endpoint's scope and the project's
+// and key's IP allowlists before the handler runs (gateway-api.md 5, 5.7; docs/security.md
+// "Boundaries"). Resolves `auth` and the time it took, for the trace's auth span.
 import { Elysia } from "elysia";
 import { authenticate, requireScope } from "../auth/api-keys.ts";
-import type { KeyScope } from "../config/constants.ts";
+import { addressRefusal } from "../auth/ip-allowlist.ts";
+import { API_BASE_PATH, type KeyScope } from "../config/constants.ts";
 import type { Deps } from "../deps.ts";
+import type { GwError } from "../errors/gw-error.ts";
 import { requestIdPlugin } from "./context.ts";
+
+/** The pipeline endpoints refuse a forbidden address in their guard stage instead, so the refusal
+ * is a logged request with a guard span; idempotent.ts reads the verdict before any lookup. */
+const PIPELINE_PATHS: ReadonlySet<string> = new Set(["/chat/completions", "/responses", "/embeddings"].map((p) => `${API_BASE_PATH}${p}`));
+const deferred = new WeakMap<Request, GwError>();
+
+/** The allowlist refusal the auth plugin left for a pipeline request, if any. */
+export const deferredRefusal = (request: Request): GwError | undefined => deferred.get(request);
+
+interface PeerServer {
+  requestIP(request: Request): { address: string } | null;
+}
 
 export const authPlugin = (deps: Deps) =>
   new Elysia({ name: "gw-auth" }).use(requestIdPlugin).macro({
     scope: (scope: KeyScope) => ({
-      resolve({ request }) {
+      resolve({ request, path, server }) {
         const t0 = performance.now();
         const auth = authenticate(request.headers.get("authorization"), deps.repos, deps.authCache);
         requireScope(auth, scope);
+        const peer = (server as PeerServer | null)?.requestIP(request)?.address ?? null;
+        const refusal = addressRefusal(auth, peer, request.headers.get("x-forwarded-for"), deps.config.trustedProxies);
+        if (refusal) {
+          if (!PIPELINE_PATHS.has(path)) throw refusal;
+          deferred.set(request, refusal);
+        }
         return { auth, t0, authMs: performance.now() - t0 };
       },
     }),

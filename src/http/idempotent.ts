@@ -15,6 +15,7 @@ import { record } from "../pipeline/stages/record.ts";
 import { newState, type Endpoint } from "../pipeline/state.ts";
 import { readBodyText } from "../schema/validate.ts";
 import type { IdempotencyRecord } from "../store/repos/idempotency.ts";
+import { deferredRefusal } from "./auth.ts";
 import { errorResponse } from "./context.ts";
 import { tapStream } from "./idempotent-stream.ts";
 
@@ -31,7 +32,9 @@ type Run = (bodyText: string | undefined) => Promise<Response>;
  * Not async: without the header, run's own promise is returned with no wrapper. */
 export function withIdempotency(deps: Deps, ctx: IdempotentContext, endpoint: Endpoint, run: Run): Promise<Response> {
   const key = ctx.request.headers.get(IDEMPOTENCY_HEADER);
-  if (key === null) return run(undefined);
+  // A caller outside the allowlists never reaches a lookup (it could learn that a key exists):
+  // the pipeline refuses it, logged, before reading any idempotency state.
+  if (key === null || deferredRefusal(ctx.request)) return run(undefined);
   return runIdempotent(deps, ctx, endpoint, key, run);
 }
 
@@ -53,7 +56,7 @@ async function runIdempotent(deps: Deps, ctx: IdempotentContext, endpoint: Endpo
   // 503 before anything runs, and no key is claimed for a request that did not run.
   if (!deps.storage.healthy) return run(bodyText);
   const { auth, requestId } = ctx;
-  const claim: Claim = { projectId: auth.project.id, key, fingerprint: requestFingerprint(endpoint, auth.key.mode, body), requestId };
+  const claim: Claim = { projectId: auth.project.id, key, fingerprint: requestFingerprint(endpoint, auth.key, body), requestId };
   let decision: ReturnType<typeof claimKey>;
   try {
     decision = claimKey(deps.repos.idempotency, claim, Date.now(), deps.config.idempotencyTtlMs);

@@ -22,10 +22,11 @@ export function idempotencyKeyError(key: string): GwError | null {
   return invalidRequest(`Idempotency-Key must be 1 to ${KEY_MAX_LENGTH} printable ASCII characters.`, "Idempotency-Key");
 }
 
-/** The endpoint and key mode are part of it: the same body on /responses, or with a test key,
- * is a different request. */
-export const requestFingerprint = (endpoint: Endpoint, mode: string, body: unknown): string =>
-  sha256Hex(`${endpoint}\n${mode}\n${canonicalJson(body)}`);
+/** The endpoint, the key and its mode are part of it: the same body on /responses, with a test
+ * key, or from another key of the project is a different request (422 idempotency_mismatch), so a
+ * replay goes only to the key that stored it, and through that key's scopes and allowlist. */
+export const requestFingerprint = (endpoint: Endpoint, key: { id: string; mode: string }, body: unknown): string =>
+  sha256Hex(`${endpoint}\n${key.id}\n${key.mode}\n${canonicalJson(body)}`);
 
 export interface Claim {
   projectId: string;
@@ -44,7 +45,7 @@ const running = () =>
 const notKept = () =>
   new GwError("conflict", "The result of the request with this Idempotency-Key was not kept, so it cannot be replayed; send the request with a new Idempotency-Key.", { param: "Idempotency-Key" });
 const mismatch = () =>
-  new GwError("idempotency_mismatch", "This Idempotency-Key was already used with a different request (endpoint or body); use a new key for a new request.", { param: "Idempotency-Key" });
+  new GwError("idempotency_mismatch", "This Idempotency-Key was already used with a different request (endpoint, body or API key); use a new key for a new request.", { param: "Idempotency-Key" });
 
 /** One INSERT decides who runs; anyone else reads the row the winner left. */
 export function claimKey(repo: IdempotencyRepo, claim: Claim, now: number, ttlMs: number): ClaimDecision {

@@ -73,7 +73,7 @@ describe("the guard through the server", () => {
     const refused = await chat(gw, key, "203.0.113.11");
     expect(refused.status).toBe(403);
     await gw.drain();
-    const d = (await (await fetch(`${gw.url}/requests/${refused.headers.get("x-gw-request-id")}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { trace: { spans: Array<{ name: string; error_code: string | null }> } };
+    const d = (await (await fetch(`${gw.url}/requests/${refused.headers.get("x-gw-request-id")}`, { headers: { authorization: `Bearer ${key}`, "x-forwarded-for": "203.0.113.10" } })).json()) as { trace: { spans: Array<{ name: string; error_code: string | null }> } };
     expect(d.trace.spans.find((s) => s.name === "guard")?.error_code).toBe("permission_denied");
   });
 
