@@ -22,12 +22,14 @@ export function asFailure(err: unknown, deps: Deps): UpstreamFailure {
   return new UpstreamFailure("transient", "The provider call failed unexpectedly.", null, undefined, "upstream_error");
 }
 
-/** Feeds provider health, except where the outcome says nothing about the provider for everyone:
- * test keys, a client that went away, and a project's own key being refused or rate limited. */
-export function reportHealth(deps: Deps, state: RequestState, model: CatalogModel, outcome: HealthOutcome, probe: boolean, byok: boolean): void {
+/** Feeds provider health, except where the outcome says nothing about the provider: test keys and
+ * a client that went away. A project's own key (BYOK, `credential`) feeds only its own breakers
+ * (routing/health.ts), never the shared circuit other projects are routed by. */
+export function reportHealth(
+  deps: Deps, state: RequestState, model: CatalogModel, outcome: HealthOutcome, probe: boolean, byok: boolean, credential?: string,
+): void {
   if (state.auth.test || state.cancelled) return;
-  if (!outcome.ok && byok && (outcome.failureClass === "credential" || outcome.failureClass === "rate_limit")) return;
-  deps.health.record(model.provider, model.id, outcome, probe);
+  deps.health.record(model.provider, model.id, outcome, probe, byok ? credential ?? `byok:${state.auth.project.id}` : null);
 }
 
 /** A failed attempt: its llm span, its upstream time and its trace entry; returns the failure. */

@@ -21,6 +21,11 @@
 // - Model ids may be given bare ("gpt-4o-mini") or catalog-style ("openai/gpt-4o-mini"); both name
 //   the key "openai/gpt-4o-mini". Keys are created only by record() of a counted outcome; past
 //   `maxKeys` the oldest model key (then provider key) is dropped, so memory stays bounded.
+// - Tenant credentials (issue 15 item 2). A call made with a project's own key or endpoint (BYOK)
+//   passes `credential` (ResolvedProvider.healthKey: project + credential). Its outcomes feed
+//   breakers of their own, kept in a separate bounded instance, so a project's failing endpoint
+//   opens only its own circuit and never the shared one every other project is routed by; its
+//   admissions ask only that circuit (the operator's outage says nothing about the project's key).
 import { ADMIT, CircuitBreaker, PROBE, REJECT } from "./circuit-breaker.ts";
 import type { Admission, BreakerConfig, CircuitState } from "./circuit-breaker.ts";
 
@@ -80,6 +85,9 @@ function modelKey(provider: string, model: string): string {
   return prefixed ? model : `${provider}/${model}`;
 }
 
+/** A tenant credential's provider key; its model keys become "<credential>|provider/provider/model". */
+const tenantKey = (credential: string, provider: string): string => `${credential}|${provider}`;
+
 function keyHealth(breaker: CircuitBreaker | undefined, now: number): number {
   if (!breaker) return 1;
   const state = breaker.stateAt(now);
@@ -99,8 +107,12 @@ export class ProviderHealth {
   private readonly now: () => number;
   private readonly providers = new Map<string, CircuitBreaker>();
   private readonly models = new Map<string, CircuitBreaker>();
+  private readonly options: HealthOptions;
+  /** Breakers of tenants' own credentials, made on the first BYOK outcome (never in snapshot()). */
+  private tenants: ProviderHealth | null = null;
 
   constructor(options: HealthOptions = {}) {
+    this.options = options;
     const alpha = positive("halfLife", options.halfLife ?? 0.2, false);
     if (alpha > 1) throw new RangeError("health: halfLife is the EWMA weight of the newest sample, at most 1");
     const openErrorRate = positive("openErrorRate", options.openErrorRate ?? 0.5, false);
@@ -120,7 +132,8 @@ export class ProviderHealth {
   }
 
   /** May an attempt go to this provider+model now? `probe: true` must be passed back to record(). */
-  admit(provider: string, model: string): Admit {
+  admit(provider: string, model: string, credential?: string | null): Admit {
+    if (credential) return this.tenants?.admit(tenantKey(credential, provider), modelKey(provider, model)) ?? ADMITTED;
     const now = this.now();
     const p = this.providers.get(provider);
     const pa: Admission = p ? p.check(now) : ADMIT;
@@ -134,7 +147,11 @@ export class ProviderHealth {
     return pa === PROBE || ma === PROBE ? ADMITTED_PROBE : ADMITTED;
   }
 
-  record(provider: string, model: string, outcome: HealthOutcome, probe = false): void {
+  record(provider: string, model: string, outcome: HealthOutcome, probe = false, credential?: string | null): void {
+    if (credential) {
+      this.tenants ??= new ProviderHealth(this.options);
+      return this.tenants.record(tenantKey(credential, provider), modelKey(provider, model), outcome, probe);
+    }
     const key = modelKey(provider, model);
     if (outcome.ok) {
       this.breaker(this.providers, provider).success(outcome.latencyMs, probe);
@@ -153,7 +170,8 @@ export class ProviderHealth {
     return this.models.get(modelKey(provider, model))?.latencyMs ?? null;
   }
 
-  score(provider: string, model: string): number {
+  score(provider: string, model: string, credential?: string | null): number {
+    if (credential) return this.tenants?.score(tenantKey(credential, provider), modelKey(provider, model)) ?? 1;
     const now = this.now();
     return keyHealth(this.providers.get(provider), now) * keyHealth(this.models.get(modelKey(provider, model)), now);
   }

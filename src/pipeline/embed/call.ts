@@ -27,7 +27,7 @@ export async function callEmbeddings(deps: Deps, state: EmbedState): Promise<voi
   const embed = resolved?.provider.embed?.bind(resolved.provider);
   if (!resolved || !embed) throw new GwError("no_model_available", `The provider of '${model.id}' cannot serve embeddings here.`);
   const { provider, byok } = resolved;
-  const admitted = state.auth.test ? { ok: true as const, probe: false } : deps.health.admit(model.provider, model.id);
+  const admitted = state.auth.test ? { ok: true as const, probe: false } : deps.health.admit(model.provider, model.id, resolved.healthKey);
   if (!admitted.ok) {
     (state.healthSkipped ??= []).push({ model: model.id, reason: admitted.reason });
     throw new GwError("provider_unavailable", `The provider of '${model.id}' is failing right now (circuit open); retry shortly.`);
@@ -50,7 +50,7 @@ export async function callEmbeddings(deps: Deps, state: EmbedState): Promise<voi
       state.embed.result = await embed(call);
     } catch (err) {
       const failure = recordFailedAttempt(deps, state, err, model, provider.id, start, attrs, byok);
-      reportHealth(deps, state, model, { ok: false, failureClass: failure.failureClass }, admitted.probe, byok);
+      reportHealth(deps, state, model, { ok: false, failureClass: failure.failureClass }, admitted.probe, byok, resolved.healthKey);
       if (state.cancelled) throw cancelledError(state);
       if (attempt > 0 || !retries(state, failure, admitted.probe) || Date.now() + RETRY_MAX_MS >= deadlineAt) throw failure.toGwError();
       await Bun.sleep(RETRY_MIN_MS + Math.random() * (RETRY_MAX_MS - RETRY_MIN_MS));
@@ -59,7 +59,7 @@ export async function callEmbeddings(deps: Deps, state: EmbedState): Promise<voi
     const end = state.spans.now();
     state.spans.add("llm", start, end, null, attrs);
     state.upstreamMs += end - start;
-    reportHealth(deps, state, model, { ok: true, latencyMs: end - start }, admitted.probe, byok);
+    reportHealth(deps, state, model, { ok: true, latencyMs: end - start }, admitted.probe, byok, resolved.healthKey);
     state.attempts.push({
       model: model.id, provider: provider.id, status: "ok", error_code: null, failure_class: null,
       upstream_status: 200, duration_ms: Math.round(end - start), byok: byok || undefined,

@@ -76,7 +76,7 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
     if (!resolved) continue;
     const { provider, byok } = resolved;
     // An open circuit skips the model without an attempt; half-open lets a probe through.
-    const admitted = state.auth.test ? { ok: true as const, probe: false } : deps.health.admit(model.provider, model.id);
+    const admitted = state.auth.test ? { ok: true as const, probe: false } : deps.health.admit(model.provider, model.id, resolved.healthKey);
     if (!admitted.ok) {
       (state.healthSkipped ??= []).push({ model: model.id, reason: admitted.reason });
       addFallbacks(state);
@@ -102,7 +102,7 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
       const failure = recordFailedAttempt(deps, state, err, model, provider.id, start, attrs, byok);
       last = failure;
       releaseWorkflowBudget(deps, state);
-      reportHealth(deps, state, model, { ok: false, failureClass: failure.failureClass }, admitted.probe, byok);
+      reportHealth(deps, state, model, { ok: false, failureClass: failure.failureClass }, admitted.probe, byok, resolved.healthKey);
       if (!failure.canFallback || state.cancelled) break;
       if (shouldRetry(failure, admitted.probe) && !state.scenario && !retried?.has(model.id) && Date.now() + RETRY_MAX_MS < deadlineAt) {
         // A transient failure gets one retry of the same model after a short jittered pause.
@@ -115,7 +115,7 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
       addFallbacks(state);
       continue;
     }
-    reportHealth(deps, state, model, { ok: true, latencyMs: state.spans.now() - start }, admitted.probe, byok);
+    reportHealth(deps, state, model, { ok: true, latencyMs: state.spans.now() - start }, admitted.probe, byok, resolved.healthKey);
     state.selected = model;
     state.provider = provider.id;
     if (state.session) deps.sessions.set(state.auth.project.id, state.session.id, model.id, model.provider);

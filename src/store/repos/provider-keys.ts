@@ -1,4 +1,5 @@
-// Projects' own provider keys (issue 4 item 7), stored sealed; every read takes the project id.
+// Projects' own provider keys (issue 4 item 7), stored sealed; every read takes the project id but
+// listAll (the start-up check that the keys can still be opened).
 import type { Database } from "bun:sqlite";
 
 export interface StoredProviderKey {
@@ -22,6 +23,7 @@ export function providerKeysRepo(db: Database) {
   );
   const remove = db.query<unknown, [string, string]>("DELETE FROM provider_keys WHERE project_id = ? AND provider = ?");
   const byProject = db.query<Row, [string]>("SELECT * FROM provider_keys WHERE project_id = ? ORDER BY provider");
+  const everyKey = db.query<Row, []>("SELECT * FROM provider_keys ORDER BY project_id, provider");
   return {
     put(k: StoredProviderKey): void {
       upsert.run(k.projectId, k.provider, k.sealedKey, k.baseUrl, k.updatedAt);
@@ -32,6 +34,10 @@ export function providerKeysRepo(db: Database) {
     },
     list(projectId: string): StoredProviderKey[] {
       return byProject.all(projectId).map(fromRow);
+    },
+    /** Every project's keys: only the start-up check that each can still be opened reads across projects. */
+    listAll(): StoredProviderKey[] {
+      return everyKey.all().map(fromRow);
     },
   };
 }
