@@ -3,10 +3,10 @@
 // of a `redact` category with placeholders, and reports a `block` category's findings so the
 // stage can refuse the request. The report holds counts and actions, never a value.
 import { GwError } from "../errors/gw-error.ts";
-import { detect } from "./detect.ts";
 import { CATEGORY, KINDS, NOUN, type Category, type Kind } from "./kinds.ts";
 import { Redactor } from "./redact.ts";
 import type { TextMap } from "./request-texts.ts";
+import { scanTexts } from "./scan.ts";
 
 export type GuardAction = "allow" | "redact" | "block";
 
@@ -40,35 +40,33 @@ export function guardPolicyOf(policy: { pii?: unknown; secrets?: unknown }): Gua
 export const guardsNothing = (p: GuardPolicy): boolean => p.pii === "allow" && p.secrets === "allow";
 
 /**
- * Runs `visit` with a TextMap that scans and redacts each text it is given. Returns null when
- * nothing was found, else the report; on `blocked` the texts may be half redacted, and the
- * request must not go anywhere (see blockedError).
+ * Runs `visit` twice: once to read every text (normalised, and across adjacent texts: scan.ts),
+ * once to hand back each text redacted; `visit` must map the same texts in the same order both
+ * times. Returns null when nothing was found, else the report; on `blocked` the texts are left as
+ * they came, and the request must not go anywhere (see blockedError).
  */
 export function guardTexts(policy: GuardPolicy, visit: (map: TextMap) => void): GuardReport | null {
   const want = { pii: policy.pii !== "allow", secrets: policy.secrets !== "allow" };
+  if (!want.pii && !want.secrets) return null;
+  const texts: string[] = [];
+  visit((text) => (texts.push(text), text));
+  const scan = scanTexts(texts, want, MAX_FINDINGS + 1);
+  if (scan.counted.length === 0) return null;
   const found: Partial<Record<Kind, number>> = {};
-  let blocked = false;
-  let tooMany = false;
-  let total = 0;
-  let redactor: Redactor | null = null;
-  visit((text) => {
-    if (tooMany) return text;
-    const findings = detect(text, want, MAX_FINDINGS - total + 1);
-    if (findings.length === 0) return text;
-    total += findings.length;
-    if (total > MAX_FINDINGS) (tooMany = true), (blocked = true);
-    for (const f of findings) {
-      found[f.kind] = (found[f.kind] ?? 0) + 1;
-      if (policy[CATEGORY[f.kind]] === "block") blocked = true;
-    }
-    if (blocked) return text;
-    redactor ??= new Redactor();
-    return redactor.apply(text, findings);
-  });
-  const kinds = Object.keys(found);
-  if (kinds.length === 0) return null;
+  let blocked = scan.capped;
+  for (const kind of scan.counted) {
+    found[kind] = (found[kind] ?? 0) + 1;
+    if (policy[CATEGORY[kind]] === "block") blocked = true;
+  }
   const report: GuardReport = { pii: policy.pii, secrets: policy.secrets, found, action: blocked ? "blocked" : "redacted" };
-  if (tooMany) report.tooMany = true;
+  if (scan.capped) report.tooMany = true;
+  if (blocked) return report;
+  const redactor = new Redactor();
+  let t = 0;
+  visit((text) => {
+    const findings = scan.perText[t++];
+    return findings && findings.length > 0 ? redactor.applyLocated(text, findings) : text;
+  });
   return report;
 }
 

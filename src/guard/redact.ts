@@ -2,6 +2,7 @@
 // order first seen, the same value getting the same placeholder everywhere in one request, so the
 // model can still tell "the same address twice" from "two addresses". One Redactor per request.
 import { LABEL, type Finding, type Kind } from "./kinds.ts";
+import type { Located } from "./scan.ts";
 
 /** What makes two spellings the same value: separators in numbers, case in addresses. */
 function normalized(kind: Kind, value: string): string {
@@ -34,6 +35,18 @@ export class Redactor {
     let at = 0;
     for (const f of findings) {
       out += text.slice(at, f.start) + this.placeholder(f.kind, text.slice(f.start, f.end));
+      at = f.end;
+    }
+    return out + text.slice(at);
+  }
+
+  /** The text with located findings replaced; each keeps the placeholder of its normalised
+   * spelling, so `a\u0040b.com` and `a@b.com` are the same value. */
+  applyLocated(text: string, findings: readonly Located[]): string {
+    let out = "";
+    let at = 0;
+    for (const f of findings) {
+      out += text.slice(at, f.start) + this.placeholder(f.kind, f.value);
       at = f.end;
     }
     return out + text.slice(at);

@@ -1,20 +1,80 @@
-// Every text a request carries to a provider (docs/guard.md "What is scanned"): message contents,
-// string or text parts, in every role (system prompts and tool results included), and the
-// arguments of the assistant's tool calls; for /embeddings, each input. Strings are replaced in
-// place, so objects keep their identity (the /responses codec knows its instructions message by it).
+// Every string a request carries to a provider (docs/guard.md "What is scanned"): every string
+// value and object key anywhere in the chat request (messages, parts, tool calls and their names
+// and ids, tool definitions and their schemas, response_format, stop, user, prediction, and any
+// field gw does not know, which providers receive as they came), large integers inside nested
+// values, and the payload of base64 `data:` URLs; for /embeddings, each input. Only gw's own
+// fields, which never leave gw, are skipped. Strings are replaced in place, so objects keep their
+// identity (the /responses codec knows its instructions message by it).
+import { createHmac, randomBytes } from "node:crypto";
 import type { ChatRequest } from "../providers/types.ts";
 
 export type TextMap = (text: string) => string;
 
+/** gw's extension fields (gateway-api.md 4.3; providers/openai-compatible/request.ts GW_FIELDS)
+ * and the routing-only `model`: they never reach a provider. */
+const NOT_SENT = new Set(["model", "routing", "max_cost", "optimization", "metadata", "tags", "cache", "gw"]);
+
+const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** `user` is the cache's per-user scope: a redacted one becomes a pseudonym keyed per process, so
+ * two users never share a placeholder (and a scope), and the provider cannot reverse it. */
+const PSEUDONYM_KEY = randomBytes(32);
+const pseudonym = (user: string) => `gw-user-${createHmac("sha256", PSEUDONYM_KEY).update(user).digest("hex").slice(0, 24)}`;
+
+const DATA_URL = /^data:[^,]{0,200};base64,/i;
+
+function mapString(s: string, map: TextMap): string {
+  const head = DATA_URL.exec(s);
+  if (!head) return map(s);
+  // The payload as text: a value hidden in a base64 payload is read (and redacted) as one.
+  const prefix = map(head[0]);
+  const body = Buffer.from(s.slice(head[0].length), "base64");
+  const text = body.toString("utf8");
+  const mapped = map(text);
+  if (mapped === text && prefix === head[0]) return s;
+  return prefix + (mapped === text ? s.slice(head[0].length) : Buffer.from(mapped, "utf8").toString("base64"));
+}
+
+function mapValue(v: unknown, map: TextMap): unknown {
+  if (typeof v === "string") return mapString(v, map);
+  if (typeof v === "number") {
+    // A card number as a JSON number (a schema default, an example) reaches the model as digits.
+    if (!Number.isSafeInteger(v) || Math.abs(v) < 10_000_000) return v;
+    const s = String(v);
+    const m = map(s);
+    return m === s ? v : m;
+  }
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = mapValue(v[i], map);
+    return v;
+  }
+  if (isPlain(v)) mapObject(v, map);
+  return v;
+}
+
+function mapObject(o: Record<string, unknown>, map: TextMap): void {
+  for (const key of Object.keys(o)) {
+    const value = mapValue(o[key], map);
+    const k = map(key); // schema property names, unknown fields' names: they are sent too
+    if (k !== key) delete o[key];
+    o[k] = value;
+  }
+}
+
 export function mapChatTexts(request: ChatRequest, map: TextMap): void {
-  for (const m of request.messages) {
-    if (typeof m.content === "string") m.content = map(m.content);
-    else if (Array.isArray(m.content)) {
-      for (const part of m.content) if (part.type === "text" && typeof part.text === "string") part.text = map(part.text);
+  for (const key of Object.keys(request)) {
+    if (NOT_SENT.has(key)) continue;
+    const v = request[key];
+    if (key === "user" && typeof v === "string") {
+      const m = map(v);
+      if (m !== v) request.user = pseudonym(v);
+      continue;
     }
-    for (const call of m.tool_calls ?? []) {
-      if (typeof call.function?.arguments === "string") call.function.arguments = map(call.function.arguments);
-    }
+    if (typeof v === "number" || typeof v === "boolean") continue; // sampling parameters, not values
+    const k = map(key);
+    const value = mapValue(v, map);
+    if (k !== key) delete request[key];
+    request[k] = value;
   }
 }
 

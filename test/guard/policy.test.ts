@@ -83,7 +83,7 @@ describe("contracts.md 3: the policy keys", () => {
 });
 
 describe("what is scanned in a chat request", () => {
-  test("system prompts, text parts, tool call arguments and tool results; ids and names are not", () => {
+  test("system prompts, text parts, tool call arguments and tool results, ids, names and URLs", () => {
     const req = {
       model: "m",
       messages: [
@@ -94,14 +94,16 @@ describe("what is scanned in a chat request", () => {
       ],
     } as ChatRequest;
     const report = guardTexts({ pii: "redact", secrets: "redact" }, (map) => mapChatTexts(req, map));
-    expect(report?.found).toEqual({ email: 2, iban: 1, card: 1 });
+    expect(report?.found).toEqual({ email: 5, iban: 1, card: 1 });
     expect(req.messages.map((m) => m.content)).toEqual([
       "Escalate to [EMAIL_1].",
-      [{ type: "text", text: "My IBAN is [IBAN_1]" }, { type: "image_url", image_url: { url: "https://x/a@example.com.png" } }],
+      [{ type: "text", text: "My IBAN is [IBAN_1]" }, { type: "image_url", image_url: { url: "https://x/[EMAIL_2]" } }],
       null,
       '{"card":"[CARD_1]"}',
     ]);
-    expect(req.messages[2]!.tool_calls).toEqual([{ id: "call_a@example.com", type: "function", function: { name: "send", arguments: '{"to":"[EMAIL_2]"}' } }]);
+    // The call id and the tool result's reference keep one placeholder, so they still match.
+    expect(req.messages[2]!.tool_calls).toEqual([{ id: "[EMAIL_3]", type: "function", function: { name: "send", arguments: '{"to":"[EMAIL_4]"}' } }]);
+    expect(req.messages[3]!.tool_call_id).toBe("[EMAIL_3]");
   });
 });
 

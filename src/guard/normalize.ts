@@ -1,0 +1,152 @@
+// The text the detector reads (docs/guard.md "Normalisation"): what a model would read in a
+// string, with every position mapped back to the original so redaction replaces the original
+// characters. Escapes are decoded (JSON `\u0040`, URL `%40`, HTML `&#64;`), zero-width and
+// combining characters dropped, spaces folded, then each character NFKC'd and look-alikes folded
+// (fullwidth, Arabic-Indic and other decimal digits, Cyrillic and Greek capitals and letters).
+// One pass, linear; a pure-ASCII text without escapes is returned as is (no maps).
+
+export interface ScanView {
+  text: string;
+  /** Original start and end of each character of `text`; null when text is the original. */
+  from: number[] | null;
+  to: number[] | null;
+}
+
+const NEEDS = /[^\x00-\x7f]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2}|&#/;
+
+/** Removed: zero-width and format characters (the model reads through them). */
+const isInvisible = (cp: number) =>
+  cp === 0xad || cp === 0x34f || cp === 0x61c || cp === 0x180e || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e)
+  || (cp >= 0x2060 && cp <= 0x206f) || cp === 0xfeff || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0000 && cp <= 0xe007f);
+const isSpace = (cp: number) => cp === 0xa0 || cp === 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp === 0x202f || cp === 0x205f || cp === 0x3000;
+const isDash = (cp: number) => (cp >= 0x2010 && cp <= 0x2015) || cp === 0x2212 || cp === 0x2043 || cp === 0x30fc;
+const MARK = /^\p{M}$/u;
+const DIGIT = /^\p{Nd}$/u;
+
+/** Cyrillic, Greek and other letters that look like ASCII ones. */
+const LOOKALIKE: Readonly<Record<string, string>> = {
+  "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ј": "j", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ɡ": "g", "һ": "h", "ӏ": "l",
+  "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T", "У": "Y", "Х": "X", "Ѕ": "S", "І": "I", "Ј": "J", "Ԁ": "D", "Ԛ": "Q", "Ԝ": "W", "Ү": "Y", "Ӏ": "I",
+  "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+  "α": "a", "ο": "o", "ρ": "p", "ν": "v", "ι": "i", "κ": "k", "τ": "t", "υ": "u", "χ": "x", "ε": "e",
+  "ı": "i", "ℓ": "l", "。": ".", "．": ".", "｡": ".", "․": ".", "‚": ",", "＠": "@", "﹫": "@",
+};
+
+/** Per code point: what it reads as (NFKC, then look-alikes and digits). Memoised, bounded. */
+const memo = new Map<number, string>();
+function foldCodePoint(cp: number): string {
+  const hit = memo.get(cp);
+  if (hit !== undefined) return hit;
+  let out: string;
+  if (isInvisible(cp)) out = "";
+  else if (isSpace(cp)) out = " ";
+  else if (isDash(cp)) out = "-";
+  else {
+    const ch = String.fromCodePoint(cp);
+    if (MARK.test(ch)) out = "";
+    else {
+      let n = ch.normalize("NFKC");
+      if (n.length > 8) n = ch; // ligatures of words (U+FDFA) are not what we look for
+      out = "";
+      for (const c of n) out += foldSingle(c);
+    }
+  }
+  if (memo.size < 65_536) memo.set(cp, out);
+  return out;
+}
+
+function foldSingle(c: string): string {
+  const cp = c.codePointAt(0)!;
+  if (cp < 128) return c;
+  const look = LOOKALIKE[c];
+  if (look !== undefined) return look;
+  if (DIGIT.test(c)) {
+    // Decimal digits come in blocks of ten: walk back to the block's zero.
+    let zero = cp;
+    while (zero > cp - 9 && DIGIT.test(String.fromCodePoint(zero - 1))) zero--;
+    // Adjacent blocks (mathematical digits): the zero is a multiple of ten from the block start.
+    return String((cp - zero) % 10);
+  }
+  if (MARK.test(c) || isInvisible(cp)) return "";
+  return c;
+}
+
+const hex = (s: string) => (/^[0-9A-Fa-f]+$/.test(s) ? parseInt(s, 16) : -1);
+
+/** An escape at `i` that the reader decodes: its code point and length, or null. */
+function escapeAt(text: string, i: number): { cp: number; len: number } | null {
+  const c = text.charCodeAt(i);
+  if (c === 92 && text.charCodeAt(i + 1) === 117) {
+    const u = hex(text.slice(i + 2, i + 6));
+    if (u < 0) return null;
+    if (u >= 0xd800 && u < 0xdc00 && text.startsWith("\\u", i + 6)) {
+      const lo = hex(text.slice(i + 8, i + 12));
+      if (lo >= 0xdc00 && lo < 0xe000) return { cp: 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00), len: 12 };
+    }
+    return { cp: u, len: 6 };
+  }
+  if (c === 37) {
+    const b = hex(text.slice(i + 1, i + 3));
+    if (b < 0) return null;
+    if (b < 0x80) return { cp: b, len: 3 };
+    // A UTF-8 sequence in percent-escapes (%EF%BC%A0 is a fullwidth @).
+    const n = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 0;
+    if (n === 0) return null;
+    try {
+      const s = decodeURIComponent(text.slice(i, i + 3 * n));
+      return { cp: s.codePointAt(0)!, len: 3 * n };
+    } catch {
+      return null;
+    }
+  }
+  if (c === 38 && text.charCodeAt(i + 1) === 35) {
+    const m = /^&#(?:[xX]([0-9A-Fa-f]{1,6})|([0-9]{1,7}));?/.exec(text.slice(i, i + 12));
+    if (!m) return null;
+    const cp = m[1] !== undefined ? parseInt(m[1], 16) : parseInt(m[2]!, 10);
+    return cp > 0 && cp <= 0x10ffff ? { cp, len: m[0].length } : null;
+  }
+  return null;
+}
+
+export function scanView(text: string): ScanView {
+  if (!NEEDS.test(text)) return { text, from: null, to: null };
+  // A folded character may be longer than its original (NFKC "㏒" is "log"): plain arrays grow.
+  const from: number[] = [];
+  const to: number[] = [];
+  let out = "";
+  const emit = (s: string, a: number, b: number) => {
+    for (let x = 0; x < s.length; x++) from.push(a), to.push(b);
+    out += s;
+  };
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c < 128 && c !== 92 && c !== 37 && c !== 38) {
+      emit(text[i]!, i, i + 1);
+      i++;
+      continue;
+    }
+    const esc = c < 128 ? escapeAt(text, i) : null;
+    if (esc) {
+      emit(esc.cp < 128 ? String.fromCharCode(esc.cp) : foldCodePoint(esc.cp), i, i + esc.len);
+      i += esc.len;
+      continue;
+    }
+    if (c < 128) {
+      emit(text[i]!, i, i + 1);
+      i++;
+      continue;
+    }
+    const cp = text.codePointAt(i)!;
+    const len = cp > 0xffff ? 2 : 1;
+    emit(foldCodePoint(cp), i, i + len);
+    i += len;
+  }
+  return { text: out, from, to };
+}
+
+/** The original range of the view's characters [start, end). */
+export function originalRange(view: ScanView, start: number, end: number): { start: number; end: number } {
+  if (!view.from || !view.to) return { start, end };
+  return { start: view.from[start]!, end: view.to[end - 1]! };
+}

@@ -1,0 +1,96 @@
+// Findings over all the texts of one request (docs/guard.md "Normalisation" and "Across texts"):
+// each text is read through its normalised view (normalize.ts), then the texts are read joined in
+// order, with nothing and with a space between them, for values split across messages or parts.
+// A joined finding is kept only when it crosses a boundary and overlaps no finding of a single
+// text. Positions come back in each original text, so the redactor replaces the original characters.
+import { detect } from "./detect.ts";
+import type { Finding, Kind, Wanted } from "./kinds.ts";
+import { originalRange, scanView, type ScanView } from "./normalize.ts";
+
+/** A finding in one original text; `value` is its normalised spelling (the placeholder's key). */
+export interface Located {
+  kind: Kind;
+  start: number;
+  end: number;
+  value: string;
+}
+
+export interface ScanResult {
+  /** Per text, in order, without overlap. */
+  perText: Located[][];
+  /** Every counted finding's kind (a split value counts once). */
+  counted: Kind[];
+  /** The limit was reached: scanning stopped. */
+  capped: boolean;
+}
+
+export function scanTexts(texts: readonly string[], want: Wanted, limit: number): ScanResult {
+  const views: ScanView[] = texts.map(scanView);
+  const perText: Located[][] = texts.map(() => []);
+  const counted: Kind[] = [];
+  for (let t = 0; t < views.length && counted.length < limit; t++) {
+    const v = views[t]!;
+    for (const f of detect(v.text, want, limit - counted.length)) {
+      const r = originalRange(v, f.start, f.end);
+      perText[t]!.push({ kind: f.kind, start: r.start, end: r.end, value: v.text.slice(f.start, f.end) });
+      counted.push(f.kind);
+    }
+  }
+  if (counted.length < limit && views.length > 1) {
+    for (const sep of ["", " "]) crossing(views, perText, counted, sep, want, limit);
+  }
+  for (const list of perText) merge(list);
+  return { perText, counted, capped: counted.length >= limit };
+}
+
+/** Findings of the joined views that cross a boundary, cut into their pieces per text. */
+function crossing(views: ScanView[], perText: Located[][], counted: Kind[], sep: string, want: Wanted, limit: number): void {
+  const offsets: number[] = [];
+  let at = 0;
+  for (const v of views) offsets.push(at), (at += v.text.length + sep.length);
+  const joined = views.map((v) => v.text).join(sep);
+  let t = 0;
+  for (const f of detect(joined, want, limit - counted.length) as Finding[]) {
+    while (t + 1 < views.length && offsets[t + 1]! <= f.start) t++;
+    const last = lastText(offsets, t, f.end);
+    if (last === t) continue; // inside one text: already read alone
+    const value = joined.slice(f.start, f.end);
+    let overlaps = false;
+    const pieces: Array<[number, Located]> = [];
+    for (let x = t; x <= last; x++) {
+      const v = views[x]!;
+      const s = Math.max(f.start - offsets[x]!, 0);
+      const e = Math.min(f.end - offsets[x]!, v.text.length);
+      if (e <= s) continue;
+      const r = originalRange(v, s, e);
+      if (perText[x]!.some((p) => p.start < r.end && r.start < p.end)) overlaps = true;
+      pieces.push([x, { kind: f.kind, start: r.start, end: r.end, value }]);
+    }
+    // One that overlaps a text's own finding is two values run together ("a@b.com" then
+    // "plain text" reads "a@b.complain"): the value is redacted already, the rest is not one.
+    if (overlaps) continue;
+    for (const [x, p] of pieces) perText[x]!.push(p);
+    counted.push(f.kind);
+    if (counted.length >= limit) return;
+  }
+}
+
+function lastText(offsets: number[], from: number, end: number): number {
+  let x = from;
+  while (x + 1 < offsets.length && offsets[x + 1]! < end) x++;
+  return x;
+}
+
+/** Sorts and merges overlapping findings (the first keeps its kind and value). */
+function merge(list: Located[]): void {
+  if (list.length < 2) return;
+  list.sort((a, b) => a.start - b.start);
+  let w = 0;
+  for (let r = 1; r < list.length; r++) {
+    const cur = list[w]!;
+    const next = list[r]!;
+    if (next.start < cur.end) cur.end = Math.max(cur.end, next.end);
+    else list[++w] = next;
+  }
+  list.length = w + 1;
+}
