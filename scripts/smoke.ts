@@ -18,7 +18,7 @@ if (doctorRun.exitCode !== 0) {
   process.exit(1);
 }
 const port = 20000 + Math.floor(Math.random() * 20000);
-const ADMIN = "smoke-admin-token";
+const ADMIN = "smoke-admin-token-0123456789abcdef";
 const proc = Bun.spawn([binary, "serve", "--port", String(port)], {
   cwd: dir,
   env: { PATH: "/usr/bin:/bin", HOME: dir, GW_LOG_LEVEL: "warn", GW_ADMIN_TOKEN: ADMIN },

@@ -115,3 +115,9 @@ export function addressRefusal(subject: AllowlistSubject, peer: string | null, f
   if (!allowed(keyList)) return new GwError("permission_denied", "This API key does not accept requests from this IP address (its ip_allowlist).");
   return null;
 }
+
+/** An address for logs: dotted IPv4 for IPv4-mapped ones, else eight uncompressed IPv6 groups. */
+export function formatIp(ip: bigint): string {
+  if (ip >> 32n === 0xffffn) return [24n, 16n, 8n, 0n].map((s) => String((ip >> s) & 0xffn)).join(".");
+  return Array.from({ length: 8 }, (_, i) => ((ip >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(":");
+}

@@ -152,7 +152,7 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     port: parsePort(flagString(flags, "port") ?? env.PORT ?? "8080"),
     host: flagString(flags, "host") ?? env.HOST ?? "127.0.0.1",
     dataDir: resolve(flagString(flags, "data") ?? env.GW_DATA_DIR ?? "./data"),
-    adminToken: env.GW_ADMIN_TOKEN || null,
+    adminToken: parseAdminToken(env.GW_ADMIN_TOKEN),
     secretKey: env.GW_SECRET_KEY || null,
     configFile: flagString(flags, "config") ?? env.GW_CONFIG ?? null,
     logLevel: env.GW_LOG_LEVEL || "info",
@@ -176,6 +176,17 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     shutdownTimeoutMs: parseSeconds("GW_SHUTDOWN_TIMEOUT_S", env.GW_SHUTDOWN_TIMEOUT_S || "30"),
     providers: Object.freeze(providers),
   });
+}
+
+/** The admin token guards every project's keys and money (docs/security.md "Admin"): a short or
+ * repetitive one is refused at start-up rather than accepted and guessed. */
+export const ADMIN_TOKEN_MIN_LENGTH = 32;
+function parseAdminToken(text: string | undefined): string | null {
+  if (!text) return null;
+  const weak = text.length < ADMIN_TOKEN_MIN_LENGTH ? `is ${text.length} characters; it needs at least ${ADMIN_TOKEN_MIN_LENGTH}`
+    : new Set(text).size < 8 ? "repeats too few distinct characters" : null;
+  if (weak) throw new Error(`GW_ADMIN_TOKEN ${weak}. Make a strong one with: openssl rand -hex 32`);
+  return text;
 }
 
 function parseProxies(value: string): Cidr[] {

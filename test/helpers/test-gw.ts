@@ -25,7 +25,7 @@ export interface TestGw {
   stop(): Promise<void>;
 }
 
-export const ADMIN_TOKEN = "test-admin-token-0123456789";
+export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
 
 export async function startTestGw(env: Record<string, string> = {}): Promise<TestGw> {
   const dataDir = mkdtempSync(join(tmpdir(), "gw-test-"));

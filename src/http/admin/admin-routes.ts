@@ -1,7 +1,6 @@
 // The admin API (contracts.md section 3), enabled only when GW_ADMIN_TOKEN is set. Project keys
 // never reach it: anything but the admin token answers 401.
 import { Elysia } from "elysia";
-import { timingSafeEqual } from "node:crypto";
 import { createProject, projectView, splitNullPolicyKeys, updateProject } from "../../admin/projects.ts";
 import { deleteProviderKey, putProviderKey } from "../../admin/provider-keys.ts";
 import { addCredits, listInvoices } from "../../admin/billing.ts";
@@ -11,6 +10,7 @@ import { CreateKeyBody, CreateProjectBody, CreditsBody, ProviderKeyBody, UpdateP
 import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import type { Deps } from "../../deps.ts";
 import { parseCidr } from "../../auth/ip-allowlist.ts";
+import { adminGateOf } from "./admin-gate.ts";
 
 const validateCreate = compileValidator(CreateProjectBody);
 const validateUpdate = compileValidator(UpdateProjectBody);
@@ -19,16 +19,6 @@ const validateCredits = compileValidator(CreditsBody);
 const validateProviderKey = compileValidator(ProviderKeyBody);
 
 const readJson = async (request: Request) => parseJsonObject(await readBodyText(request));
-
-/** Throws 401 unless `header` carries the admin token (also used by the Prometheus route). */
-export function checkAdmin(token: string, header: string | null): void {
-  const given = header?.startsWith("Bearer ") ? header.slice(7).trim() : "";
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  if (a.length !== b.length || !timingSafeEqual(a, b)) {
-    throw new GwError("invalid_api_key", "The admin API needs 'Authorization: Bearer <GW_ADMIN_TOKEN>'.");
-  }
-}
 
 function projectOr404(deps: Deps, id: string) {
   const project = deps.repos.projects.get(id);
@@ -46,7 +36,7 @@ function assertCidrs(list: unknown, param: string): void {
 
 export const adminRoutes = (deps: Deps, token: string) =>
   new Elysia({ prefix: "/admin" })
-    .onBeforeHandle(({ request }) => checkAdmin(token, request.headers.get("authorization")))
+    .onBeforeHandle(({ request, server }) => adminGateOf(deps, token).check(request, server))
     // Any admin write may change a key or a project that a cached key resolves to.
     .onAfterHandle(({ request }) => {
       if (request.method === "GET") return;

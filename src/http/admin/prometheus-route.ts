@@ -5,11 +5,11 @@ import { Elysia } from "elysia";
 import type { Deps } from "../../deps.ts";
 import type { PrometheusMetrics } from "../../observability/prometheus-metrics.ts";
 import { PROMETHEUS_CONTENT_TYPE } from "../../observability/prometheus-text.ts";
-import { checkAdmin } from "./admin-routes.ts";
+import { adminGateOf } from "./admin-gate.ts";
 
 export const prometheusRoute = (deps: Deps, metrics: PrometheusMetrics, token: string) =>
   new Elysia({ prefix: "/admin" })
-    .onBeforeHandle(({ request }) => checkAdmin(token, request.headers.get("authorization")))
+    .onBeforeHandle(({ request, server }) => adminGateOf(deps, token).check(request, server))
     .get("/metrics/prometheus", () =>
       new Response(
         metrics.render({
