@@ -126,6 +126,15 @@ export class Account {
     if (counted) this.month.requests++;
   }
 
+  /** The largest charge this request may take from the credit at settle time: what its hold plus
+   * the unreserved credit cover (null when nothing limits it). A charge past it would overdraw a
+   * prepaid balance or a credit limit (issue 15 item 3). */
+  coverable(terms: Terms, hold: Hold | undefined): number | null {
+    const room = this.creditRoom(terms);
+    if (room === null) return null;
+    return Math.max(0, room + (hold?.open ? hold.amount : 0));
+  }
+
   release(hold: Hold): void {
     if (hold.open) this.unhold(hold);
   }

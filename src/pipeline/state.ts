@@ -22,6 +22,9 @@ export interface BillingState {
   charge?: number;
   /** Budget notes: warn passed a budget, downgrade narrowed the models. */
   notes?: string[];
+  /** Upstream anomalies meter clamped (usage past the request's worst case; a charge past what
+   * the credit covers): the charge is the clamped figure (stages/meter.ts). */
+  anomaly?: string[];
 }
 
 /** What the trace's `detected` names: the task, its subtype, and who said so. */

@@ -29,3 +29,30 @@ export function maxCostOf(model: CatalogModel, inputTokens: number, outputBound:
   const output = Math.min(outputBound ?? model.max_output_tokens, model.max_output_tokens);
   return costOf(model, { promptTokens: inputTokens, completionTokens: output, cachedTokens: 0 });
 }
+
+/** What a request asks of its output (issue 15 item 3): `n` choices of at most `max_completion_tokens`
+ * (or `max_tokens`) each; no cap means the model's own maximum. */
+export interface OutputAsk {
+  choices: number;
+  perChoice: number | undefined;
+}
+
+export function outputAskOf(req: { n?: unknown; max_tokens?: unknown; max_completion_tokens?: unknown }): OutputAsk {
+  const n = typeof req.n === "number" && Number.isFinite(req.n) && req.n > 1 ? Math.floor(req.n) : 1;
+  const asked = req.max_completion_tokens ?? req.max_tokens;
+  return { choices: n, perChoice: typeof asked === "number" && asked > 0 ? asked : undefined };
+}
+
+/** The most output tokens a call may produce: n x min(asked or the model's maximum, the model's
+ * maximum). The context window never lowers it: the upper bound stays an upper bound whatever
+ * the input's exact size. A model without a declared maximum is bounded by its window. */
+export function worstOutputTokens(model: CatalogModel, ask: OutputAsk): number {
+  const modelMax = model.max_output_tokens > 0 ? model.max_output_tokens : model.context_window;
+  return ask.choices * Math.min(ask.perChoice ?? modelMax, modelMax);
+}
+
+/** The most a request can cost on this model (max_cost filter, reservations): every input token
+ * uncached, every choice at its output bound. */
+export function worstCostOf(model: CatalogModel, inputTokens: number, ask: OutputAsk): number {
+  return costOf(model, { promptTokens: inputTokens, completionTokens: worstOutputTokens(model, ask), cachedTokens: 0 });
+}

@@ -1,31 +1,70 @@
 // Stage meter: model cost of the answer (before markup) and the saving against the baseline.
 // Writes usage, cost, saved, and settles the project's charge (cost plus markup; docs/billing.md).
+// Usage past the request's worst case is clamped to it and flagged (docs/security.md "Money").
 // See docs/decisions.md for the baseline behind `saved`.
-import { costOf, type TokenCounts } from "../../routing/cost.ts";
+import { costOf, outputAskOf, worstOutputTokens, type TokenCounts } from "../../routing/cost.ts";
 import { BASELINE_MODEL_ID } from "../../routing/profiles.ts";
+import type { CatalogModel } from "../../routing/catalog-types.ts";
 import type { Deps } from "../../deps.ts";
 import type { RequestState } from "../state.ts";
 import { settleBilling } from "./reserve.ts";
+
+const count = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
+
+/** An upstream's usage within what this request can legitimately produce: no more input than
+ * the model's context window, no more output than n x the per-choice cap. Whatever an upstream
+ * reports (1e15 tokens, NaN), the charge stays inside the bound routing and reserve priced. */
+function boundedCounts(state: RequestState, model: CatalogModel, counts: TokenCounts): TokenCounts {
+  const maxIn = model.context_window > 0 ? model.context_window : counts.promptTokens;
+  const maxOut = worstOutputTokens(model, outputAskOf(state.request ?? {}));
+  const promptTokens = Math.min(counts.promptTokens, maxIn);
+  const completionTokens = Math.min(counts.completionTokens, maxOut);
+  const anomalies: string[] = [];
+  if (promptTokens < counts.promptTokens) anomalies.push(`upstream reported ${counts.promptTokens} input tokens, past the ${maxIn}-token context window: billed as ${promptTokens}`);
+  if (completionTokens < counts.completionTokens) anomalies.push(`upstream reported ${counts.completionTokens} output tokens, past this request's bound of ${maxOut}: billed as ${completionTokens}`);
+  if (anomalies.length > 0) noteAnomaly(state, anomalies);
+  return {
+    promptTokens, completionTokens,
+    cachedTokens: Math.min(counts.cachedTokens, promptTokens),
+    cacheWriteTokens: Math.min(counts.cacheWriteTokens ?? 0, promptTokens),
+  };
+}
+
+function noteAnomaly(state: RequestState, lines: string[]): void {
+  if (state.auth.test) return;
+  const billing = (state.billing ??= { mode: state.auth.project.billingMode, reserved: 0 });
+  (billing.anomaly ??= []).push(...lines);
+}
 
 export function meter(deps: Deps, state: RequestState): void {
   const usage = state.usage ?? state.completion?.usage;
   if (!usage || !state.selected) return;
   state.usage = usage;
-  const counts: TokenCounts = {
-    promptTokens: usage.prompt_tokens,
-    completionTokens: usage.completion_tokens,
-    cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
-    cacheWriteTokens: usage.prompt_tokens_details?.cache_write_tokens ?? 0,
-  };
+  // A stream that failed before producing anything is not billed (issue 15 item 7): record
+  // releases its hold.
+  if (state.error && count(usage.completion_tokens) === 0 && state.cache?.result !== "hit") return;
+  const counts = boundedCounts(state, state.selected, {
+    promptTokens: count(usage.prompt_tokens),
+    completionTokens: count(usage.completion_tokens),
+    cachedTokens: count(usage.prompt_tokens_details?.cached_tokens),
+    cacheWriteTokens: count(usage.prompt_tokens_details?.cache_write_tokens),
+  });
   // An explicit model is its own baseline; a profile is measured against the reference model.
   const baseline = state.profile ? (deps.catalog.get(BASELINE_MODEL_ID) ?? state.selected) : state.selected;
   // A cached answer costs nothing and saves the whole baseline cost (gateway-api.md 2.5, 4.13).
   const hit = state.cache?.result === "hit";
   state.cost = hit ? 0 : costOf(state.selected, counts);
+  // max_cost is a promise: routing priced the worst case within it, so a cost past it can only
+  // come from a misreporting upstream.
+  const cap = state.request?.max_cost;
+  if (typeof cap === "number" && state.cost > cap) {
+    noteAnomaly(state, [`cost $${state.cost} past max_cost $${cap}: billed at max_cost`]);
+    state.cost = cap;
+  }
   state.saved = Math.round((costOf(baseline, counts) - state.cost) * 1e10) / 1e10;
   // The workflow's reservation for this attempt becomes what it actually cost.
   const reservation = state.workflowBudget?.reservation;
   if (reservation) deps.workflowBudgets.settle(reservation, state.cost);
   // The project's hold becomes the charge; a stream that ended early is charged what it produced.
-  settleBilling(deps, state);
+  settleBilling(deps, state, counts);
 }

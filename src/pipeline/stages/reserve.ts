@@ -2,7 +2,7 @@
 // charge of the first attempt against the project's credit and budgets, or refuse with 402
 // (plan_limit, budget_exceeded, insufficient_credits). meter settles the hold to the actual
 // charge (settleBilling); record gives back a hold left open (releaseBilling). Writes billing.
-import { costOf, maxCostOf } from "../../routing/cost.ts";
+import { costOf, outputAskOf, worstCostOf, type TokenCounts } from "../../routing/cost.ts";
 import { countMessageTokens } from "../../analysis/tokens.ts";
 import type { Terms } from "../../billing/account.ts";
 import { chargeNano, formatUsd, toNano, toUsd } from "../../billing/money.ts";
@@ -17,10 +17,11 @@ import type { RequestState } from "../state.ts";
 const servedByok = (deps: Deps, state: RequestState, m: CatalogModel): boolean =>
   deps.projectProviders.resolve(state.auth.project.id, m.provider, state.auth.key.byok)?.byok ?? false;
 
-/** The most a call to this model can be charged: its max cost at the output bound, plus markup
- * unless BYOK. Routing's downgrade exclusion and the hold use this same figure. */
+/** The most a call to this model can be charged: its worst-case cost (n choices, each at
+ * max_tokens or the model's maximum output), plus markup unless BYOK. Routing's downgrade
+ * exclusion and the hold use this same figure. */
 export function worstCharge(deps: Deps, state: RequestState, m: CatalogModel, inputTokens: number): number {
-  return chargeNano(maxCostOf(m, inputTokens, state.outputBound), servedByok(deps, state, m));
+  return chargeNano(worstCostOf(m, inputTokens, outputAskOf(state.request ?? {})), servedByok(deps, state, m));
 }
 
 /** budget_action downgrade: the tightest budget's remainder, for routing to leave out the models
@@ -83,15 +84,23 @@ export function reserveEmbeddings(deps: Deps, state: EmbedState): void {
 }
 
 /** meter: the answer's charge (0 on a cache hit; test keys have none) replaces the hold. */
-export function settleBilling(deps: Deps, state: RequestState): void {
+export function settleBilling(deps: Deps, state: RequestState, counts?: TokenCounts): void {
   if (state.auth.test || !state.selected) return;
   const billing = (state.billing ??= { mode: state.auth.project.billingMode, reserved: 0 });
   if (billing.charge !== undefined) return;
   const hit = state.cache?.result === "hit";
   billing.charge = hit ? 0 : chargeNano(state.cost, state.byok);
+  // The credit is never overdrawn: a charge past the hold and the unreserved credit (a fallback
+  // to a dearer model, an input larger than its byte bound) is cut to what they cover, flagged.
+  const terms = billing.hold ? termsOf(state.auth.project) : null;
+  const cover = terms ? deps.billing.account(state.auth.project.id).coverable(terms, billing.hold) : null;
+  if (cover !== null && billing.charge > cover) {
+    (billing.anomaly ??= []).push(`charge ${formatUsd(billing.charge)} past what the hold and credit cover: billed ${formatUsd(cover)}`);
+    billing.charge = cover;
+  }
   deps.billing.settle(state.auth.project.id, billing.hold, {
     requestId: state.requestId, model: state.selected.id, charge: billing.charge, cost: toNano(state.cost),
-    inputTokens: state.usage?.prompt_tokens ?? 0, outputTokens: state.usage?.completion_tokens ?? 0, byok: state.byok,
+    inputTokens: counts?.promptTokens ?? state.usage?.prompt_tokens ?? 0, outputTokens: counts?.completionTokens ?? state.usage?.completion_tokens ?? 0, byok: state.byok,
     cacheSaved: hit ? toNano(state.saved) : undefined,
   });
 }
@@ -106,5 +115,8 @@ export function releaseBilling(deps: Deps, state: RequestState): void {
 export function billingTrace(state: RequestState) {
   const b = state.billing;
   if (!b) return undefined;
-  return { mode: b.mode, reserved: toUsd(b.reserved), charge: toUsd(b.charge ?? 0), ...(b.notes ? { notes: b.notes } : {}) };
+  return {
+    mode: b.mode, reserved: toUsd(b.reserved), charge: toUsd(b.charge ?? 0), ...(b.notes ? { notes: b.notes } : {}),
+    ...(b.anomaly ? { anomaly: b.anomaly } : {}),
+  };
 }

@@ -5,7 +5,7 @@
 import { expectedOutputTokens } from "../../analysis/analyzer.ts";
 import { countMessageTokens } from "../../analysis/tokens.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
-import { maxCostOf } from "../../routing/cost.ts";
+import { maxCostOf, outputAskOf, worstCostOf, type OutputAsk } from "../../routing/cost.ts";
 import type { Deps } from "../../deps.ts";
 import type { RequestState } from "../state.ts";
 import { formatUsd } from "../../billing/money.ts";
@@ -21,6 +21,8 @@ export interface Needs {
   /** max_tokens when given, else the task's expected output (routing-input.ts). */
   outputBound: number;
   maxCost: number | undefined;
+  /** n and the per-choice cap: the worst-case output that max_cost and the budget are held to. */
+  ask: OutputAsk;
   /** Input tokens: the strict byte bound, or the tokenizer's exact count when the bound fails a limit. */
   inputTokens(exact: boolean): number;
 }
@@ -34,6 +36,7 @@ export function needsOf(state: RequestState): Needs {
     json: req.response_format !== undefined && req.response_format.type !== "text",
     outputBound: req.max_completion_tokens ?? req.max_tokens ?? expectedOutputTokens(state.analysis?.task ?? "chat"),
     maxCost: typeof req.max_cost === "number" ? req.max_cost : undefined,
+    ask: outputAskOf(req),
     inputTokens: (wantExact) => (wantExact ? (exact ??= countMessageTokens(req.messages)) : state.inputTokens),
   };
 }
@@ -85,8 +88,10 @@ export function exclusion(deps: Deps, state: RequestState, m: CatalogModel, need
     return `${OVER_PROJECT_BUDGET} (${room.period}, remaining ${formatUsd(room.remaining)})`;
   }
   const cap = needs.maxCost;
-  if (cap !== undefined && !fits(needs, (t) => maxCostOf(m, t, needs.outputBound) <= cap)) {
-    return `could cost up to $${maxCostOf(m, needs.inputTokens(true), needs.outputBound)} > max_cost $${cap}`;
+  // The worst case (n choices, each at max_tokens or the model's maximum output), not the
+  // expected output: meter clamps what an upstream reports to this same bound.
+  if (cap !== undefined && !fits(needs, (t) => worstCostOf(m, t, needs.ask) <= cap)) {
+    return `could cost up to $${worstCostOf(m, needs.inputTokens(true), needs.ask)} > max_cost $${cap}`;
   }
   return null;
 }
