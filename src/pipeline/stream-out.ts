@@ -15,7 +15,7 @@ import { gwObject } from "./gw-object.ts";
 import { meter } from "./stages/meter.ts";
 import { record } from "./stages/record.ts";
 import { cancelledError } from "./stages/call.ts";
-import { cancel, type RequestState } from "./state.ts";
+import { cancel, settleDisconnected, type RequestState } from "./state.ts";
 
 export type OutEvent =
   | ChunkEvent
@@ -142,6 +142,8 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
       // The client went away: stop the upstream and still meter what was produced.
       state.clientDisconnected = true;
       cancel(state);
+      // Logged with its own status, not as a 200 success (issue 15 item 7).
+      settleDisconnected(state);
       closeLlmSpan(state, null);
       if (!state.usage) state.usage = estimateUsage(state, produced);
       meter(deps, state);
