@@ -47,6 +47,11 @@ export interface ScanState extends Signals {
   wordIndex: number;
   lastPoss: number;
   lastFirst: number;
+  /** Word index of the last personal noun in this sentence, and where the last account-like one
+   * ended (characters): the owner or number after it makes the text personal (personal.ts). */
+  lastPNoun: number;
+  lastPNounEnd: number;
+  lastRefEnd: number;
   quoteOpen: number;
   quoteCloser: number;
   /** The last token could be the left operand of a math operator. */
@@ -83,7 +88,7 @@ export function newState(src: string, entities: Entities = newEntities()): ScanS
     live: 0, personal: false, digits: 0, constraints: 0, steps: 0, listItems: 0, codeFences: 0, codeMarks: 0,
     mathMarks: 0, questions: 0, questionEnd: false, words: 0, entities, chars: src.length,
     src, n, headEnd, tailStart, sentenceStart: true, lineStart: true,
-    pend0: null, pend1: null, wordIndex: 0, lastPoss: -99, lastFirst: -99, quoteOpen: -1, quoteCloser: 0,
+    pend0: null, pend1: null, wordIndex: 0, lastPoss: -99, lastFirst: -99, lastPNoun: -99, lastPNounEnd: -99, lastRefEnd: -99, quoteOpen: -1, quoteCloser: 0,
     mathPrev: false, lastNumEnd: -9, lastNumStart: -9, lastNumPushed: false, dateStart: -1, dateEnd: -9, dateIdx: -1,
     nameStart: -1, nameEnd: -9, nameIdx: -1,
   };

@@ -4,7 +4,10 @@ import {
   F_CONSTRAINT, F_DATEWORD, F_FIRST, F_LIVE_STRONG, F_LIVE_WEAK, F_MONTH, F_MONTH_AMBIG, F_NEG, F_NOT_NAME,
   F_PERSONAL, F_PNOUN, F_POSS, F_STEP, type Entry,
 } from "./lexicon.ts";
-import { FIRST_PERSON_REACH, POSSESSIVE_REACH } from "./personal.ts";
+import {
+  CLAUSE_OPENER, FIRST_PERSON_REACH, OWNER_AFTER_PREP_REACH, OWNER_PLAIN_GAP, OWNER_AFTER_REACH, OWNER_PREPOSITION, POSSESSIVE_REACH,
+  REFERENCE_BRIDGE, REFERENCE_GAP, REFERENCE_NOUNS,
+} from "./personal.ts";
 import { cueWeight, zoneWeight, type ScanState } from "./scan-state.ts";
 import { WORD_ENTRY, findWord } from "./vocabulary.ts";
 import { HASH_PRIME, HASH_SEED, lowerCode } from "./word-table.ts";
@@ -43,11 +46,32 @@ export function applyEntry(s: ScanState, e: Entry, start: number, end: number, i
   if (f & (F_LIVE_STRONG | F_LIVE_WEAK)) s.live += (f & F_LIVE_STRONG ? 2 : 1) * zoneWeight(s, start);
   if (f & F_POSS) s.lastPoss = idx;
   if (f & F_FIRST) s.lastFirst = idx;
+  if (f & (F_POSS | F_FIRST) && ownerAfterNoun(s, start, idx)) s.personal = true;
   if (f & F_PNOUN && (idx - s.lastPoss <= POSSESSIVE_REACH || idx - s.lastFirst <= FIRST_PERSON_REACH)) s.personal = true;
+  if (f & F_PNOUN) {
+    s.lastPNoun = idx;
+    s.lastPNounEnd = end;
+    if (REFERENCE_NOUNS.has(lowerSlice(s, start, end))) s.lastRefEnd = end;
+  }
   if (f & F_PERSONAL) s.personal = true;
   if (f & F_CONSTRAINT) s.constraints++;
   if (f & F_STEP) s.steps++;
   if (f & F_DATEWORD) pushUnique(s.entities.dates, lowerSlice(s, start, end));
+}
+
+/** The owner named after the noun: "the subscription I have", "the orders placed by me". */
+function ownerAfterNoun(s: ScanState, start: number, idx: number): boolean {
+  const gap = idx - s.lastPNoun;
+  // Quoted text is material (a pasted review's "Best purchase I've made"), not the asker's own record.
+  if (gap <= 0 || gap > OWNER_AFTER_PREP_REACH || s.quoteOpen >= 0) return false;
+  const before = s.src.slice(Math.max(0, start - 16), start);
+  if (OWNER_PREPOSITION.test(before)) return true;
+  return gap <= OWNER_AFTER_REACH && s.lastPNounEnd <= start && OWNER_PLAIN_GAP.test(s.src.slice(s.lastPNounEnd, start)) && !CLAUSE_OPENER.test(before);
+}
+
+/** An account-like noun followed by its number: "acct 4471", "order no. 558231", "invoice #20931". */
+function referenceNumber(s: ScanState, start: number, digits: number): boolean {
+  return digits >= 3 && s.lastRefEnd >= 0 && start - s.lastRefEnd <= REFERENCE_GAP && REFERENCE_BRIDGE.test(s.src.slice(s.lastRefEnd, start));
 }
 
 function pend(s: ScanState, next: Map<number, Entry>): void {
@@ -75,6 +99,8 @@ export function word(s: ScanState, start: number, end: number, split: boolean, h
 
 function lookup(s: ScanState, id: number, e: Entry | undefined, start: number, end: number): void {
   const idx = s.wordIndex++;
+  // An owner after a noun counts only within its sentence ("What is an order? Tell me.").
+  if (s.sentenceStart) s.lastPNoun = -99;
   const p0 = s.pend0;
   const p1 = s.pend1;
   s.pend0 = null;
@@ -168,6 +194,7 @@ export function numeric(s: ScanState, start: number, end: number, mixed: boolean
   const tok = letters ? lowerSlice(s, start, end) : src.slice(start, end);
   s.digits += digits;
   s.pend0 = s.pend1 = null;
+  if (referenceNumber(s, start, digits)) s.personal = true;
   if (letters) {
     const id = findWord(hash, src, start, end);
     const e = id >= 0 ? WORD_ENTRY[id] : undefined;
