@@ -1,6 +1,7 @@
 // An upstream attempt's failure: its class (decides fallback) and the public code it maps to.
 import type { ErrorCode } from "../errors/codes.ts";
 import { GwError } from "../errors/gw-error.ts";
+import { scrubCredentials } from "./scrub-credentials.ts";
 import type { FailureClass } from "./types.ts";
 
 const PUBLIC_CODE: Record<FailureClass, ErrorCode> = {
@@ -36,9 +37,12 @@ export class UpstreamFailure extends Error {
     return !NO_FALLBACK.has(this.failureClass);
   }
 
+  /** The public error. Both texts are scrubbed: the upstream's explanation may echo a key, and
+   * gw's own message may carry a transport error's URL (a `?key=` query). */
   toGwError(): GwError {
     const code = this.publicCode ?? PUBLIC_CODE[this.failureClass];
-    const message = this.detail ? `${this.message} ${this.detail}` : this.message;
-    return new GwError(code, message, { retryAfter: this.retryAfter, logMessage: this.message });
+    const own = scrubCredentials(this.message);
+    const message = this.detail ? `${own} ${scrubCredentials(this.detail)}` : own;
+    return new GwError(code, message, { retryAfter: this.retryAfter, logMessage: own });
   }
 }
