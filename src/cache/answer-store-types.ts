@@ -44,7 +44,7 @@ export interface AnswerStore {
    * index can drop them. */
   onRemoved(listener: (ids: number[]) => void): void;
   /** Every live semantic entry (question not null), for rebuilding the semantic index. */
-  semanticEntries(): Iterable<Pick<CachedAnswer, "id" | "partition" | "question" | "projectId">>;
+  semanticEntries(): Iterable<Pick<CachedAnswer, "id" | "partition" | "question" | "projectId" | "provider">>;
   /** Writes what is queued; called on shutdown and by tests. */
   flush(): void;
   close(): void;

@@ -145,14 +145,14 @@ export class SqliteAnswerStore implements AnswerStore {
     this.listeners.push(listener);
   }
 
-  *semanticEntries(now = Date.now()): Iterable<Pick<CachedAnswer, "id" | "partition" | "question" | "projectId">> {
+  *semanticEntries(now = Date.now()): Iterable<Pick<CachedAnswer, "id" | "partition" | "question" | "projectId" | "provider">> {
     for (const r of this.repo.semanticRows(now)) {
-      if (this.index.holds(r.project_id, r.key, r.id)) yield { id: r.id, partition: r.partition, question: r.question, projectId: r.project_id };
+      if (this.index.holds(r.project_id, r.key, r.id)) yield { id: r.id, partition: r.partition, question: r.question, projectId: r.project_id, provider: r.provider };
     }
     for (const w of this.queue.all()) {
       const e = w.entry;
       if (e === null || e.question === null || e.expiresAt <= now || !this.index.holds(e.projectId, e.key, e.id)) continue;
-      yield { id: e.id, partition: e.partition, question: e.question, projectId: e.projectId };
+      yield { id: e.id, partition: e.partition, question: e.question, projectId: e.projectId, provider: e.provider };
     }
   }
 

@@ -6,6 +6,7 @@
 // made by another embedder. Memory caps: docs/semantic-cache.md "Memory". Nothing here logs a question.
 import { join } from "node:path";
 import type { Logger } from "../observability/logger.ts";
+import { SANDBOX_PROVIDER } from "../providers/sandbox/index.ts";
 import type { AnswerStore } from "./answer-store-types.ts";
 import type { Embedder } from "./embedder/types.ts";
 import type { SemanticCache, SemanticCandidate } from "./semantic-types.ts";
@@ -33,9 +34,12 @@ export class EmbeddedSemanticCache implements SemanticCache {
   private rebuilding: Promise<void> | null = null;
   private readonly adding = new Set<Promise<void>>();
   private readonly maxBytes: number;
+  /** A live provider embeds (its name is "provider:<model>"): test keys' questions stay away from it. */
+  readonly callsProvider: boolean;
 
   constructor(private readonly embedder: Embedder, private readonly store: AnswerStore, dataDir: string, private readonly logger: Logger, limits: SemanticIndexLimits = {}) {
     this.index = new VectorIndex({ dimensions: embedder.dimensions, tag: `${embedder.name}-${embedder.dimensions}`, ...limits });
+    this.callsProvider = embedder.name.startsWith("provider:");
     this.maxBytes = Math.min(limits.maxBytes ?? Infinity, 2 ** 40);
     this.dir = join(dataDir, "semantic-index");
     store.onRemoved((ids) => {
@@ -82,6 +86,8 @@ export class EmbeddedSemanticCache implements SemanticCache {
     for (const e of this.store.semanticEntries()) {
       if (e.question === null) continue;
       live?.add(e.id);
+      // A test key's question never goes to a live provider, the start-up rebuild included.
+      if (this.callsProvider && e.provider === SANDBOX_PROVIDER) continue;
       if (e.id > after) jobs.push({ id: e.id, partition: e.partition, question: e.question, projectId: e.projectId });
       if (jobs.length >= 2 * most) jobs = newest();
     }

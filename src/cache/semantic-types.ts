@@ -12,4 +12,7 @@ export interface SemanticCache {
   search(projectId: string, partition: string, question: string): Promise<SemanticCandidate[]>;
   /** Indexes a stored entry's question, off the request path. */
   add(id: number, partition: string, question: string, projectId: string): void;
+  /** True when embedding calls a live provider (GW_SEMANTIC_EMBEDDER=provider): test keys then
+   * neither search nor index, so they never cause a live provider call (docs/security.md "Keys"). */
+  readonly callsProvider?: boolean;
 }

@@ -13,8 +13,10 @@ import type { RequestState } from "./state.ts";
 const STORABLE_FINISH = new Set(["stop", "length"]);
 
 /** The single user question of a semantic-eligible request (what the index embeds). */
-function questionOf(state: RequestState): string | null {
+function questionOf(deps: Deps, state: RequestState): string | null {
   if (!state.cache?.semantic.eligible) return null;
+  // Test keys never cause a live provider call: with a provider embedder their questions are not indexed.
+  if (state.auth.test && deps.semantic?.callsProvider) return null;
   const user = state.request!.messages.find((m) => m.role === "user");
   return typeof user?.content === "string" ? user.content : null;
 }
@@ -39,7 +41,7 @@ export function storeAnswer(deps: Deps, state: RequestState, completion: ChatCom
         return;
       }
     }
-    const question = questionOf(state);
+    const question = questionOf(deps, state);
     const entry = deps.answers.put({
       projectId, key: cache.exactKey, partition: cache.partition, model: state.selected.id, provider: state.provider ?? "",
       body: JSON.stringify(answer), usage: state.usage, tags, question, createdAt: now, expiresAt: now + ttl.seconds * 1000,

@@ -220,7 +220,7 @@ describe("semantic entries (for rebuilding the semantic index)", () => {
     const replacement = f.store.put(entry({ key: replaced.key, question: "new question" }));
     const ids = [...f.store.semanticEntries()].map((s) => s.id).sort((a, b) => a - b);
     expect(ids).toEqual([flushed.id, replacement.id]);
-    expect([...f.store.semanticEntries()].find((s) => s.id === flushed.id)).toEqual({ id: flushed.id, partition: "p1", question: "capital of France?", projectId: "proj_a" });
+    expect([...f.store.semanticEntries()].find((s) => s.id === flushed.id)).toEqual({ id: flushed.id, partition: "p1", question: "capital of France?", projectId: "proj_a", provider: flushed.provider });
   });
 });
 

@@ -16,6 +16,11 @@ function thresholdOf(policy: Record<string, unknown>): number {
 
 export async function semanticLookup(deps: Deps, state: RequestState): Promise<void> {
   const cache = state.cache!;
+  if (state.auth.test && deps.semantic!.callsProvider) {
+    // Test keys never cause a live provider call: embedding the question would be one.
+    cache.missReason = "semantic_test_key";
+    return;
+  }
   const question = state.request!.messages.find((m) => m.role === "user")!.content as string;
   const projectId = state.auth.project.id;
   try {

@@ -40,6 +40,8 @@ export interface SemanticRow {
   key: string;
   partition: string;
   question: string;
+  /** "sandbox" for a test key's simulated answer (never embedded by a live provider). */
+  provider: string;
 }
 
 interface EntryRow {
@@ -91,7 +93,7 @@ export function cacheEntriesRepo(db: Database) {
      RETURNING id, project_id, key`,
   );
   const semanticStmt = db.query<SemanticRow, [number]>(
-    "SELECT id, project_id, key, partition, question FROM cache_entries WHERE question IS NOT NULL AND expires_at > ?",
+    "SELECT id, project_id, key, partition, question, provider FROM cache_entries WHERE question IS NOT NULL AND expires_at > ?",
   );
 
   const writeBatch = db.transaction((writes: CacheWrite[], lastId: number) => {
