@@ -112,6 +112,17 @@ describe("issue 15 item 3: the reproduced findings", () => {
     expect((await chat(gw, p.key, { messages: user("Say hi."), max_tokens: 500, max_cost: 0.003 })).status).toBe(200);
   });
 
+  test("a workflow budget is held to the same worst case: n: 64 past it is refused (402 budget_exceeded, as for an exhausted workflow), n: 1 fits", async () => {
+    const p = await billedProject(gw, { billing: { mode: "prepaid" } });
+    await addCredits(gw, p.id, 1);
+    const body = { messages: user("Step one."), max_tokens: 500, gw: { workflow_id: "wf-money", workflow_budget: 0.003 } };
+    const refused = await chat(gw, p.key, { ...body, n: 64 });
+    expect(refused.status).toBe(402);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("budget_exceeded");
+    upstream.script({ body: answerWith(5, 5) });
+    expect((await chat(gw, p.key, body)).status).toBe(200);
+  });
+
   test("n multiplies the hold: n: 8 holds 8x the single-choice worst case", async () => {
     const p = await billedProject(gw, { billing: { mode: "prepaid" } });
     await addCredits(gw, p.id, 1);

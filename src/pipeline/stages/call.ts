@@ -6,7 +6,7 @@ import { setRequestDeadline } from "../../providers/deadlines.ts";
 import { answerChars, attemptLimits, limitsFor, oversize, setAttemptLimits } from "../../providers/upstream-limits.ts";
 import { UpstreamFailure } from "../../providers/upstream-failure.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
-import { maxCostOf } from "../../routing/cost.ts";
+import { outputAskOf, worstCostOf } from "../../routing/cost.ts";
 import type { Deps } from "../../deps.ts";
 import { providerFor, recordFailedAttempt, reportHealth } from "../attempt-helpers.ts";
 import type { RequestState } from "../state.ts";
@@ -20,11 +20,12 @@ export function cancelledError(state: RequestState): GwError {
   return new GwError("service_unavailable", "The client closed the request; no further attempt was made.");
 }
 
-/** The attempt's predicted upper-bound cost is held against the workflow budget until metered. */
+/** The attempt's worst-case cost (n choices at max_tokens or the model's maximum output) is held
+ * against the workflow budget until metered. */
 function reserveWorkflowBudget(deps: Deps, state: RequestState, model: CatalogModel): void {
   const wf = state.workflowBudget;
   if (!wf || !state.workflowId) return;
-  const amount = maxCostOf(model, state.inputTokens, state.outputBound);
+  const amount = worstCostOf(model, state.inputTokens, outputAskOf(state.request ?? {}));
   wf.reservation = deps.workflowBudgets.reserve(state.auth.project.id, state.workflowId, amount);
 }
 

@@ -5,7 +5,7 @@
 import { expectedOutputTokens } from "../../analysis/analyzer.ts";
 import { countMessageTokens } from "../../analysis/tokens.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
-import { maxCostOf, outputAskOf, worstCostOf, type OutputAsk } from "../../routing/cost.ts";
+import { outputAskOf, worstCostOf, type OutputAsk } from "../../routing/cost.ts";
 import type { Deps } from "../../deps.ts";
 import type { RequestState } from "../state.ts";
 import { formatUsd } from "../../billing/money.ts";
@@ -79,7 +79,7 @@ export function exclusion(deps: Deps, state: RequestState, m: CatalogModel, need
     return `context window ${m.context_window} too small`;
   }
   const wf = state.workflowBudget;
-  if (wf && !fits(needs, (t) => maxCostOf(m, t, needs.outputBound) <= wf.remaining)) {
+  if (wf && !fits(needs, (t) => worstCostOf(m, t, needs.ask) <= wf.remaining)) {
     return `${OVER_WORKFLOW_BUDGET} (remaining $${wf.remaining})`;
   }
   // Downgrade: the worst-case charge (with markup), the figure the reserve stage will hold.
