@@ -56,7 +56,7 @@ async function runIdempotent(deps: Deps, ctx: IdempotentContext, endpoint: Endpo
   // 503 before anything runs, and no key is claimed for a request that did not run.
   if (!deps.storage.healthy) return run(bodyText);
   const { auth, requestId } = ctx;
-  const claim: Claim = { projectId: auth.project.id, key, fingerprint: requestFingerprint(endpoint, auth.key, body), requestId };
+  const claim: Claim = { projectId: auth.project.id, key, fingerprint: requestFingerprint(endpoint, auth.key, body, ctx.request.headers.get("x-gw-cache-scope")), requestId };
   let decision: ReturnType<typeof claimKey>;
   try {
     decision = claimKey(deps.repos.idempotency, claim, Date.now(), deps.config.idempotencyTtlMs);

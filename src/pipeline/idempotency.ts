@@ -24,9 +24,12 @@ export function idempotencyKeyError(key: string): GwError | null {
 
 /** The endpoint, the key and its mode are part of it: the same body on /responses, with a test
  * key, or from another key of the project is a different request (422 idempotency_mismatch), so a
- * replay goes only to the key that stored it, and through that key's scopes and allowlist. */
-export const requestFingerprint = (endpoint: Endpoint, key: { id: string; mode: string }, body: unknown): string =>
-  sha256Hex(`${endpoint}\n${key.id}\n${key.mode}\n${canonicalJson(body)}`);
+ * replay goes only to the key that stored it, and through that key's scopes and allowlist. So is
+ * X-Gw-Cache-Scope (a caller's tenant inside the project): another scope never gets the stored
+ * answer. Its line is added only when the header is sent (a header value holds no newline, and
+ * the body's JSON starts with "{"), so fingerprints without a scope are unchanged. */
+export const requestFingerprint = (endpoint: Endpoint, key: { id: string; mode: string }, body: unknown, scope: string | null = null): string =>
+  sha256Hex(`${endpoint}\n${key.id}\n${key.mode}\n${scope === null ? "" : `scope:${scope}\n`}${canonicalJson(body)}`);
 
 export interface Claim {
   projectId: string;
