@@ -45,12 +45,13 @@ export const guardsNothing = (p: GuardPolicy): boolean => p.pii === "allow" && p
  * times. Returns null when nothing was found, else the report; on `blocked` the texts are left as
  * they came, and the request must not go anywhere (see blockedError).
  */
-export function guardTexts(policy: GuardPolicy, visit: (map: TextMap) => void): GuardReport | null {
+export function guardTexts(policy: GuardPolicy, visit: (map: TextMap) => void, adjacent = true): GuardReport | null {
   const want = { pii: policy.pii !== "allow", secrets: policy.secrets !== "allow" };
   if (!want.pii && !want.secrets) return null;
   const texts: string[] = [];
-  visit((text) => (texts.push(text), text));
-  const scan = scanTexts(texts, want, MAX_FINDINGS + 1);
+  const joins: boolean[] = [];
+  visit((text, join = true) => (texts.push(text), joins.push(adjacent && join), text));
+  const scan = scanTexts(texts, want, MAX_FINDINGS + 1, joins);
   if (scan.counted.length === 0) return null;
   const found: Partial<Record<Kind, number>> = {};
   let blocked = scan.capped;

@@ -1,6 +1,6 @@
 // IBANs (ISO 13616) at a word start: two capital letters and two check digits open it (the cheap
 // pre-check the scanner runs before anything else), the country fixes its length, and mod-97
-// decides. Printed form with single spaces ("DE89 3704 0044 0532 0130 00") and electronic form.
+// decides. Printed form with single spaces or dashes ("DE89 3704 0044 0532 0130 00") and electronic form.
 import { ibanValid } from "./checksums.ts";
 
 /** Lengths per country (SWIFT IBAN registry). Unknown countries are not IBANs. */
@@ -29,8 +29,8 @@ export function ibanAt(text: string, i: number): { end: number; valid: boolean }
   let j = i + 4;
   while (compact.length < length && j < text.length) {
     const c = text.charCodeAt(j);
-    // One space between groups; anything else ends the number early (and fails the length).
-    if (c === 32 && isAlnum(text.charCodeAt(j + 1))) {
+    // One space (or dash) between groups; anything else ends the number early (and fails the length).
+    if ((c === 32 || c === 45) && isAlnum(text.charCodeAt(j + 1))) {
       j++;
       continue;
     }

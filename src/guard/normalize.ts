@@ -108,7 +108,20 @@ function escapeAt(text: string, i: number): { cp: number; len: number } | null {
   return null;
 }
 
+const ESCAPED = /\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2}|&#/;
+
+/** Two levels of escapes: a URL carrying a JSON escape (`%5Cu0040`), an escaped entity. */
 export function scanView(text: string): ScanView {
+  const one = viewOnce(text);
+  if (!one.from || !one.to || !ESCAPED.test(one.text)) return one;
+  const two = viewOnce(one.text);
+  if (!two.from || !two.to) return one;
+  const from = two.from.map((k) => one.from![k]!);
+  const to = two.to.map((k) => one.to![k - 1]!);
+  return { text: two.text, from, to };
+}
+
+function viewOnce(text: string): ScanView {
   if (!NEEDS.test(text)) return { text, from: null, to: null };
   // A folded character may be longer than its original (NFKC "㏒" is "log"): plain arrays grow.
   const from: number[] = [];

@@ -8,7 +8,11 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { ChatRequest } from "../providers/types.ts";
 
-export type TextMap = (text: string) => string;
+/** `joins`: false for names and enum-like words (keys, `role`, `type`), which are scanned alone
+ * but never read as part of a value split across adjacent texts (scan.ts). */
+export type TextMap = (text: string, joins?: boolean) => string;
+
+const STRUCTURAL = new Set(["role", "type"]);
 
 /** gw's extension fields (gateway-api.md 4.3; providers/openai-compatible/request.ts GW_FIELDS)
  * and the routing-only `model`: they never reach a provider. */
@@ -35,8 +39,8 @@ function mapString(s: string, map: TextMap): string {
   return prefix + (mapped === text ? s.slice(head[0].length) : Buffer.from(mapped, "utf8").toString("base64"));
 }
 
-function mapValue(v: unknown, map: TextMap): unknown {
-  if (typeof v === "string") return mapString(v, map);
+function mapValue(v: unknown, map: TextMap, joins = true): unknown {
+  if (typeof v === "string") return joins ? mapString(v, map) : map(v, false);
   if (typeof v === "number") {
     // A card number as a JSON number (a schema default, an example) reaches the model as digits.
     if (!Number.isSafeInteger(v) || Math.abs(v) < 10_000_000) return v;
@@ -54,8 +58,8 @@ function mapValue(v: unknown, map: TextMap): unknown {
 
 function mapObject(o: Record<string, unknown>, map: TextMap): void {
   for (const key of Object.keys(o)) {
-    const value = mapValue(o[key], map);
-    const k = map(key); // schema property names, unknown fields' names: they are sent too
+    const value = mapValue(o[key], map, !STRUCTURAL.has(key));
+    const k = map(key, false); // schema property names, unknown fields' names: they are sent too
     if (k !== key) delete o[key];
     o[k] = value;
   }
@@ -71,7 +75,7 @@ export function mapChatTexts(request: ChatRequest, map: TextMap): void {
       continue;
     }
     if (typeof v === "number" || typeof v === "boolean") continue; // sampling parameters, not values
-    const k = map(key);
+    const k = map(key, false);
     const value = mapValue(v, map);
     if (k !== key) delete request[key];
     request[k] = value;
@@ -79,5 +83,5 @@ export function mapChatTexts(request: ChatRequest, map: TextMap): void {
 }
 
 export function mapInputs(input: string[], map: TextMap): string[] {
-  return input.map(map);
+  return input.map((text) => map(text));
 }

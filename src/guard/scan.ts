@@ -4,7 +4,7 @@
 // A joined finding is kept only when it crosses a boundary and overlaps no finding of a single
 // text. Positions come back in each original text, so the redactor replaces the original characters.
 import { detect } from "./detect.ts";
-import type { Finding, Kind, Wanted } from "./kinds.ts";
+import { CATEGORY, type Finding, type Kind, type Wanted } from "./kinds.ts";
 import { originalRange, scanView, type ScanView } from "./normalize.ts";
 
 /** A finding in one original text; `value` is its normalised spelling (the placeholder's key). */
@@ -24,7 +24,9 @@ export interface ScanResult {
   capped: boolean;
 }
 
-export function scanTexts(texts: readonly string[], want: Wanted, limit: number): ScanResult {
+/** `joins[t]`: text t is read together with its neighbours that join too (a chat's free texts;
+ * not names, nor embedding inputs, which are embedded one by one). */
+export function scanTexts(texts: readonly string[], want: Wanted, limit: number, joins: readonly boolean[]): ScanResult {
   const views: ScanView[] = texts.map(scanView);
   const perText: Located[][] = texts.map(() => []);
   const counted: Kind[] = [];
@@ -36,19 +38,23 @@ export function scanTexts(texts: readonly string[], want: Wanted, limit: number)
       counted.push(f.kind);
     }
   }
-  if (counted.length < limit && views.length > 1) {
-    for (const sep of ["", " "]) crossing(views, perText, counted, sep, want, limit);
+  const joined = texts.map((_, t) => t).filter((t) => joins[t]);
+  if (counted.length < limit && joined.length > 1) {
+    const sub = (list: readonly string[]) => joined.map((t) => list[t]!);
+    const subPer = joined.map((t) => perText[t]!);
+    for (const sep of ["", " "]) crossing(sub(texts), joined.map((t) => views[t]!), subPer, counted, sep, want, limit);
   }
   for (const list of perText) merge(list);
   return { perText, counted, capped: counted.length >= limit };
 }
 
 /** Findings of the joined views that cross a boundary, cut into their pieces per text. */
-function crossing(views: ScanView[], perText: Located[][], counted: Kind[], sep: string, want: Wanted, limit: number): void {
+function crossing(texts: readonly string[], views: ScanView[], perText: Located[][], counted: Kind[], sep: string, want: Wanted, limit: number): void {
   const offsets: number[] = [];
   let at = 0;
   for (const v of views) offsets.push(at), (at += v.text.length + sep.length);
   const joined = views.map((v) => v.text).join(sep);
+  const owned = perText.map((l) => l.length);
   let t = 0;
   for (const f of detect(joined, want, limit - counted.length) as Finding[]) {
     while (t + 1 < views.length && offsets[t + 1]! <= f.start) t++;
@@ -56,6 +62,7 @@ function crossing(views: ScanView[], perText: Located[][], counted: Kind[], sep:
     if (last === t) continue; // inside one text: already read alone
     const value = joined.slice(f.start, f.end);
     let overlaps = false;
+    let continues = false;
     const pieces: Array<[number, Located]> = [];
     for (let x = t; x <= last; x++) {
       const v = views[x]!;
@@ -63,14 +70,22 @@ function crossing(views: ScanView[], perText: Located[][], counted: Kind[], sep:
       const e = Math.min(f.end - offsets[x]!, v.text.length);
       if (e <= s) continue;
       const r = originalRange(v, s, e);
-      if (perText[x]!.some((p) => p.start < r.end && r.start < p.end)) overlaps = true;
+      // Pieces run to their text's end or from its start: only its last or first own finding
+      // can overlap (constant work per piece, whatever the number of findings).
+      const list = perText[x]!;
+      for (const p of owned[x]! > 0 ? [list[0], list[owned[x]! - 1]] : []) {
+        if (!p || !(p.start < r.end && r.start < p.end)) continue;
+        overlaps = true;
+        // A secret cut so that its head is a secret alone: its tail is still a secret's.
+        if (p.kind === f.kind && CATEGORY[f.kind] === "secrets" && (p.end === texts[x]!.length || p.start === 0)) continues = true;
+      }
       pieces.push([x, { kind: f.kind, start: r.start, end: r.end, value }]);
     }
-    // One that overlaps a text's own finding is two values run together ("a@b.com" then
-    // "plain text" reads "a@b.complain"): the value is redacted already, the rest is not one.
-    if (overlaps) continue;
+    // Otherwise one that overlaps a text's own finding is two values run together ("a@b.com"
+    // then "plain text" reads "a@b.complain"): the value is redacted already, the rest is not one.
+    if (overlaps && !continues) continue;
     for (const [x, p] of pieces) perText[x]!.push(p);
-    counted.push(f.kind);
+    if (!overlaps) counted.push(f.kind);
     if (counted.length >= limit) return;
   }
 }

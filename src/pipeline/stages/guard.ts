@@ -25,7 +25,7 @@ function checkContent(state: RequestState): void {
       const job = (state as EmbedState).embed;
       job.input = mapInputs(job.input, map);
     } else if (state.request) mapChatTexts(state.request, map);
-  });
+  }, state.endpoint !== "embeddings"); // inputs are embedded one by one: no value spans two
   if (!report) return;
   state.guard = report;
   if (report.action === "blocked") throw blockedError(report);
