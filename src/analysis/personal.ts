@@ -30,9 +30,13 @@ export const REFERENCE_NOUNS = new Set(("account, accounts, acct, accts, order, 
   "compte, commande, facture, réservation, colis, carte, dossier, konto, bestellung, rechnung, buchung, reservierung, paket, karte, kreditkarte, " +
   "cuenta, pedido, factura, reserva, tarjeta, paquete, envío, conto, ordine, fattura, prenotazione, carta, pacco, spedizione, " +
   "conta, encomenda, fatura, cartão, pacote, rekening, bestelling, factuur, boeking, reservering, pakket, kaart, " +
-  "счёт, счет, заказ, заказа, заказы, карта, карты, посылка").split(", "));
+  "счёт, счет, заказ, заказа, заказы, карта, карты, посылка, " +
+  "账户, 账号, 订单, 发票, 快递单, 运单, 银行卡, 信用卡, 口座, 注文, 請求書, 予約, 계정, 계좌, 주문, 예약, 송장").split(", "));
+/** The same nouns in scripts without spaces, found as substrings (only the number after them makes
+ * them personal: "订单12345", "口座 4471 の残高", "계좌 4471 잔액"). */
+export const REFERENCE_SUBSTRINGS = "账户, 账号, 订单, 发票, 快递单, 运单, 银行卡, 信用卡, 口座, 注文, 請求書, 予約, 계정, 계좌, 주문, 예약, 송장";
 /** What may stand between such a noun and its number: "no.", "number", "#", "ending in", ":". */
-export const REFERENCE_BRIDGE = /^[\s:#]*(?:(?:no|nr|num|number|n°|nº|numéro|numero|número|nummer|номер|id|ref|ending(?: in)?)\.?[\s:#]*)?$/i;
+export const REFERENCE_BRIDGE = /^[\s:#：]*(?:(?:no|nr|num|number|n°|nº|numéro|numero|número|nummer|номер|id|ref|ending(?: in)?|号码?|编号|番号|번호)\.?[\s:#：]*)?$/i;
 /** How far (characters) a number may sit after the noun; the bridge decides the rest. */
 export const REFERENCE_GAP = 16;
 

@@ -10,7 +10,7 @@ import {
 } from "./lexicon.ts";
 import { LIVE_STRONG, LIVE_STRONG_SUBSTRINGS, LIVE_WEAK, LIVE_WEAK_SUBSTRINGS, RELATIVE_DATES } from "./live-data.ts";
 import { buildWordTable } from "./word-table.ts";
-import { FIRST_PERSON, PERSONAL_NOUNS, PERSONAL_PHRASES, PERSONAL_SUBSTRINGS, POSSESSIVES } from "./personal.ts";
+import { FIRST_PERSON, PERSONAL_NOUNS, PERSONAL_PHRASES, PERSONAL_SUBSTRINGS, POSSESSIVES, REFERENCE_SUBSTRINGS } from "./personal.ts";
 
 addCues(EN_CUES);
 for (const lang of LATIN_LANGS) {
@@ -34,6 +34,7 @@ addFlags(F_FIRST, FIRST_PERSON);
 for (const list of Object.values(PERSONAL_NOUNS)) addFlags(F_PNOUN, list);
 addFlags(F_PERSONAL, PERSONAL_PHRASES);
 addFlags(F_PERSONAL, PERSONAL_SUBSTRINGS, true);
+addFlags(F_PNOUN, REFERENCE_SUBSTRINGS, true);
 addFlags(F_MONTH, MONTHS);
 addFlags(F_MONTH | F_MONTH_AMBIG, AMBIGUOUS_MONTHS);
 addFlags(F_DATEWORD, DATE_WORDS);

@@ -29,6 +29,11 @@ const DEV_PERSONAL = [
   "de bestellingen van mij",
   "status van bestelling 44120",
   "заказы, сделанные мной",
+  "查询订单12345的物流",
+  "账户 4471 的余额是多少",
+  "订单号：558231 到哪了",
+  "口座 4471 の残高",
+  "계좌 4471 잔액",
 ];
 const DEV_GENERAL = [
   "What is the order of operations? Explain it to me simply.",
@@ -39,6 +44,10 @@ const DEV_GENERAL = [
   "How many accounts can a company have?",
   "Qu'est-ce qu'un compte courant ?",
   "Was ist ein Girokonto?",
+  "什么是订单号？",
+  "口座とは何ですか",
+  "계좌란 무엇인가요?",
+  "订单管理系统有哪些功能？",
 ];
 const HELD_OUT_PERSONAL = [
   "check acct 30017 balance",
@@ -54,6 +63,9 @@ const HELD_OUT_PERSONAL = [
   "il pacco spedito da me",
   "a encomenda feita por mim",
   "rekening 556201 geblokkeerd?",
+  "发票 20931 开了吗",
+  "予約 77120 はまだ有効ですか",
+  "송장 88120 조회",
 ];
 const HELD_OUT_GENERAL = [
   "What does an invoice usually contain?",
@@ -62,6 +74,8 @@ const HELD_OUT_GENERAL = [
   "Compare subscription pricing models for SaaS.",
   "Wie funktioniert eine Kreditkarte?",
   "¿Qué es una cuenta de ahorro?",
+  "如何开发票？",
+  "予約システムの作り方",
 ];
 
 function score(yes: string[], no: string[]): { misses: string[]; accuracy: number } {
