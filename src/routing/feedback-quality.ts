@@ -1,67 +1,111 @@
-// Quality from feedback (gateway-api.md 2.4, 4.11; docs/decisions.md "Feedback"): per (model, task
-// kind) the router's quality is a Bayesian average of the catalog's prior and the ratings received,
-// so a few ratings move it little and many move it far. Ratings 1..5 map to 0..1. Fed by
-// POST /requests/{id}/feedback and loaded from the feedback table at start. Test-mode ratings
-// (simulated answers) live in a pool of their own, read only by test-mode routing, so testing
-// an integration never moves the quality live traffic is routed by.
+// Quality from feedback (gateway-api.md 2.4, 4.11; docs/decisions.md "Feedback"; issue 15 item 2):
+// per (model, task kind) the router's quality is a Bayesian average of a prior and the ratings
+// received, so a few ratings move it little and many move it far. Ratings 1..5 map to 0..1.
+// Tenant-local: a project's ratings move its own routing at full weight; other projects see them
+// only through a cross-project prior where each project counts as at most PROJECT_CAP ratings (its
+// mean, capped weight), so no single project, however many ratings it sends, moves anyone else's
+// quality by more than PROJECT_CAP / (PRIOR_WEIGHT + PROJECT_CAP) of the gap. Test-mode ratings
+// (simulated answers) live in a pool of their own, per project only: they never reach another
+// project nor live routing. Fed by POST /requests/{id}/feedback and loaded from the feedback table.
 import { TASK_KINDS, type CatalogModel, type TaskKind } from "./catalog-types.ts";
 
 /** The prior counts as this many ratings. */
 const PRIOR_WEIGHT = 20;
+/** Most ratings one project's mean counts as in the cross-project prior. */
+export const PROJECT_CAP = 1;
 
-const keyOf = (modelId: string, task: string, test: boolean) => `${test ? "test" : "live"}\u0000${modelId}\u0000${task}`;
+interface Sum { total: number; count: number }
+
+const poolKey = (modelId: string, task: string, test: boolean) => `${test ? "test" : "live"}\u0000${modelId}\u0000${task}`;
 const scoreOf = (rating: number) => (rating - 1) / 4;
 
 function checkRating(rating: number): void {
   if (!Number.isInteger(rating) || rating < 1 || rating > 5) throw new RangeError("rating must be an integer from 1 to 5");
 }
 
+/** A project's share of the cross-project prior: its mean, weighted by at most PROJECT_CAP ratings. */
+function capped(s: Sum | undefined): Sum {
+  if (!s || s.count <= 0) return { total: 0, count: 0 };
+  const weight = Math.min(s.count, PROJECT_CAP);
+  return { total: (s.total / s.count) * weight, count: weight };
+}
+
+const bayes = (prior: number, s: Sum): number => (prior * PRIOR_WEIGHT + s.total) / (PRIOR_WEIGHT + s.count);
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
 export class FeedbackQuality {
-  private sums = new Map<string, { total: number; count: number }>();
+  /** pool key -> project -> its ratings' sum. */
+  private own = new Map<string, Map<string, Sum>>();
+  /** pool key -> the capped contributions of every project (live pool only), plus raw count. */
+  private cross = new Map<string, Sum & { raw: number }>();
 
   /** Start-up: the sums rebuilt from the stored ratings (store/repos/feedback.ts aggregates). */
-  static from(rows: Iterable<{ modelId: string; task: string; ratingSum: number; count: number; test: boolean }>): FeedbackQuality {
+  static from(rows: Iterable<{ projectId: string; modelId: string; task: string; ratingSum: number; count: number; test: boolean }>): FeedbackQuality {
     const quality = new FeedbackQuality();
-    for (const r of rows) quality.seed(r.modelId, r.task, r.ratingSum, r.count, r.test);
+    for (const r of rows) quality.seed(r.projectId, r.modelId, r.task, r.ratingSum, r.count, r.test);
     return quality;
   }
 
-  record(modelId: string, task: TaskKind, rating: number, test = false): void {
+  record(projectId: string, modelId: string, task: TaskKind, rating: number, test = false): void {
     checkRating(rating);
-    this.add(keyOf(modelId, task, test), scoreOf(rating), 1);
+    this.add(projectId, poolKey(modelId, task, test), scoreOf(rating), 1, test);
   }
 
   /** A second rating of the same request: the first one's share is replaced, so the request
    * still counts once. */
-  replace(modelId: string, task: TaskKind, previous: number, rating: number, test = false): void {
+  replace(projectId: string, modelId: string, task: TaskKind, previous: number, rating: number, test = false): void {
     checkRating(previous);
     checkRating(rating);
-    this.add(keyOf(modelId, task, test), scoreOf(rating) - scoreOf(previous), 0);
+    this.add(projectId, poolKey(modelId, task, test), scoreOf(rating) - scoreOf(previous), 0, test);
   }
 
-  /** Start-up load: `count` stored ratings summing to `ratingSum` (each 1..5). */
-  seed(modelId: string, task: string, ratingSum: number, count: number, test = false): void {
+  /** Start-up load: `count` stored ratings of one project summing to `ratingSum` (each 1..5). */
+  seed(projectId: string, modelId: string, task: string, ratingSum: number, count: number, test = false): void {
     if (count <= 0) return;
-    this.add(keyOf(modelId, task, test), (ratingSum - count) / 4, count);
+    this.add(projectId, poolKey(modelId, task, test), (ratingSum - count) / 4, count, test);
   }
 
-  /** The quality the router uses: the prior alone until ratings arrive. */
-  quality(model: CatalogModel, task: TaskKind, test = false): number {
-    const prior = model.quality[task] ?? model.quality.general;
-    const s = this.sums.get(keyOf(model.id, task, test));
-    if (!s) return prior;
-    return Math.round(((prior * PRIOR_WEIGHT + s.total) / (PRIOR_WEIGHT + s.count)) * 1000) / 1000;
+  /** The quality the router uses for `projectId`: the catalog's, moved by the other projects'
+   * capped shares (live only), then by the project's own ratings. No project: the shared prior. */
+  quality(model: CatalogModel, task: TaskKind, test = false, projectId: string | null = null): number {
+    const catalog = model.quality[task] ?? model.quality.general;
+    const key = poolKey(model.id, task, test);
+    const mine = projectId === null ? undefined : this.own.get(key)?.get(projectId);
+    const cross = test ? undefined : this.cross.get(key);
+    if (!mine && !cross) return catalog;
+    let prior = catalog;
+    if (cross) {
+      // The project's own share is taken out of the prior: its ratings count once, at full weight.
+      const self = capped(mine);
+      prior = bayes(catalog, { total: cross.total - self.total, count: cross.count - self.count });
+    }
+    return round3(mine ? bayes(prior, mine) : prior);
   }
 
-  ratings(modelId: string, task: TaskKind, test = false): number {
-    return this.sums.get(keyOf(modelId, task, test))?.count ?? 0;
+  /** Ratings counted: the project's own, or (no project) every project's. */
+  ratings(modelId: string, task: TaskKind, test = false, projectId: string | null = null): number {
+    const key = poolKey(modelId, task, test);
+    if (projectId !== null) return this.own.get(key)?.get(projectId)?.count ?? 0;
+    let n = 0;
+    for (const s of this.own.get(key)?.values() ?? []) n += s.count;
+    return n;
   }
 
-  private add(key: string, total: number, count: number): void {
-    const s = this.sums.get(key) ?? { total: 0, count: 0 };
+  private add(projectId: string, key: string, total: number, count: number, test: boolean): void {
+    let byProject = this.own.get(key);
+    if (!byProject) this.own.set(key, (byProject = new Map()));
+    const s = byProject.get(projectId) ?? { total: 0, count: 0 };
+    const before = capped(s);
     s.total += total;
     s.count += count;
-    this.sums.set(key, s);
+    byProject.set(projectId, s);
+    if (test) return;
+    const after = capped(s);
+    const c = this.cross.get(key) ?? { total: 0, count: 0, raw: 0 };
+    c.total += after.total - before.total;
+    c.count += after.count - before.count;
+    c.raw += count;
+    this.cross.set(key, c);
   }
 }
 
@@ -76,12 +120,13 @@ export interface RatedRequest {
 }
 
 /** The (model, task) a rating counts for, or null when it is stored but moves no quality: a
- * failed request (no model answered), an embeddings request (no task quality to route by), or a
- * semantic cache hit (the answer was written for another question; a low rating may judge the
- * match, not the model). An exact hit counts: the model wrote that answer to this very request. */
+ * failed request (no model answered), an embeddings request (no task quality to route by), or any
+ * cache hit. Only a request a model answered upstream is ratable: a hit is free, so rating hits
+ * would let one paid answer be rated thousands of times (issue 15 item 2); a semantic hit's answer
+ * was also written for another question. */
 export function ratingTarget(r: RatedRequest): { modelId: string; task: TaskKind } | null {
   if (r.status < 200 || r.status >= 300 || r.selectedModel === null || r.endpoint === "embeddings") return null;
-  if (r.provider === "cache" && r.cache !== "exact") return null;
+  if (r.provider === "cache" || r.cache === "exact" || r.cache === "semantic") return null;
   if (!isRatedTask(r.task)) return null;
   return { modelId: r.selectedModel, task: r.task };
 }

@@ -89,17 +89,17 @@ describe("docs/decisions.md Feedback: a second rating, and what counts", () => {
     const model = "anthropic/claude-haiku-4-5";
     const id = await served(model);
     const m = gw.deps.catalog.get(model)!;
-    const before = gw.deps.feedback.ratings(model, "translation", true);
+    const before = gw.deps.feedback.ratings(model, "translation", true, gw.projectId);
     expect((await rate(id, { rating: 1 })).status).toBe(200);
-    const low = gw.deps.feedback.quality(m, "translation", true);
+    const low = gw.deps.feedback.quality(m, "translation", true, gw.projectId);
     const res = await rate(id, { rating: 5 });
     expect(await res.json()).toEqual({ object: "feedback", request_id: id, rating: 5 });
-    expect(gw.deps.feedback.ratings(model, "translation", true)).toBe(before + 1);
-    expect(gw.deps.feedback.quality(m, "translation", true)).toBeGreaterThan(low);
+    expect(gw.deps.feedback.ratings(model, "translation", true, gw.projectId)).toBe(before + 1);
+    expect(gw.deps.feedback.quality(m, "translation", true, gw.projectId)).toBeGreaterThan(low);
     expect(gw.deps.repos.feedback.get(gw.projectId, id)).toBe(5);
   });
 
-  test("a failed request is stored but moves no quality; an exact cache hit counts for the model that wrote it", async () => {
+  test("a failed request is stored but moves no quality; nor does an exact cache hit (free, so not ratable: issue 15)", async () => {
     const failed = await served("gw-test:upstream_error");
     expect((await rate(failed, { rating: 1 })).status).toBe(200);
     const row = gw.deps.db.query<{ counted: number; model_id: string | null }, [string]>("SELECT counted, model_id FROM feedback WHERE request_id = ?").get(failed);
@@ -111,17 +111,17 @@ describe("docs/decisions.md Feedback: a second rating, and what counts", () => {
     const hit = await post(`${gw.url}/chat/completions`, gw.testKey, body);
     expect(hit.headers.get("x-gw-cache")).toBe("exact");
     await hit.text();
-    const before = gw.deps.feedback.ratings(model, "translation", true);
+    const before = gw.deps.feedback.ratings(model, "translation", true, gw.projectId);
     expect((await rate(hit.headers.get("x-gw-request-id")!, { rating: 2 })).status).toBe(200);
-    expect(gw.deps.feedback.ratings(model, "translation", true)).toBe(before + 1);
+    expect(gw.deps.feedback.ratings(model, "translation", true, gw.projectId)).toBe(before);
   });
 });
 
 describe("docs/decisions.md Feedback: ratingTarget", () => {
   const answered = { selectedModel: MODEL, task: "qa", provider: "openai", cache: null, status: 200, endpoint: "chat.completions" };
-  test("a model's fresh answer and an exact hit count; a semantic hit, embeddings and failures do not", () => {
+  test("a model's fresh answer counts; cache hits (exact or semantic), embeddings and failures do not", () => {
     expect(ratingTarget(answered)).toEqual({ modelId: MODEL, task: "qa" });
-    expect(ratingTarget({ ...answered, provider: "cache", cache: "exact" })).toEqual({ modelId: MODEL, task: "qa" });
+    expect(ratingTarget({ ...answered, provider: "cache", cache: "exact" })).toBeNull();
     expect(ratingTarget({ ...answered, provider: "cache", cache: "semantic" })).toBeNull();
     expect(ratingTarget({ ...answered, endpoint: "embeddings", task: null })).toBeNull();
     expect(ratingTarget({ ...answered, status: 502 })).toBeNull();
@@ -133,11 +133,11 @@ describe("gateway-api.md 2.4: ratings feed the quality the router uses", () => {
   test("low ratings of one model lower its quality in gw-auto's candidates (test-mode pool; the live pool is untouched)", async () => {
     const model = "openai/gpt-4.1-mini";
     const m = gw.deps.catalog.get(model)!;
-    const prior = gw.deps.feedback.quality(m, "translation", true);
+    const prior = gw.deps.feedback.quality(m, "translation", true, gw.projectId);
     for (let i = 0; i < 12; i++) expect((await rate(await served(model), { rating: 1 })).status).toBe(200);
-    const after = gw.deps.feedback.quality(m, "translation", true);
+    const after = gw.deps.feedback.quality(m, "translation", true, gw.projectId);
     expect(after).toBeLessThan(prior - 0.1);
-    expect(gw.deps.feedback.quality(m, "translation", false)).toBe(m.quality.translation);
+    expect(gw.deps.feedback.quality(m, "translation", false, gw.projectId)).toBe(m.quality.translation);
 
     const res = await post(`${gw.url}/chat/completions`, gw.testKey, { model: "gw-auto", messages: [{ role: "user", content: "Translate 'see you tomorrow at the station' into Spanish." }] });
     const id = res.headers.get("x-gw-request-id")!;
@@ -163,9 +163,9 @@ describe("migration 006: ratings survive a restart", () => {
     const config = loadConfig({ port: "0", data: gw.dataDir }, { GW_SEMANTIC_EMBEDDER: "off" });
     const second = { deps: buildDeps(config, { logger: createLogger("silent") }) };
     try {
-      expect(second.deps.feedback.ratings(model, "translation", true)).toBe(gw.deps.feedback.ratings(model, "translation", true));
-      expect(second.deps.feedback.quality(m, "translation", true)).toBe(gw.deps.feedback.quality(m, "translation", true));
-      expect(second.deps.feedback.quality(m, "translation", true)).toBeLessThan(m.quality.translation);
+      expect(second.deps.feedback.ratings(model, "translation", true, gw.projectId)).toBe(gw.deps.feedback.ratings(model, "translation", true, gw.projectId));
+      expect(second.deps.feedback.quality(m, "translation", true, gw.projectId)).toBe(gw.deps.feedback.quality(m, "translation", true, gw.projectId));
+      expect(second.deps.feedback.quality(m, "translation", true, gw.projectId)).toBeLessThan(m.quality.translation);
     } finally {
       await closeStorage(second.deps);
     }

@@ -1,6 +1,7 @@
 // POST /requests/{request_id}/feedback (gateway-api.md 4.11, 2.4): a rating from 1 to 5 of one of
-// the calling key's project's requests. Stored (table feedback), and fed to the per (model, task)
-// quality the router uses (routing/feedback-quality.ts). Scope `chat` (section 5).
+// the calling key's project's requests. Stored (table feedback), and fed to the project's own per
+// (model, task) quality the router uses, other projects seeing it only through a capped prior
+// (routing/feedback-quality.ts). Only upstream-answered requests count, never cache hits. Scope `chat`.
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps.ts";
 import { GwError } from "../../errors/gw-error.ts";
@@ -42,8 +43,8 @@ export const feedbackRoute = (deps: Deps) =>
       });
       // The last rating replaces the first: the request counts once, with its latest rating.
       if (target) {
-        if (previous === null) deps.feedback.record(target.modelId, target.task, rating, rated.test);
-        else deps.feedback.replace(target.modelId, target.task, previous, rating, rated.test);
+        if (previous === null) deps.feedback.record(projectId, target.modelId, target.task, rating, rated.test);
+        else deps.feedback.replace(projectId, target.modelId, target.task, previous, rating, rated.test);
       }
       deps.logger.info(
         { request_id: requestId, project_id: projectId, rated: rated.id, rating, replaced: previous, counted: target !== null },

@@ -38,7 +38,7 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
     eligible, input,
     (m) => deps.health.expectedLatencyMs(m.provider, m.id),
     (m) => (state.auth.test ? 1 : deps.health.score(m.provider, m.id)),
-    (m, t) => deps.feedback.quality(m, t, state.auth.test),
+    (m, t) => deps.feedback.quality(m, t, state.auth.test, state.auth.project.id),
   );
   state.profile = profile;
   state.workload = workload;

@@ -1,6 +1,7 @@
 // Ratings of requests (gateway-api.md 2.4, 4.11; migration 006): one per (project, request), the
 // last one wins. Every read and write takes the project id; the start-up aggregate is the one
-// read across projects, because the router's quality is per (model, task), not per project.
+// read across projects, grouped by project: the router's quality is per project, with a capped
+// cross-project prior (routing/feedback-quality.ts).
 import type { Database } from "bun:sqlite";
 
 export interface FeedbackInput {
@@ -15,8 +16,9 @@ export interface FeedbackInput {
   now: number;
 }
 
-/** Counted ratings of one (pool, model, task): what FeedbackQuality.seed takes. */
+/** Counted ratings of one (project, pool, model, task): what FeedbackQuality.seed takes. */
 export interface FeedbackAggregate {
+  projectId: string;
   modelId: string;
   task: string;
   test: boolean;
@@ -33,9 +35,9 @@ export function feedbackRepo(db: Database) {
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
      ON CONFLICT (project_id, request_id) DO UPDATE SET rating = excluded.rating, updated_at = excluded.updated_at`,
   );
-  const aggregateStmt = db.query<{ model_id: string; task: string; test: number; rating_sum: number; count: number }, []>(
-    `SELECT model_id, task, test, SUM(rating) AS rating_sum, COUNT(*) AS count FROM feedback
-     WHERE counted = 1 AND model_id IS NOT NULL AND task IS NOT NULL GROUP BY test, model_id, task`,
+  const aggregateStmt = db.query<{ project_id: string; model_id: string; task: string; test: number; rating_sum: number; count: number }, []>(
+    `SELECT project_id, model_id, task, test, SUM(rating) AS rating_sum, COUNT(*) AS count FROM feedback
+     WHERE counted = 1 AND model_id IS NOT NULL AND task IS NOT NULL GROUP BY project_id, test, model_id, task`,
   );
   // Read and write under one write lock, so two processes rating the same request cannot both
   // see "no previous rating" (each would add it to its sums as a first rating).
@@ -55,7 +57,7 @@ export function feedbackRepo(db: Database) {
     },
     aggregates(): FeedbackAggregate[] {
       return aggregateStmt.all().map((r) => ({
-        modelId: r.model_id, task: r.task, test: r.test === 1, ratingSum: r.rating_sum, count: r.count,
+        projectId: r.project_id, modelId: r.model_id, task: r.task, test: r.test === 1, ratingSum: r.rating_sum, count: r.count,
       }));
     },
   };
