@@ -96,7 +96,7 @@ function lastText(offsets: number[], from: number, end: number): number {
   return x;
 }
 
-/** Sorts and merges overlapping findings (the first keeps its kind and value). */
+/** Sorts and merges overlapping findings (the longest value names the merged one). */
 function merge(list: Located[]): void {
   if (list.length < 2) return;
   list.sort((a, b) => a.start - b.start);
@@ -104,7 +104,11 @@ function merge(list: Located[]): void {
   for (let r = 1; r < list.length; r++) {
     const cur = list[w]!;
     const next = list[r]!;
-    if (next.start < cur.end) cur.end = Math.max(cur.end, next.end);
+    if (next.start < cur.end) {
+      cur.end = Math.max(cur.end, next.end);
+      // A secret's head and the whole secret across texts: the whole one names the placeholder.
+      if (next.value.length > cur.value.length) (cur.value = next.value), (cur.kind = next.kind);
+    }
     else list[++w] = next;
   }
   list.length = w + 1;
