@@ -98,7 +98,7 @@ describe("OTLP/HTTP export (docs/observability.md Export)", () => {
     const [root] = spansOf(ids.ok!);
     expect(root!.parentSpanId).toBe(otlpParentSpanId("caller-span-1"));
     expect(root!.parentSpanId).toMatch(HEX16);
-    expect(root!.traceId).toBe(otlpTraceId("agent-run-42"));
+    expect(root!.traceId).toBe(otlpTraceId(gw.projectId, "agent-run-42"));
     const [sibling] = spansOf(ids["same-trace"]!);
     expect(sibling!.traceId).toBe(root!.traceId);
     expect(sibling!.parentSpanId).toBeUndefined();
@@ -106,10 +106,12 @@ describe("OTLP/HTTP export (docs/observability.md Export)", () => {
     expect(attr(root!.attributes, "gw.trace_id")).toBe("agent-run-42");
   });
 
-  test("W3C ids from the caller are kept, so gw joins the caller's own OpenTelemetry trace", () => {
+  test("W3C ids from the caller are linked, not joined: the trace id is the project's (docs/security.md)", () => {
     const [root] = spansOf(ids.w3c!);
-    expect(root!.traceId).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+    expect(root!.traceId).toBe(otlpTraceId(gw.projectId, "4bf92f3577b34da6a3ce929d0e0e4736"));
+    expect(root!.traceId).not.toBe("4bf92f3577b34da6a3ce929d0e0e4736");
     expect(root!.parentSpanId).toBe("00f067aa0ba902b7");
+    expect(root!.links).toEqual([{ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7" }]);
   });
 
   test("GenAI semantic conventions on the root and the llm span, with the logged token counts", () => {

@@ -48,12 +48,13 @@ describe("settings (GW_OTLP_*)", () => {
 });
 
 describe("derived ids", () => {
-  test("16-byte trace ids and 8-byte parent ids, deterministic; W3C ids kept; all-zero ids hashed", () => {
-    expect(otlpTraceId("trc_01m81k9pmf0000080f3q8x")).toMatch(/^[0-9a-f]{32}$/);
-    expect(otlpTraceId("my run")).toBe(otlpTraceId("my run"));
-    expect(otlpTraceId("my run")).not.toBe(otlpTraceId("my run 2"));
-    expect(otlpTraceId("4bf92f3577b34da6a3ce929d0e0e4736")).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
-    expect(otlpTraceId("0".repeat(32))).not.toBe("0".repeat(32));
+  test("16-byte trace ids per project and 8-byte parent ids, deterministic; W3C span ids kept; all-zero ids hashed", () => {
+    expect(otlpTraceId("prj_a", "trc_01m81k9pmf0000080f3q8x")).toMatch(/^[0-9a-f]{32}$/);
+    expect(otlpTraceId("prj_a", "my run")).toBe(otlpTraceId("prj_a", "my run"));
+    expect(otlpTraceId("prj_a", "my run")).not.toBe(otlpTraceId("prj_a", "my run 2"));
+    expect(otlpTraceId("prj_a", "my run")).not.toBe(otlpTraceId("prj_b", "my run"));
+    expect(otlpTraceId("prj_a", "4bf92f3577b34da6a3ce929d0e0e4736")).not.toBe(otlpTraceId("prj_b", "4bf92f3577b34da6a3ce929d0e0e4736"));
+    expect(otlpTraceId("prj_a", "0".repeat(32))).not.toBe("0".repeat(32));
     expect(otlpParentSpanId("step-3")).toMatch(/^[0-9a-f]{16}$/);
     expect(otlpParentSpanId("00f067aa0ba902b7")).toBe("00f067aa0ba902b7");
   });

@@ -19,6 +19,7 @@ export interface ReceivedSpan {
   endTimeUnixNano: string;
   attributes: OtlpKeyValue[];
   status?: { code: number; message?: string };
+  links?: Array<{ traceId: string; spanId: string }>;
 }
 export interface ReceivedExport {
   headers: Headers;

@@ -6,7 +6,7 @@ import { COMPONENT_VERSIONS } from "../../config/versions.ts";
 import type { RequestRecord } from "../../store/repos/requests.ts";
 import { expandSpans, type Span, type StoredSpan } from "../trace.ts";
 import { Attributes, type KeyValue } from "./attributes.ts";
-import { otlpParentSpanId, otlpTraceId } from "./ids.ts";
+import { isW3cSpanId, isW3cTraceId, otlpParentSpanId, otlpTraceId } from "./ids.ts";
 
 const KIND_INTERNAL = 1;
 const KIND_SERVER = 2;
@@ -23,6 +23,8 @@ export interface OtlpSpan {
   endTimeUnixNano: string;
   attributes: KeyValue[];
   status?: { code: number; message: string };
+  /** The caller's own W3C trace and span, linked (not joined: the trace id is the project's). */
+  links?: Array<{ traceId: string; spanId: string }>;
 }
 
 /** Epoch nanoseconds as a decimal string: created_at (ms) plus an offset kept to the microsecond. */
@@ -86,7 +88,7 @@ export function encodeRequest(r: RequestRecord): OtlpSpan[] {
   if (!stored || stored.length === 0) return [];
   const parent = typeof r.trace?.parent_span_id === "string" ? r.trace.parent_span_id : null;
   const { spans } = expandSpans(r.id, stored, parent);
-  const traceId = otlpTraceId(r.traceId);
+  const traceId = otlpTraceId(r.projectId, r.traceId);
   const lastLlm = spans.findLastIndex((s) => s.name === "llm");
   return spans.map((s, i): OtlpSpan => {
     const root = i === 0;
@@ -101,6 +103,7 @@ export function encodeRequest(r: RequestRecord): OtlpSpan[] {
     };
     const parentId = root ? (parent === null ? null : otlpParentSpanId(parent)) : s.parent_span_id;
     if (parentId) out.parentSpanId = parentId;
+    if (root && parent !== null && isW3cTraceId(r.traceId) && isW3cSpanId(parent)) out.links = [{ traceId: r.traceId, spanId: parent }];
     if (s.error_code) out.status = { code: STATUS_ERROR, message: s.error_code };
     return out;
   });
