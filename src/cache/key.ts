@@ -5,6 +5,7 @@
 // penalties, logit_bias, logprobs, reasoning_effort, prediction, modalities, service_tier and any
 // pass-through field gw does not know). The semantic partition is the same without the user's
 // question: a semantic hit can only come from answers that differ in nothing but the question.
+// Each message is keyed with every field it carries (tool_calls, refusal, ...), not its text alone.
 // Projects belong to one company in gw, so the project id is the finest owner component.
 import { canonicalJson } from "../lib/json.ts";
 import type { ChatMessage, ChatRequest } from "../providers/types.ts";
@@ -31,6 +32,18 @@ function contentText(content: ChatMessage["content"]): string {
   if (typeof content === "string") return collapse(content);
   if (!Array.isArray(content)) return "";
   return canonicalJson(content.map((p) => (p.type === "text" && typeof p.text === "string" ? { type: "text", text: collapse(p.text) } : p)));
+}
+
+/** A message's fields beyond role, name and content (tool_calls, tool_call_id, refusal, a
+ * provider's cache_control or any unknown one) in canonical order; "" when it has none. */
+function messageExtras(m: ChatMessage): string {
+  let out: Record<string, unknown> | null = null;
+  for (const k of Object.keys(m)) {
+    if (k === "role" || k === "content" || k === "name") continue;
+    const v = (m as unknown as Record<string, unknown>)[k];
+    if (v !== undefined && v !== null) (out ??= {})[k] = v;
+  }
+  return out === null ? "" : canonicalJson(out);
 }
 
 /** Fields that cannot change the answer: those keyed by name below, transport (`stream`), gw's own
@@ -86,7 +99,8 @@ export function cacheKeys(req: ChatRequest, ctx: KeyContext): CacheKeys {
   const lastUser = req.messages.findLastIndex((m) => m.role === "user");
   for (const [i, m] of req.messages.entries()) {
     const text = contentText(m.content);
-    const framed = `\u0000${m.role}\u0000${m.name ?? ""}\u0000${text.length}\u0000${text}`;
+    const more = messageExtras(m);
+    const framed = `\u0000${m.role}\u0000${m.name ?? ""}\u0000${text.length}\u0000${text}\u0000${more.length}\u0000${more}`;
     exact.update(framed);
     if (i !== lastUser) partition.update(framed);
   }

@@ -42,3 +42,24 @@ describe("fields outside the named components", () => {
     expect(k).toEqual(plain);
   });
 });
+
+describe("message fields beyond role, name and content", () => {
+  const withMessage = (m: Record<string, unknown>): ChatRequest => ({
+    model: "openai/gpt-4o-mini",
+    messages: [{ role: "user", content: "Hi" }, { role: "assistant", content: "Hello", ...m } as ChatRequest["messages"][number], { role: "user", content: "Name a river." }],
+  });
+  const base = cacheKeys(withMessage({}), ctx);
+
+  test("tool_calls, refusal and unknown message fields change both keys; null ones do not", () => {
+    for (const m of [
+      { tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+      { refusal: "no" },
+      { cache_control: { type: "ephemeral" } },
+    ]) {
+      const k = cacheKeys(withMessage(m), ctx);
+      expect(k.exact).not.toBe(base.exact);
+      expect(k.partition).not.toBe(base.partition);
+    }
+    expect(cacheKeys(withMessage({ refusal: null }), ctx)).toEqual(base);
+  });
+});
