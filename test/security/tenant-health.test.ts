@@ -2,6 +2,7 @@
 // opens only that project's circuit; every other project keeps reaching the same provider with the
 // operator's key. Through the real server and two scripted upstreams.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { ProviderHealth } from "../../src/routing/health.ts";
 import { type ScriptedUpstream, startScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { ADMIN_TOKEN, post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
 
@@ -59,4 +60,19 @@ test("a BYOK endpoint answering 5xx opens only its project's circuit; other proj
   // The tenant's circuit is its credential's: a new key (here a healthy endpoint) starts fresh.
   expect((await putKey(tenant, operatorUpstream.url)).status).toBe(200);
   expect((await chat(tenantKey, "tenant fixed")).status).toBe(200);
+});
+
+test("ProviderHealth: a credential's outcomes open only its own circuit, bounded apart from the shared keys", () => {
+  const health = new ProviderHealth({ openAfterFailures: 3, maxKeys: 4 });
+  for (let i = 0; i < 3; i++) health.record("openai", "gpt-4o-mini", { ok: false, failureClass: "transient" }, false, "byok:prj_a:openai:1");
+  expect(health.admit("openai", "gpt-4o-mini", "byok:prj_a:openai:1").ok).toBe(false);
+  expect(health.score("openai", "gpt-4o-mini", "byok:prj_a:openai:1")).toBe(0);
+  expect(health.admit("openai", "openai/gpt-4o-mini").ok).toBe(true);
+  expect(health.admit("openai", "gpt-4o-mini", "byok:prj_b:openai:2").ok).toBe(true);
+  expect(health.score("openai", "gpt-4o-mini")).toBe(1);
+  expect(health.snapshot()).toEqual([]);
+  // Many tenants' credentials never evict the shared keys.
+  health.record("openai", "gpt-4o-mini", { ok: false, failureClass: "transient" });
+  for (let i = 0; i < 50; i++) health.record("openai", "gpt-4o-mini", { ok: true, latencyMs: 5 }, false, `byok:prj_${i}:openai:x`);
+  expect(health.snapshot().map((s) => s.key)).toEqual(["openai", "openai/gpt-4o-mini"]);
 });
