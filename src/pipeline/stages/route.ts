@@ -37,7 +37,8 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
   const decision = scoreModels(
     eligible, input,
     (m) => deps.health.expectedLatencyMs(m.provider, m.id),
-    (m) => (state.auth.test ? 1 : deps.health.score(m.provider, m.id)),
+    // A project's own key is scored by its own breakers (routing/health.ts), like its admissions.
+    (m) => (state.auth.test ? 1 : deps.health.score(m.provider, m.id, credentialOf(deps, state, m.provider))),
     (m, t) => deps.feedback.quality(m, t, state.auth.test, state.auth.project.id),
   );
   state.profile = profile;
@@ -86,7 +87,7 @@ function stickToSession(deps: Deps, state: RequestState): void {
   const pin = deps.sessions.get(state.auth.project.id, id);
   if (!pin) return void (state.session = { id, pinned: null, sticky: false, reason: "new session" });
   const at = state.ranked.findIndex((m) => m.id === pin.model);
-  const healthy = state.auth.test || deps.health.score(pin.provider, pin.model) > 0;
+  const healthy = state.auth.test || deps.health.score(pin.provider, pin.model, credentialOf(deps, state, pin.provider)) > 0;
   if (at < 0 || !healthy) {
     state.session = { id, pinned: pin.model, sticky: false, reason: at < 0 ? "pinned model not eligible for this turn" : "pinned provider unhealthy" };
     return;
@@ -164,4 +165,9 @@ export function route(deps: Deps, state: RequestState): void {
     const why = exclusionSummary(state.candidates).slice(0, 3).join("; ");
     throw new GwError("no_model_available", `No model can serve this request (${why}); the trace lists every model and why.`);
   }
+}
+
+/** The project's own credential for this provider (BYOK), or undefined for the operator's key. */
+function credentialOf(deps: Deps, state: RequestState, provider: string): string | undefined {
+  return deps.projectProviders.resolve(state.auth.project.id, provider, state.auth.key.byok)?.healthKey;
 }
