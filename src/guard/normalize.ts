@@ -121,8 +121,21 @@ export function scanView(text: string): ScanView {
   return { text: two.text, from, to };
 }
 
+/** Characters that may need the slow path: non-ASCII, or an escape's first character. A one-class
+ * regex search runs far faster than a loop or an alternation over every character. */
+const SUSPECT = /[^\x00-\x24\x27-\x5b\x5d-\x7f]/g;
+
+function needsView(text: string): boolean {
+  SUSPECT.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = SUSPECT.exec(text)) !== null) {
+    if (text.charCodeAt(m.index) >= 128 || NEEDS.test(text.slice(m.index, m.index + 6))) return true;
+  }
+  return false;
+}
+
 function viewOnce(text: string): ScanView {
-  if (!NEEDS.test(text)) return { text, from: null, to: null };
+  if (!needsView(text)) return { text, from: null, to: null };
   // A folded character may be longer than its original (NFKC "㏒" is "log"): plain arrays grow.
   const from: number[] = [];
   const to: number[] = [];

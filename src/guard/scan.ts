@@ -56,7 +56,7 @@ function crossing(texts: readonly string[], views: ScanView[], perText: Located[
   const joined = views.map((v) => v.text).join(sep);
   const owned = perText.map((l) => l.length);
   let t = 0;
-  for (const f of detect(joined, want, limit - counted.length) as Finding[]) {
+  for (const f of nearBoundaries(joined, offsets, sep.length, want, limit - counted.length)) {
     while (t + 1 < views.length && offsets[t + 1]! <= f.start) t++;
     const last = lastText(offsets, t, f.end);
     if (last === t) continue; // inside one text: already read alone
@@ -88,6 +88,25 @@ function crossing(texts: readonly string[], views: ScanView[], perText: Located[
     if (!overlaps) counted.push(f.kind);
     if (counted.length >= limit) return;
   }
+}
+
+/** How far on each side of a boundary a split value is looked for: longer than any e-mail address,
+ * number or token the detector knows (a private key split past it is cut there). */
+export const SPLIT_WINDOW = 512;
+
+/** Findings of `joined` within SPLIT_WINDOW of a boundary: windows that overlap are read as one,
+ * so the work is at most the joined length, and for a few long texts a few KB. */
+function nearBoundaries(joined: string, offsets: number[], sep: number, want: Wanted, limit: number): Finding[] {
+  const out: Finding[] = [];
+  let x = 1;
+  while (x < offsets.length && out.length < limit) {
+    const start = Math.max(0, offsets[x]! - sep - SPLIT_WINDOW);
+    let end = Math.min(joined.length, offsets[x]! + SPLIT_WINDOW);
+    while (x + 1 < offsets.length && offsets[x + 1]! - sep - SPLIT_WINDOW <= end) end = Math.min(joined.length, offsets[++x]! + SPLIT_WINDOW);
+    x++;
+    for (const f of detect(joined.slice(start, end), want, limit - out.length)) out.push({ kind: f.kind, start: f.start + start, end: f.end + start });
+  }
+  return out;
 }
 
 function lastText(offsets: number[], from: number, end: number): number {
