@@ -5,11 +5,15 @@
 // (fullwidth, Arabic-Indic and other decimal digits, Cyrillic and Greek capitals and letters).
 // One pass, linear; a pure-ASCII text without escapes is returned as is (no maps).
 
+/** The view and its way back: for each character of `text`, the original range it was read
+ * from (a decoded escape or folded character: the whole unit). Removed characters belong to no
+ * view character: they lie between their neighbours' ranges. Null maps: the text is the
+ * original. `inner`: the view is of another view (two levels of escapes). */
 export interface ScanView {
   text: string;
-  /** Original start and end of each character of `text`; null when text is the original. */
-  from: number[] | null;
-  to: number[] | null;
+  from: Int32Array | null;
+  to: Int32Array | null;
+  inner?: ScanView;
 }
 
 const NEEDS = /[^\x00-\x7f]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2}|&#/;
@@ -113,12 +117,9 @@ const ESCAPED = /\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2}|&#/;
 /** Two levels of escapes: a URL carrying a JSON escape (`%5Cu0040`), an escaped entity. */
 export function scanView(text: string): ScanView {
   const one = viewOnce(text);
-  if (!one.from || !one.to || !ESCAPED.test(one.text)) return one;
+  if (!one.from || !ESCAPED.test(one.text)) return one;
   const two = viewOnce(one.text);
-  if (!two.from || !two.to) return one;
-  const from = two.from.map((k) => one.from![k]!);
-  const to = two.to.map((k) => one.to![k - 1]!);
-  return { text: two.text, from, to };
+  return two.from ? { ...two, inner: one } : one;
 }
 
 /** Whether the text has anything to decode or fold: non-ASCII (its UTF-8 length differs, which
@@ -132,45 +133,71 @@ function needsView(text: string): boolean {
   return false;
 }
 
+/** Per UTF-16 unit: 1 reads as itself, 2 folds (FOLD holds what to), 3 may open an escape, 4 a
+ * surrogate. Filled as units are met: at most 65,536 entries for the process. */
+const KIND = new Uint8Array(65_536);
+const FOLD: string[] = [];
+for (let c = 0; c < 128; c++) KIND[c] = c === 92 || c === 37 || c === 38 ? 3 : 1;
+for (let c = 0xd800; c < 0xe000; c++) KIND[c] = 4;
+function kindOf(c: number): number {
+  const out = foldCodePoint(c);
+  FOLD[c] = out;
+  return (KIND[c] = out.length === 1 && out.charCodeAt(0) === c ? 1 : 2);
+}
+
+const UTF16 = new TextDecoder("utf-16le");
+
+/** Typed arrays, written once per character, and one decode at the end: string appends and
+ * array pushes per character cost several times the detector itself. */
 function viewOnce(text: string): ScanView {
   if (!needsView(text)) return { text, from: null, to: null };
-  // A folded character may be longer than its original (NFKC "㏒" is "log"): plain arrays grow.
-  const from: number[] = [];
-  const to: number[] = [];
-  let out = "";
-  const emit = (s: string, a: number, b: number) => {
-    for (let x = 0; x < s.length; x++) from.push(a), to.push(b);
-    out += s;
+  const n = text.length;
+  let cap = n + 16;
+  let buf = new Uint16Array(cap);
+  let from = new Int32Array(cap);
+  let to = new Int32Array(cap);
+  let k = 0;
+  const grow = (need: number) => {
+    cap = Math.max(cap * 2, k + need);
+    const b = new Uint16Array(cap);
+    b.set(buf);
+    buf = b;
+    const f = new Int32Array(cap);
+    f.set(from);
+    from = f;
+    const t = new Int32Array(cap);
+    t.set(to);
+    to = t;
   };
   let i = 0;
-  while (i < text.length) {
+  while (i < n) {
     const c = text.charCodeAt(i);
-    if (c < 128 && c !== 92 && c !== 37 && c !== 38) {
-      emit(text[i]!, i, i + 1);
-      i++;
-      continue;
+    const kind = KIND[c] || kindOf(c);
+    let rep: string | null = null;
+    let len = 1;
+    if (kind === 2) rep = FOLD[c]!;
+    else if (kind === 3) {
+      const esc = escapeAt(text, i);
+      if (esc) (rep = esc.cp < 128 ? String.fromCharCode(esc.cp) : foldCodePoint(esc.cp)), (len = esc.len);
+    } else if (kind === 4) {
+      const cp = text.codePointAt(i)!;
+      if (cp > 0xffff) (rep = foldCodePoint(cp)), (len = 2); // a lone surrogate reads as itself
     }
-    const esc = c < 128 ? escapeAt(text, i) : null;
-    if (esc) {
-      emit(esc.cp < 128 ? String.fromCharCode(esc.cp) : foldCodePoint(esc.cp), i, i + esc.len);
-      i += esc.len;
-      continue;
+    if (rep === null) {
+      if (k >= cap) grow(1);
+      (buf[k] = c), (from[k] = i), (to[k] = i + 1), k++;
+    } else {
+      if (k + rep.length > cap) grow(rep.length);
+      for (let x = 0; x < rep.length; x++) (buf[k] = rep.charCodeAt(x)), (from[k] = i), (to[k] = i + len), k++;
     }
-    if (c < 128) {
-      emit(text[i]!, i, i + 1);
-      i++;
-      continue;
-    }
-    const cp = text.codePointAt(i)!;
-    const len = cp > 0xffff ? 2 : 1;
-    emit(foldCodePoint(cp), i, i + len);
     i += len;
   }
-  return { text: out, from, to };
+  return { text: UTF16.decode(buf.subarray(0, k)), from: from.subarray(0, k), to: to.subarray(0, k) };
 }
 
 /** The original range of the view's characters [start, end). */
 export function originalRange(view: ScanView, start: number, end: number): { start: number; end: number } {
   if (!view.from || !view.to) return { start, end };
-  return { start: view.from[start]!, end: view.to[end - 1]! };
+  const r = { start: view.from[start]!, end: view.to[end - 1]! };
+  return view.inner ? originalRange(view.inner, r.start, r.end) : r;
 }

@@ -3,7 +3,7 @@
 // original, so redaction replaces what was sent, and clean texts in other scripts stay clean.
 import { describe, expect, test } from "bun:test";
 import { guardTexts, type GuardPolicy } from "../../src/guard/content-guard.ts";
-import { scanView } from "../../src/guard/normalize.ts";
+import { originalRange, scanView } from "../../src/guard/normalize.ts";
 import { mapChatTexts, mapInputs } from "../../src/guard/request-texts.ts";
 import type { ChatRequest } from "../../src/providers/types.ts";
 import { CLEAN } from "./samples.ts";
@@ -25,9 +25,10 @@ describe("the normalised view", () => {
     const v = scanView("x ａ\u200bd\u0430\\u0040e.com %34&#50;\u0663\u{1d7d2} y");
     expect(v.text).toBe("x ada@e.com 4234 y");
     const at = v.text.indexOf("@");
-    expect(v.from![at]).toBe(6);
-    expect(v.to![at]).toBe(12); // the six characters of \u0040
-    expect(v.from![v.text.length - 1]).toBe(v.to![v.text.length - 2]!); // " y" follows on
+    expect(originalRange(v, at, at + 1)).toEqual({ start: 6, end: 12 }); // the six characters of \u0040
+    expect(originalRange(v, 2, 11)).toEqual({ start: 2, end: 17 }); // "ada@e.com", the zero-width space inside
+    const n = v.text.length;
+    expect(originalRange(v, n - 2, n)).toEqual({ start: 29, end: 31 }); // " y" follows on
   });
 
   test("clean texts, and prose in other scripts, hold no findings", () => {
