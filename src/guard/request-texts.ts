@@ -25,17 +25,25 @@ const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === "obje
 const PSEUDONYM_KEY = randomBytes(32);
 const pseudonym = (user: string) => `gw-user-${createHmac("sha256", PSEUDONYM_KEY).update(user).digest("hex").slice(0, 24)}`;
 
-const DATA_URL = /^data:[^,]{0,200};base64,/i;
+const DATA_URL = /^data:([^,]{0,200});base64,/i;
+const TEXTUAL = /^(?:text\/|application\/(?:json|xml|x-www-form-urlencoded|javascript)|[^;]*\+(?:json|xml))/i;
 
 function mapString(s: string, map: TextMap): string {
   const head = DATA_URL.exec(s);
   if (!head) return map(s);
-  // The payload as text: a value hidden in a base64 payload is read (and redacted) as one.
+  // The payload is read too: a text type as UTF-8 text; anything else (an image) byte by byte as
+  // ASCII, other bytes read as NUL, so a large image costs the detector's pass and no more.
   const prefix = map(head[0]);
   const body = Buffer.from(s.slice(head[0].length), "base64");
-  const text = body.toString("utf8");
+  let text: string;
+  if (TEXTUAL.test(head[1]!)) text = body.toString("utf8");
+  else {
+    for (let i = 0; i < body.length; i++) if (body[i]! >= 0x80) body[i] = 0;
+    text = body.toString("latin1");
+  }
   const mapped = map(text);
   if (mapped === text && prefix === head[0]) return s;
+  // Redacted: the payload is re-encoded from the redacted text (an image so changed is broken).
   return prefix + (mapped === text ? s.slice(head[0].length) : Buffer.from(mapped, "utf8").toString("base64"));
 }
 

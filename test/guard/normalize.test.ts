@@ -58,6 +58,14 @@ describe("redaction replaces the original spelling", () => {
     expect(parts[1]!.image_url.url).toBe(clean);
   });
 
+  test("an image's bytes are read as ASCII: text in a PNG chunk is found; a clean image passes", () => {
+    const png = (text: string) => Buffer.concat([Buffer.from([137, 80, 78, 71, 200, 255]), Buffer.from(`tEXtAuthor\u0000${text}`.replace("\\u0000", "\u0000")), Buffer.from([0, 250, 3])]);
+    const url = (text: string) => `data:image/png;base64,${png(text).toString("base64")}`;
+    const dirty = redactChat(msgs([{ type: "image_url", image_url: { url: url("ada@example.com") } }]), { pii: "block", secrets: "block" });
+    expect(dirty.report?.found).toEqual({ email: 1 });
+    expect(redactChat(msgs([{ type: "image_url", image_url: { url: url("Ada Lovelace") } }])).report).toBeNull();
+  });
+
   test("a card number as a JSON number in a schema, and a key named with an address", () => {
     const { req, report } = redactChat({ ...msgs("Hi"), tools: [{ type: "function", function: { name: "pay", parameters: { type: "object", properties: { "ada@example.com": { type: "number", default: 4111111111111111 } } } } }] });
     expect(report?.found).toEqual({ email: 1, card: 1 });
