@@ -109,6 +109,15 @@ describe("across adjacent texts", () => {
     expect(req.messages.map((m) => m.content)).toEqual(["key [SECRET_1]", "[SECRET_1] thanks"]);
   });
 
+  test("split values count against MAX_FINDINGS like any other: past it the request is refused", () => {
+    const parts = (pairs: number) => Array.from({ length: pairs }, (_, i) => [{ type: "text", text: ` u${i}@exa` }, { type: "text", text: "mple.com" }]).flat();
+    const ok = redactChat(msgs(parts(5_000)));
+    expect(ok.report).toMatchObject({ action: "redacted", found: { email: 5_000 } });
+    expect(JSON.stringify(ok.req)).not.toContain("mple.com");
+    const over = redactChat(msgs(parts(10_001)));
+    expect(over.report).toMatchObject({ action: "blocked", tooMany: true, found: { email: 10_001 } });
+  });
+
   test("embedding inputs are read one by one (each is embedded alone)", () => {
     let input = ["mail ada@exa", "mple.com"];
     const report = guardTexts(REDACT, (map) => (input = mapInputs(input, map)), false);
