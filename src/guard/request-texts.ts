@@ -14,6 +14,14 @@ export type TextMap = (text: string, joins?: boolean) => string;
 
 const STRUCTURAL = new Set(["role", "type"]);
 
+/** Field names of the chat format: fixed words, never a value, so not scanned (a request of 200k
+ * messages would otherwise scan 400k copies of "role" and "content"). Unknown keys still are. */
+const KNOWN_KEYS = new Set([
+  "role", "content", "type", "text", "name", "tool_calls", "tool_call_id", "function", "arguments", "id",
+  "image_url", "url", "detail", "input_audio", "file", "refusal", "properties", "required", "description",
+  "parameters", "items", "enum", "strict", "json_schema", "schema", "additionalProperties",
+]);
+
 /** gw's extension fields (gateway-api.md 4.3; providers/openai-compatible/request.ts GW_FIELDS)
  * and the routing-only `model`: they never reach a provider. */
 const NOT_SENT = new Set(["model", "routing", "max_cost", "optimization", "metadata", "tags", "cache", "gw"]);
@@ -47,8 +55,11 @@ function mapString(s: string, map: TextMap): string {
   return prefix + (mapped === text ? s.slice(head[0].length) : Buffer.from(mapped, "utf8").toString("base64"));
 }
 
+/** No finding is shorter (an e-mail address `a@b.c`); a text read alone below it is skipped. */
+const SHORTEST_FINDING = 5;
+
 function mapValue(v: unknown, map: TextMap, joins = true): unknown {
-  if (typeof v === "string") return joins ? mapString(v, map) : map(v, false);
+  if (typeof v === "string") return joins ? mapString(v, map) : v.length < SHORTEST_FINDING ? v : map(v, false);
   if (typeof v === "number") {
     // A card number as a JSON number (a schema default, an example) reaches the model as digits.
     if (!Number.isSafeInteger(v) || Math.abs(v) < 10_000_000) return v;
@@ -67,7 +78,8 @@ function mapValue(v: unknown, map: TextMap, joins = true): unknown {
 function mapObject(o: Record<string, unknown>, map: TextMap): void {
   for (const key of Object.keys(o)) {
     const value = mapValue(o[key], map, !STRUCTURAL.has(key));
-    const k = map(key, false); // schema property names, unknown fields' names: they are sent too
+    // Schema property names and unknown fields' names are sent too, so they are scanned.
+    const k = KNOWN_KEYS.has(key) ? key : map(key, false);
     if (k !== key) delete o[key];
     o[k] = value;
   }
