@@ -2,6 +2,7 @@
 // "One owner" and "Shutdown"): readiness flips, listening stops, in-flight requests get a bounded
 // grace, then are aborted; queued rows are flushed and every connection closed.
 import { preloadTokenizer } from "./analysis/tokens.ts";
+import { keepRateLimits, loadRateLimits } from "./billing/rate-limit-state.ts";
 import { createApp } from "./app.ts";
 import { bootstrapIfEmpty, firstRunBanner } from "./bootstrap.ts";
 import { API_BASE_PATH } from "./config/constants.ts";
@@ -86,6 +87,10 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   recoverInterruptedClaims(deps.repos.idempotency, deps.logger);
   const sweeper = startIdempotencySweeper(deps.repos.idempotency, deps.logger);
   const idleGc = startIdleGc(lifecycle, () => deps.logSink.collect());
+  // Rate limits carry over a restart (docs/rate-limits.md "Restarts").
+  const limitsKept = loadRateLimits(deps.rateLimits, config.dataDir, (err) => deps.logger.warn({ err }, "saved rate-limit state not read; limits start full"));
+  if (limitsKept > 0) deps.logger.info({ cells: limitsKept }, "rate-limit state restored");
+  const rateLimitState = keepRateLimits(deps.rateLimits, config.dataDir, (err) => deps.logger.warn({ err }, "rate-limit state not saved"));
   // Rollup compaction and log retention run in the log worker, off the request thread.
   deps.logSink.maintain({ retentionDays: config.logRetentionDays });
   const url = `http://${config.host}:${app.server!.port}${API_BASE_PATH}`;
@@ -111,6 +116,7 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
       }
       sweeper.stop();
       idleGc.stop();
+      rateLimitState.stop();
       const flushMs = () => Math.max(500, Math.min(FLUSH_LIMIT_MS, stopBy - Date.now() - 500));
       // Every request has been recorded now; queued spans get a bounded last send, alongside
       // the flush below.

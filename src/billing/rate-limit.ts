@@ -36,6 +36,13 @@ interface Ticket {
   cells: Array<{ cell: Cell; msPerToken: number }>;
 }
 
+/** A cell as a restart reads it back: arrival times in epoch ms. */
+export interface SavedCell {
+  id: string;
+  reqTat: number;
+  tokTat: number;
+}
+
 export type Decision =
   | { ok: true; headers: Record<string, string> }
   | { ok: false; headers: Record<string, string>; level: Level; dimension: "rpm" | "tpm"; retryAfterMs: number | null; estimate: number };
@@ -161,6 +168,33 @@ export class RateLimiter {
       if (tpm) tokens = tighter(tokens, snapshot(tpm, cell.tokTat, now));
     }
     return limitHeaders(requests, tokens);
+  }
+
+  /** The cells still filling (arrival times ahead of now), as epoch ms, for a restart to pick up
+   * (rate-limit-state.ts). A full cell is the same as an absent one, so only these matter. */
+  saved(epochNow: number): SavedCell[] {
+    const now = this.now();
+    const out: SavedCell[] = [];
+    for (const [id, cell] of this.cells) {
+      if (cell.reqTat <= now && cell.tokTat <= now) continue;
+      out.push({ id, reqTat: Math.round(cell.reqTat - now + epochNow), tokTat: Math.round(cell.tokTat - now + epochNow) });
+    }
+    return out;
+  }
+
+  /** Takes saved cells back (at start, before any admission); ones already full again are skipped. */
+  restore(saved: readonly SavedCell[], epochNow: number): number {
+    const now = this.now();
+    let n = 0;
+    for (const c of saved) {
+      if (this.cells.size >= this.maxCells) break;
+      const reqTat = c.reqTat - epochNow + now;
+      const tokTat = c.tokTat - epochNow + now;
+      if (reqTat <= now && tokTat <= now) continue;
+      this.cells.set(c.id, { reqTat, tokTat, inFlight: 0 });
+      n++;
+    }
+    return n;
   }
 
   /** Amortised O(1): a full pass only after the table has doubled since the last one. A cell whose
