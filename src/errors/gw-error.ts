@@ -49,6 +49,11 @@ export class GwError extends Error {
 export const invalidRequest = (message: string, param: string | null = null): GwError =>
   new GwError("invalid_request", message, { param });
 
+/** gw's storage cannot record requests (docs/availability.md "Storage"). Retry-After: the storage
+ * probe runs every second, so a few seconds is a fair wait. */
+export const storageUnavailable = (): GwError =>
+  new GwError("service_unavailable", "The gateway cannot record requests right now (storage unavailable); retry later.", { retryAfter: 5 });
+
 /** Anything that is not a GwError becomes an internal error; the message never leaks details. */
 export function toGwError(err: unknown): GwError {
   if (err instanceof GwError) return err;

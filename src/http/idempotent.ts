@@ -4,7 +4,7 @@
 import type { AuthContext } from "../auth/api-keys.ts";
 import { API_VERSION } from "../config/constants.ts";
 import type { Deps } from "../deps.ts";
-import { GwError, toGwError } from "../errors/gw-error.ts";
+import { storageUnavailable, toGwError, type GwError } from "../errors/gw-error.ts";
 import { newTraceId } from "../lib/ids.ts";
 import { SpanRecorder } from "../observability/trace.ts";
 import {
@@ -63,7 +63,7 @@ async function runIdempotent(deps: Deps, ctx: IdempotentContext, endpoint: Endpo
   } catch (err) {
     // The claim could not be written (a full or failing disk): nothing ran, so a retry may.
     deps.logger.error({ err, request_id: requestId }, "idempotency claim not written");
-    return refuse(deps, ctx, endpoint, t0, new GwError("service_unavailable", "The gateway cannot record requests right now (storage unavailable); retry later.", { retryAfter: 5 }), body);
+    return refuse(deps, ctx, endpoint, t0, storageUnavailable(), body);
   }
   if (decision.kind === "refused") return refuse(deps, ctx, endpoint, t0, decision.error, body);
   if (decision.kind === "replay") {

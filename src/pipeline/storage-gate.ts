@@ -3,18 +3,13 @@
 // for an answer gw could not record). The refusal itself is not logged as a row: it could not be
 // written either, and rows of refused requests would only grow the queue; it is counted instead.
 import type { Deps } from "../deps.ts";
-import { GwError } from "../errors/gw-error.ts";
+import { storageUnavailable, type GwError } from "../errors/gw-error.ts";
 import type { RequestState } from "./state.ts";
-
-/** The seconds a refused caller is asked to wait: the storage probe runs every second. */
-const RETRY_AFTER_S = 5;
 
 export function storageRefusal(deps: Deps, state: RequestState): { kind: "error"; error: GwError; headers: Record<string, string> } | null {
   if (deps.storage.healthy) return null;
   deps.storage.refused++;
-  const error = new GwError("service_unavailable", "The gateway cannot record requests right now (storage unavailable); retry later.", {
-    retryAfter: RETRY_AFTER_S,
-  });
+  const error = storageUnavailable();
   state.error = error;
   state.status = error.status;
   return { kind: "error", error, headers: {} };
