@@ -105,11 +105,12 @@ export interface AllowlistSubject {
 
 /** The refusal for a caller outside the project's or the key's allowlist, or null when admitted.
  * A caller whose address is unknown (no peer, as under app.handle) is refused when a list exists. */
-export function addressRefusal(subject: AllowlistSubject, peer: string | null, forwardedFor: string | null, trusted: readonly Cidr[]): GwError | null {
+export function addressRefusal(subject: AllowlistSubject, peer: () => string | null, forwardedFor: string | null, trusted: readonly Cidr[]): GwError | null {
   const keyList = listOf(subject.key.ipAllowlist);
   const projectList = listOf((subject.project.policy as { ip_allowlist?: unknown } | null)?.ip_allowlist);
   if (!keyList && !projectList) return null;
-  const ip = clientAddress(peer, forwardedFor, trusted);
+  // The peer is asked for only here: most projects have no list, and the lookup is not free.
+  const ip = clientAddress(peer(), forwardedFor, trusted);
   const allowed = (list: readonly string[] | null) => list === null || (ip !== null && inRanges(ip, rangesOf(list)));
   if (!allowed(projectList)) return new GwError("permission_denied", "The project does not accept requests from this IP address (policy ip_allowlist).");
   if (!allowed(keyList)) return new GwError("permission_denied", "This API key does not accept requests from this IP address (its ip_allowlist).");

@@ -28,7 +28,7 @@ export const authPlugin = (deps: Deps) =>
         const t0 = performance.now();
         const auth = authenticate(request.headers.get("authorization"), deps.repos, deps.authCache);
         requireScope(auth, scope);
-        const peer = (server as PeerServer | null)?.requestIP(request)?.address ?? null;
+        const peer = () => (server as PeerServer | null)?.requestIP(request)?.address ?? null;
         const refusal = addressRefusal(auth, peer, request.headers.get("x-forwarded-for"), deps.config.trustedProxies);
         if (refusal) {
           if (!PIPELINE_PATHS.has(path)) throw refusal;

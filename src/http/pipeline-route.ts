@@ -10,6 +10,7 @@ import { cancel, newState, type RequestState } from "../pipeline/state.ts";
 import type { OutEvent } from "../pipeline/stream-out.ts";
 import type { Deps } from "../deps.ts";
 import { baseHeaders, errorResponse, jsonResponse } from "./context.ts";
+import { deferredRefusal } from "./auth.ts";
 import { withIdempotency } from "./idempotent.ts";
 import { inFlightOf } from "./in-flight.ts";
 import { withKeepAlive } from "./sse.ts";
@@ -58,8 +59,7 @@ export function servePipeline(deps: Deps, ctx: PipelineRouteContext, endpoint: "
   return withIdempotency(deps, { request, requestId, auth }, endpoint, async (bodyText) => {
     const spans = new SpanRecorder(t0);
     spans.add("authentication", 0, ctx.authMs, null);
-    const peerAddress = ctx.server?.requestIP(request)?.address ?? null;
-    const state = newState({ requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, bodyText, endpoint, peerAddress });
+    const state = newState({ requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, bodyText, endpoint, addressRefusal: deferredRefusal(request) ?? null });
     extendIdleTimeout(deps, ctx.server, request);
     const untrack = track(deps, state, request);
     let outcome: Awaited<ReturnType<typeof runChat>>;

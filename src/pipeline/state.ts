@@ -89,8 +89,9 @@ export interface RequestState {
   parentSpanId: string | null;
   /** The body, when the HTTP layer already read it (an idempotent request hashes it first). */
   bodyText?: string;
-  /** The socket peer's address (the guard's IP allowlists); null without a server (app.handle). */
-  peerAddress?: string | null;
+  /** The IP allowlists' verdict, made once by the HTTP layer's auth check; the guard stage
+   * answers it, so the refusal is a logged request with a guard span. */
+  addressRefusal?: GwError | null;
 
   // parse
   request?: ChatRequest;
@@ -179,7 +180,7 @@ export interface RequestState {
 
 export function newState(init: {
   requestId: string; traceId: string; parentSpanId: string | null; auth: AuthContext; http: Request;
-  spans: SpanRecorder; t0: number; endpoint?: Endpoint; bodyText?: string; peerAddress?: string | null;
+  spans: SpanRecorder; t0: number; endpoint?: Endpoint; bodyText?: string; addressRefusal?: GwError | null;
 }): RequestState {
   return {
     ...init,

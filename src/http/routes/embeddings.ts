@@ -7,7 +7,7 @@ import { SpanRecorder } from "../../observability/trace.ts";
 import { runEmbeddings } from "../../pipeline/embed/index.ts";
 import { newState } from "../../pipeline/state.ts";
 import type { Deps } from "../../deps.ts";
-import { authPlugin } from "../auth.ts";
+import { authPlugin, deferredRefusal } from "../auth.ts";
 import { errorResponse, jsonResponse } from "../context.ts";
 import { withIdempotency } from "../idempotent.ts";
 import { extendIdleTimeout, track } from "../pipeline-route.ts";
@@ -19,9 +19,9 @@ export const embeddingsRoute = (deps: Deps) =>
       withIdempotency(deps, { request, requestId, auth }, "embeddings", async (bodyText) => {
         const spans = new SpanRecorder(t0);
         spans.add("authentication", 0, authMs, null);
-        const peerAddress = server?.requestIP(request)?.address ?? null;
         const state = newState({
-          requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, endpoint: "embeddings", bodyText, peerAddress,
+          requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, endpoint: "embeddings", bodyText,
+          addressRefusal: deferredRefusal(request) ?? null,
         });
         extendIdleTimeout(deps, server, request);
         const untrack = track(deps, state, request);

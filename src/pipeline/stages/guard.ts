@@ -1,20 +1,18 @@
-// Stage guard: the project's and the key's IP allowlists (gateway-api.md 5.7; CIDR, IPv4 and IPv6;
-// X-Forwarded-For believed only from GW_TRUSTED_PROXIES), then the PII and secrets policy
+// Stage guard: the IP allowlists' refusal the HTTP layer's auth check made (docs/security.md
+// "Boundaries"), answered here so it is logged with a guard span; then the PII and secrets policy
 // (contracts.md 3 `pii`, `secrets`; docs/guard.md) over every text bound for a provider. It runs
 // before analysis and the cache, so the analyzer, the cache key and anything stored see the
 // redacted text only. Provider and region restrictions act in routing.
-import { addressRefusal } from "../../auth/ip-allowlist.ts";
 import { blockedError, guardPolicyOf, guardsNothing, guardTexts } from "../../guard/content-guard.ts";
 import { mapChatTexts, mapInputs } from "../../guard/request-texts.ts";
 import type { Deps } from "../../deps.ts";
 import type { EmbedState } from "../embed/embed-state.ts";
 import type { RequestState } from "../state.ts";
 
-/** The same check the auth plugin makes for every other endpoint (src/http/auth.ts); here the
+/** The auth plugin's verdict (src/http/auth.ts), made once for every endpoint; the pipeline's
  * refusal is a logged request with a guard span. */
-function checkAddress(deps: Deps, state: RequestState): void {
-  const refusal = addressRefusal(state.auth, state.peerAddress ?? null, state.http.headers.get("x-forwarded-for"), deps.config.trustedProxies);
-  if (refusal) throw refusal;
+function checkAddress(state: RequestState): void {
+  if (state.addressRefusal) throw state.addressRefusal;
 }
 
 function checkContent(state: RequestState): void {
@@ -32,6 +30,6 @@ function checkContent(state: RequestState): void {
 }
 
 export function guard(deps: Deps, state: RequestState): void {
-  checkAddress(deps, state);
+  checkAddress(state);
   checkContent(state);
 }
