@@ -2,7 +2,7 @@
 // upstream sends none), then the gw.summary chunk, or an in-stream error (gateway-api.md 4.4, 7.1).
 // When the stream ends for any reason, the llm span closes and meter and record run. The answer
 // text is bounded (upstream-limits.ts): past it the upstream is aborted and the stream fails.
-import { toGwError } from "../errors/gw-error.ts";
+import { GwError, toGwError } from "../errors/gw-error.ts";
 import { isObject } from "../lib/json.ts";
 import { attemptLimits, oversize } from "../providers/upstream-limits.ts";
 import { UpstreamFailure } from "../providers/upstream-failure.ts";
@@ -41,26 +41,15 @@ function deltaText(chunk: ChatChunk): string {
   return text;
 }
 
-/** The adapter's events, with anything it throws that is not an UpstreamFailure turned into one
- * (the same boundary as asFailure for the call itself): a provider's odd stream is its fault. */
-async function* guarded(deps: Deps, events: AsyncIterable<ChunkEvent>): AsyncGenerator<ChunkEvent> {
-  const it = events[Symbol.asyncIterator]();
-  try {
-    while (true) {
-      let next: IteratorResult<ChunkEvent>;
-      try {
-        next = await it.next();
-      } catch (err) {
-        if (err instanceof UpstreamFailure) throw err;
-        deps.logger.error({ err }, "provider stream threw an unexpected error");
-        throw new UpstreamFailure("transient", "The provider stream failed unexpectedly.", null, undefined, "upstream_error");
-      }
-      if (next.done) return;
-      yield next.value;
-    }
-  } finally {
-    await it.return?.();
-  }
+/** What the stream failed with. Before the upstream finished, anything that is not already an
+ * UpstreamFailure came from the adapter or from reading its chunks: the provider's odd stream is
+ * its fault (upstream_error), never an internal error. After it, a failure is gw's own. */
+function streamFailure(deps: Deps, state: RequestState, err: unknown, finished: boolean): GwError {
+  if (!finished && state.cancelled) return cancelledError(state);
+  if (err instanceof UpstreamFailure) return err.toGwError();
+  if (finished || err instanceof GwError) return toGwError(err);
+  deps.logger.error({ err }, "provider stream threw an unexpected error");
+  return new UpstreamFailure("transient", "The provider stream failed unexpectedly.", null, undefined, "upstream_error").toGwError();
 }
 
 function closeLlmSpan(state: RequestState, errorCode: string | null): void {
@@ -89,7 +78,7 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
   const collect = state.cache?.write === true && state.cache.result !== "hit";
   const maxText = attemptLimits(state.attemptAbort)?.textChars ?? Number.POSITIVE_INFINITY;
   try {
-    for await (const event of guarded(deps, events)) {
+    for await (const event of events) {
       const chunk = event.chunk;
       streamId ??= chunk.id;
       created = chunk.created ?? created;
@@ -130,7 +119,7 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
     // below), not a provider failure to log and count against availability. A shutdown that
     // stopped the stream still tells the client so, in the stream.
     if (!finished && state.cancelReason === "client") return;
-    const error = !finished && state.cancelled ? cancelledError(state) : err instanceof UpstreamFailure ? err.toGwError() : toGwError(err);
+    const error = streamFailure(deps, state, err, finished);
     if (!finished) closeLlmSpan(state, error.code);
     state.error = error;
     state.failedStep = "call";
