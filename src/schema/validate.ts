@@ -76,7 +76,8 @@ export async function readBodyText(req: Request, limit: number = LIMITS.bodyByte
   const length = req.headers.get("content-length");
   const declared = length === null ? NaN : Number(length);
   if (declared > limit) throw tooLarge();
-  if (!req.body) return "";
+  // Bun builds a stream object on the first read of `body`: the declared-length path never asks.
+  if (declared === 0 || (!Number.isInteger(declared) && !req.body)) return "";
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), deadlineMs)));
   const timedOut = () => new GwError("invalid_request", `The request body was not received within ${deadlineMs / 1000} s.`, { status: 408 });
@@ -92,7 +93,7 @@ export async function readBodyText(req: Request, limit: number = LIMITS.bodyByte
       clearTimeout(timer);
     }
   }
-  const reader = req.body.getReader();
+  const reader = req.body!.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
