@@ -2,7 +2,7 @@
 // test key, printed once so that `make run` is usable at once.
 import { createProject } from "./admin/projects.ts";
 import { issueKey } from "./auth/api-keys.ts";
-import type { Repos } from "./deps.ts";
+import type { Repos } from "./pipeline/deps.ts";
 
 export interface Bootstrapped {
   projectId: string;

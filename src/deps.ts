@@ -1,5 +1,7 @@
 // Everything the request path needs, built once at start and injected (architecture: deps.ts).
 import type { Database } from "bun:sqlite";
+import type { Deps, Repos } from "./pipeline/deps.ts";
+import { systemClock, type Clock } from "./lib/clock.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AuthCache } from "./auth/auth-cache.ts";
@@ -40,60 +42,6 @@ import { projectsRepo } from "./store/repos/projects.ts";
 import { providerKeysRepo } from "./store/repos/provider-keys.ts";
 import { requestsRepo, type RequestRecord } from "./store/repos/requests.ts";
 
-export interface Repos {
-  projects: ReturnType<typeof projectsRepo>;
-  apiKeys: ReturnType<typeof apiKeysRepo>;
-  requests: ReturnType<typeof requestsRepo>;
-  providerKeys: ReturnType<typeof providerKeysRepo>;
-  idempotency: ReturnType<typeof idempotencyRepo>;
-  feedback: ReturnType<typeof feedbackRepo>;
-  ledger: ReturnType<typeof ledgerRepo>;
-}
-
-export interface Deps {
-  config: Config;
-  db: Database;
-  repos: Repos;
-  catalog: Catalog;
-  providers: ProviderRegistry;
-  /** Spent and reserved cost per agent workflow (gw.workflow_budget). */
-  workflowBudgets: WorkflowBudgets;
-  /** Project accounts (credit, holds, budgets, plan allowance) over the append-only ledger. */
-  billing: Billing;
-  /** Per (model, task) quality blended from ratings (feedback endpoint). */
-  feedback: FeedbackQuality;
-  /** Sticky sessions: the model each conversation last used. */
-  sessions: SessionStore;
-  /** Passive provider health: circuit breakers and latency, fed by every attempt. */
-  health: ProviderHealth;
-  /** Whose key serves a project's call: its own (BYOK) or the operator's. */
-  projectProviders: ProjectProviders;
-  /** Seals secrets at rest (projects' provider keys). */
-  secrets: SecretBox;
-  sandbox: Provider;
-  logWriter: LogWriter;
-  /** Whether the log and the ledger can be written; when not, requests answer 503 (fail closed;
-   * docs/availability.md "Storage"). `healthy` and `reason` are for readiness. */
-  storage: StorageHealth;
-  /** The thread that writes the request log; closed after the last drain on shutdown. */
-  logSink: WorkerLogSink;
-  logger: Logger;
-  /** Resolved keys; cleared by every admin write so projects and keys change at once. */
-  authCache: AuthCache;
-  /** Called with every recorded request (log row with its trace), after it is queued for the log. */
-  requestListeners: Array<(row: RequestRecord) => void>;
-  /** OTLP trace export (GW_OTLP_ENDPOINT); flushed, within a bound, on shutdown. */
-  otlp?: OtlpExporter;
-  /** Prometheus series (GET /v1/admin/metrics/prometheus); only with GW_ADMIN_TOKEN. */
-  prometheus?: PrometheusMetrics;
-  /** The response cache's stored answers (exact store; semantic hits resolve through it). */
-  answers: AnswerStore;
-  /** The semantic cache's index and embedder; absent when GW_SEMANTIC_EMBEDDER is off. */
-  semantic?: SemanticCache & { close(): Promise<void>; settled(): Promise<void>; stats(): IndexStats };
-  /** Requests and tokens per minute per project and key (billing/rate-limit.ts); settled by its listener. */
-  rateLimits: RateLimiter;
-}
-
 interface ConfigFile {
   models?: CatalogModel[];
 }
@@ -114,7 +62,7 @@ export function openRepos(db: Database): Repos {
   };
 }
 
-export function buildDeps(config: Config, options: { logger?: Logger } = {}): Deps {
+export function buildDeps(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Deps {
   const logger = options.logger ?? createLogger(config.logLevel);
   const db = openDatabase(config.dataDir);
   const repos = openRepos(db);
@@ -178,6 +126,7 @@ export function buildDeps(config: Config, options: { logger?: Logger } = {}): De
   requestListeners.push(rateLimits.listener);
   return {
     config,
+    clock: options.clock ?? systemClock,
     db,
     repos,
     catalog,

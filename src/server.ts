@@ -3,11 +3,12 @@
 // grace, then are aborted; queued rows are flushed and every connection closed.
 import { preloadTokenizer } from "./analysis/tokens.ts";
 import { keepRateLimits, loadRateLimits } from "./billing/rate-limit-state.ts";
-import { createApp } from "./app.ts";
+import { createApp } from "./http/app.ts";
 import { bootstrapIfEmpty, firstRunBanner } from "./bootstrap.ts";
 import { API_BASE_PATH } from "./config/constants.ts";
 import type { Config } from "./config/env.ts";
-import { buildDeps, closeStorage, type Deps } from "./deps.ts";
+import { buildDeps, closeStorage } from "./deps.ts";
+import { type Deps } from "./pipeline/deps.ts";
 import { inFlightOf } from "./http/in-flight.ts";
 import { startIdleGc } from "./http/idle-gc.ts";
 import { Lifecycle } from "./http/lifecycle.ts";

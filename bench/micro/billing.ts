@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createProject } from "../../src/admin/projects.ts";
-import { createApp } from "../../src/app.ts";
+import { createApp } from "../../src/http/app.ts";
 import { issueKey } from "../../src/auth/api-keys.ts";
 import type { Terms } from "../../src/billing/account.ts";
 import { loadConfig } from "../../src/config/env.ts";

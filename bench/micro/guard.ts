@@ -5,7 +5,7 @@
 import { bench, do_not_optimize, group } from "mitata";
 import { guardTexts, type GuardPolicy } from "../../src/guard/content-guard.ts";
 import { mapChatTexts } from "../../src/guard/request-texts.ts";
-import type { ChatRequest } from "../../src/providers/types.ts";
+import type { ChatRequest } from "../../src/canonical/chat.ts";
 import { runMicro } from "./harness.ts";
 import { promptOfTokens } from "./prompt.ts";
 

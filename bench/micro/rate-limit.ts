@@ -4,7 +4,7 @@
 import { bench, do_not_optimize, group } from "mitata";
 import type { AuthContext } from "../../src/auth/api-keys.ts";
 import { RateLimiter } from "../../src/billing/rate-limit.ts";
-import type { Deps } from "../../src/deps.ts";
+import type { Deps } from "../../src/pipeline/deps.ts";
 import { SpanRecorder } from "../../src/observability/trace.ts";
 import { rateLimit, rateLimitApplies, settleTokens } from "../../src/pipeline/stages/rate-limit.ts";
 import { newState, type RequestState } from "../../src/pipeline/state.ts";

@@ -8,10 +8,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createProject } from "../../src/admin/projects.ts";
-import { createApp } from "../../src/app.ts";
+import { createApp } from "../../src/http/app.ts";
 import { issueKey } from "../../src/auth/api-keys.ts";
 import { loadConfig } from "../../src/config/env.ts";
-import { buildDeps, type Deps } from "../../src/deps.ts";
+import { buildDeps } from "../../src/deps.ts";
+import { type Deps } from "../../src/pipeline/deps.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { runMicro } from "./harness.ts";
 

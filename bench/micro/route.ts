@@ -14,7 +14,7 @@ import { SpanRecorder } from "../../src/observability/trace.ts";
 import { analyze } from "../../src/pipeline/stages/analyze.ts";
 import { route } from "../../src/pipeline/stages/route.ts";
 import { newState } from "../../src/pipeline/state.ts";
-import type { ChatRequest } from "../../src/providers/types.ts";
+import type { ChatRequest } from "../../src/canonical/chat.ts";
 import { runMicro } from "./harness.ts";
 import { promptOfTokens } from "./prompt.ts";
 

@@ -8,7 +8,7 @@ import { parseStream as anthropicStream } from "../../src/providers/anthropic/st
 import { parseStream as googleStream } from "../../src/providers/google/stream.ts";
 import { parseStream as openaiStream } from "../../src/providers/openai-compatible/stream.ts";
 import { decodeSse, encodeSseData } from "../../src/providers/sse-decoder.ts";
-import type { ChunkEvent } from "../../src/providers/types.ts";
+import type { ChunkEvent } from "../../src/canonical/completion.ts";
 import { runMicro } from "./harness.ts";
 
 const CHUNKS = 200;

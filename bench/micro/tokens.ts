@@ -2,7 +2,7 @@
 // against the strict byte bound routing uses on the request path (boundMessageTokens).
 import { bench, do_not_optimize, group } from "mitata";
 import { boundMessageTokens, countMessageTokens, countTextTokens } from "../../src/analysis/tokens.ts";
-import type { ChatMessage } from "../../src/providers/types.ts";
+import type { ChatMessage } from "../../src/canonical/chat.ts";
 import { runMicro } from "./harness.ts";
 import { promptOfTokens } from "./prompt.ts";
 

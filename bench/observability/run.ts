@@ -5,7 +5,7 @@
 // Knobs: BENCH_ROWS (1000000), BENCH_RUNS (200 per scenario), BENCH_RESEED=1, BENCH_OBS_INSERT=0
 // (skip the insert cost), BENCH_OBS_DIR. Bounded: every scenario is a fixed number of runs.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createApp } from "../../src/app.ts";
+import { createApp } from "../../src/http/app.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { buildDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/observability/logger.ts";

@@ -1,7 +1,7 @@
 // The content analyzer (gateway-api.md 1.2, trace `detected` 2.2, metadata 4.3, cache rules 4.13):
 // task, subtype, workload, language, complexity, needs, live data, personal data and entities from
 // the last user message. Pure and allocation-light: it runs on every request.
-import type { ChatMessage, ChatRequest } from "../providers/types.ts";
+import type { ChatMessage, ChatRequest } from "../canonical/chat.ts";
 import { decideComplexity } from "./complexity.ts";
 import type { Entities } from "./entities.ts";
 import { isTaskKind, type TaskKind } from "./kinds.ts";

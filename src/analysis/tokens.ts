@@ -2,7 +2,7 @@
 // and streams an upstream did not meter. Linear and bounded per request (token-pieces.ts): exact up
 // to EXACT_CHARS, a sampled estimate beyond. The tables (~80 MB) load before the server listens
 // (preloadTokenizer), or on first use in tools.
-import type { ChatMessage } from "../providers/types.ts";
+import type { ChatMessage } from "../canonical/chat.ts";
 import { EXACT_CHARS, estimateBySample } from "./token-pieces.ts";
 
 type Tokenizer = typeof import("gpt-tokenizer");

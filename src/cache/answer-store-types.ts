@@ -1,6 +1,6 @@
 // The response cache's stored answers (gateway-api.md 4.13): what one entry holds and what the
 // store offers the pipeline (cache-lookup and cache-store stages) and POST /cache/invalidate.
-import type { Usage } from "../providers/types.ts";
+import type { Usage } from "../canonical/completion.ts";
 
 export interface CachedAnswer {
   /** Row id; also the semantic index's label for this entry. */

@@ -8,7 +8,7 @@
 // Each message is keyed with every field it carries (tool_calls, refusal, ...), not its text alone.
 // Projects belong to one company in gw, so the project id is the finest owner component.
 import { canonicalJson } from "../lib/json.ts";
-import type { ChatMessage, ChatRequest } from "../providers/types.ts";
+import type { ChatMessage, ChatRequest } from "../canonical/chat.ts";
 
 export interface KeyContext {
   projectId: string;

@@ -2,7 +2,7 @@
 // rules in the spec's order, `cache.refresh`, and whether the semantic cache may also match.
 // Pure: reads the parsed request, the analysis, the project policy and two headers.
 import type { Analysis } from "../analysis/analyzer.ts";
-import type { ChatRequest } from "../providers/types.ts";
+import type { ChatRequest } from "../canonical/chat.ts";
 
 /** Why the cache was not used; recorded as `trace.cache.miss_reason`. */
 export type SkipReason =

@@ -4,7 +4,7 @@
 // summaries, extraction (7 days); generated content (6 hours); anything else (24 hours).
 // The project's `cache_ttl` overrides them all. docs/cache.md says what "detected" means.
 import type { DetectedTask } from "../pipeline/state.ts";
-import type { ChatRequest } from "../providers/types.ts";
+import type { ChatRequest } from "../canonical/chat.ts";
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;

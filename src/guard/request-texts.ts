@@ -6,7 +6,7 @@
 // fields, which never leave gw, are skipped. Strings are replaced in place, so objects keep their
 // identity (the /responses codec knows its instructions message by it).
 import { createHmac, randomBytes } from "node:crypto";
-import type { ChatRequest } from "../providers/types.ts";
+import type { ChatRequest } from "../canonical/chat.ts";
 
 /** `joins`: false for names and enum-like words (keys, `role`, `type`), which are scanned alone
  * but never read as part of a value split across adjacent texts (scan.ts). */

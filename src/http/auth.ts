@@ -5,7 +5,7 @@ import { Elysia } from "elysia";
 import { authenticate, requireScope } from "../auth/api-keys.ts";
 import { addressRefusal } from "../auth/ip-allowlist.ts";
 import { API_BASE_PATH, type KeyScope } from "../config/constants.ts";
-import type { Deps } from "../deps.ts";
+import type { Deps } from "../pipeline/deps.ts";
 import type { GwError } from "../errors/gw-error.ts";
 import { requestIdPlugin } from "./context.ts";
 

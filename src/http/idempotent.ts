@@ -3,7 +3,7 @@
 // the exact SSE bytes, tapped on their way out). The logic lives in pipeline/idempotency.ts.
 import type { AuthContext } from "../auth/api-keys.ts";
 import { API_VERSION } from "../config/constants.ts";
-import type { Deps } from "../deps.ts";
+import type { Deps } from "../pipeline/deps.ts";
 import { storageUnavailable, toGwError, type GwError } from "../errors/gw-error.ts";
 import { newTraceId } from "../lib/ids.ts";
 import { SpanRecorder } from "../observability/trace.ts";

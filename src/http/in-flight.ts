@@ -1,7 +1,7 @@
 // The pipeline requests under way (/chat/completions, /responses, /embeddings), per gw instance:
 // what shutdown waits for, and abortAll for what is left once the grace period is over (docs/
 // availability.md "Upstream calls and streams"). After abortAll no new attempt starts.
-import type { Deps } from "../deps.ts";
+import type { Deps } from "../pipeline/deps.ts";
 import { cancel, type CancelReason, type RequestState } from "../pipeline/state.ts";
 import type { InFlightRequests } from "./lifecycle.ts";
 

@@ -8,7 +8,7 @@ import { SpanRecorder } from "../observability/trace.ts";
 import { runChat } from "../pipeline/index.ts";
 import { cancel, newState, type RequestState } from "../pipeline/state.ts";
 import type { OutEvent } from "../pipeline/stream-out.ts";
-import type { Deps } from "../deps.ts";
+import type { Deps } from "../pipeline/deps.ts";
 import { baseHeaders, errorResponse, jsonResponse } from "./context.ts";
 import { deferredRefusal } from "./auth.ts";
 import { withIdempotency } from "./idempotent.ts";

@@ -2,7 +2,7 @@
 // line, then `data: [DONE]`; upstream chunks go out as the upstream wrote them (`raw`).
 // Responses: `event:`/`data:` pairs and no [DONE], as OpenAI sends them. Bytes appear only here;
 // a client that disconnects cancels the pipeline's stream.
-import type { ResponsesEvent } from "../codecs/responses/stream.ts";
+import type { ResponsesEvent } from "../ingress/responses/stream.ts";
 import type { OutEvent } from "../pipeline/stream-out.ts";
 import { encodeSseData, encodeSseEvent } from "../providers/sse-decoder.ts";
 

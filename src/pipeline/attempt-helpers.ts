@@ -6,7 +6,7 @@ import { UpstreamFailure } from "../providers/upstream-failure.ts";
 import type { CatalogModel } from "../routing/catalog-types.ts";
 import type { HealthOutcome } from "../routing/health.ts";
 import type { SpanAttributes } from "../observability/trace.ts";
-import type { Deps } from "../deps.ts";
+import type { Deps } from "./deps.ts";
 import type { RequestState } from "./state.ts";
 
 /** The sandbox for test keys; else the project's own key for the provider, or the operator's. */

@@ -4,8 +4,8 @@
 // here and shown in trace.cache.stored. A failing store loses the entry, never the answer.
 // Retention redacted (docs/retention.md) stores only what holds nothing sensitive.
 import { ttlOf, cacheTagsOf } from "../cache/ttl-and-tags.ts";
-import type { ChatCompletion } from "../providers/types.ts";
-import type { Deps } from "../deps.ts";
+import type { ChatCompletion } from "../canonical/completion.ts";
+import type { Deps } from "./deps.ts";
 import { contentText, retentionOf, sensitiveIn } from "./retention.ts";
 import { cacheUnavailable } from "./stages/cache-lookup.ts";
 import type { RequestState } from "./state.ts";

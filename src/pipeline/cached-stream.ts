@@ -1,7 +1,7 @@
 // A cached answer served to a streaming request (gateway-api.md 4.13: "streaming requests may be
 // answered from cache"): the stored completion as the chunk events a provider would have sent.
 import { chunksOf } from "../providers/completion-chunks.ts";
-import type { ChatCompletion, ChunkEvent } from "../providers/types.ts";
+import type { ChatCompletion, ChunkEvent } from "../canonical/completion.ts";
 
 export async function* cachedChunks(completion: ChatCompletion): AsyncGenerator<ChunkEvent> {
   for (const chunk of chunksOf(completion)) yield { type: "chunk", chunk };

@@ -1,7 +1,7 @@
 // The non-streaming answer body: the upstream's completion with `model` set to gw's model id and
 // the `gw` object added (gateway-api.md 4.4, 2.5). When the upstream's own JSON text is at hand it
 // is spliced rather than parsed and re-serialised whole, which keeps the hot path cheap.
-import { RAW_BODY, type ChatCompletion } from "../providers/types.ts";
+import { RAW_BODY, type ChatCompletion } from "../canonical/completion.ts";
 
 function splice(raw: string, upstreamModel: string, model: string, gwJson: string): string | null {
   const end = raw.lastIndexOf("}");

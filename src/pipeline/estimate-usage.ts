@@ -2,7 +2,7 @@
 // without a usage chunk, or an answer whose usage is missing (adapters map it to zeros; no real
 // answer has zero prompt tokens). Marked `usage_estimated` in the trace, never billed as $0.
 import { countMessageTokens, countTextTokens } from "../analysis/tokens.ts";
-import { RAW_BODY, type ChatCompletion, type Usage } from "../providers/types.ts";
+import { RAW_BODY, type ChatCompletion, type Usage } from "../canonical/completion.ts";
 import type { RequestState } from "./state.ts";
 
 export function estimateUsage(state: RequestState, produced: string): Usage {

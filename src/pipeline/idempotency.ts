@@ -2,7 +2,7 @@
 // fingerprint, the atomic claim, which results are kept, startup recovery and the expiry sweep.
 // Knows nothing of HTTP frameworks; src/http/idempotent.ts drives it.
 import { GwError, invalidRequest } from "../errors/gw-error.ts";
-import type { Deps } from "../deps.ts";
+import type { Deps } from "./deps.ts";
 import { sha256Hex } from "../lib/hash.ts";
 import { canonicalJson } from "../lib/json.ts";
 import type { Logger } from "../observability/logger.ts";

@@ -20,11 +20,11 @@
 //   record        request-log row + trace, queued; log line   (always runs, also on failure)
 //
 // Streams: call returns typed events; stream-out.ts taps them and runs meter and record at the end.
-// /responses runs this same pipeline: codecs/responses maps its body in (parse) and its answer
+// /responses runs this same pipeline: ingress/responses maps its body in (parse) and its answer
 // and stream events out.
 import { toGwError, type GwError } from "../errors/gw-error.ts";
-import type { Deps } from "../deps.ts";
-import { responseBody } from "../codecs/responses/response.ts";
+import type { Deps } from "./deps.ts";
+import { responseBody } from "../ingress/responses/response.ts";
 import { completionBody } from "./completion-body.ts";
 import { fillMissingUsage } from "./estimate-usage.ts";
 import { gwHeaders, gwObject } from "./gw-object.ts";

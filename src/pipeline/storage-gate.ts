@@ -2,7 +2,7 @@
 // written, chat, responses and embeddings answer 503 before any stage runs (no upstream is paid
 // for an answer gw could not record). The refusal itself is not logged as a row: it could not be
 // written either, and rows of refused requests would only grow the queue; it is counted instead.
-import type { Deps } from "../deps.ts";
+import type { Deps } from "./deps.ts";
 import { storageUnavailable, type GwError } from "../errors/gw-error.ts";
 import type { RequestState } from "./state.ts";
 

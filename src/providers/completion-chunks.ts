@@ -1,6 +1,6 @@
 // A complete answer as the chunk sequence OpenAI streams (role, tool-call deltas, content deltas,
 // finish, usage): how test mode and the response cache stream what they already have whole.
-import type { ChatChunk, ChatCompletion } from "./types.ts";
+import type { ChatChunk, ChatCompletion } from "../canonical/completion.ts";
 
 /** Splits a completion into the chunk sequence OpenAI sends (role, deltas, finish, usage). */
 export function* chunksOf(c: ChatCompletion): Generator<ChatChunk> {

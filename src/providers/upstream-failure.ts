@@ -2,7 +2,7 @@
 import type { ErrorCode } from "../errors/codes.ts";
 import { GwError } from "../errors/gw-error.ts";
 import { scrubCredentials } from "./scrub-credentials.ts";
-import type { FailureClass } from "./types.ts";
+import type { FailureClass } from "../canonical/failure.ts";
 
 const PUBLIC_CODE: Record<FailureClass, ErrorCode> = {
   rate_limit: "rate_limited",

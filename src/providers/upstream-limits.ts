@@ -2,7 +2,8 @@
 // streams"): body bytes, stream bytes, answer text, all derived from the output the request allows.
 // The call stage sets them on the attempt's controller; the exchange and the stream tap read them.
 import type { CatalogModel } from "../routing/catalog-types.ts";
-import type { ChatCompletion, ChatRequest } from "./types.ts";
+import type { ChatCompletion } from "../canonical/completion.ts";
+import type { ChatRequest } from "../canonical/chat.ts";
 import { UpstreamFailure } from "./upstream-failure.ts";
 
 /** One SSE line or event: far above any real chunk (a whole Gemini function call included). */

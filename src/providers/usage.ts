@@ -1,7 +1,7 @@
 // Canonical usage (OpenAI's shape): prompt and completion tokens present, total their sum. Shared
 // by every adapter and by the pipeline's stream tap.
 import { isObject } from "../lib/json.ts";
-import type { Usage } from "./types.ts";
+import type { Usage } from "../canonical/completion.ts";
 
 export function normalizeUsage(value: unknown): Usage | null {
   if (!isObject(value)) return null;

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { analyzeRequest, KINDS, type Analysis } from "../../src/analysis/analyzer.ts";
 import { boundMessageTokens } from "../../src/analysis/tokens.ts";
-import type { ChatRequest } from "../../src/providers/types.ts";
+import type { ChatRequest } from "../../src/canonical/chat.ts";
 import evalSet from "../fixtures/analyzer-eval.json";
 
 interface Case {

@@ -3,7 +3,7 @@
 // Spec: gateway-api.md 1.2, 2.2 (trace `detected`), 4.3 (metadata), 4.13 (cache rules).
 import { describe, expect, test } from "bun:test";
 import { analyzeRequest, expectedOutputTokens, KINDS, SUBTYPES, WINDOW_HEAD, WINDOW_TAIL, type AnalyzerHints } from "../../src/analysis/analyzer.ts";
-import type { ChatMessage, ChatRequest } from "../../src/providers/types.ts";
+import type { ChatMessage, ChatRequest } from "../../src/canonical/chat.ts";
 import { TASK_KINDS } from "../../src/routing/catalog-types.ts";
 import { weatherTool } from "../fixtures/tools.ts";
 

@@ -3,7 +3,7 @@
 // absent; fields that cannot change the answer leave the key alone.
 import { describe, expect, test } from "bun:test";
 import { cacheKeys, type KeyContext } from "../../src/cache/key.ts";
-import type { ChatRequest } from "../../src/providers/types.ts";
+import type { ChatRequest } from "../../src/canonical/chat.ts";
 
 const ctx: KeyContext = { projectId: "p1", mode: "live", scope: null, policy: {} };
 const req = (extra: Record<string, unknown> = {}): ChatRequest => ({

@@ -5,7 +5,7 @@ import { boundMessageTokens } from "../../src/analysis/tokens.ts";
 import { chargeNano, toUsd } from "../../src/billing/money.ts";
 import { buildCatalog } from "../../src/routing/catalog.ts";
 import { maxCostOf } from "../../src/routing/cost.ts";
-import type { ChatMessage } from "../../src/providers/types.ts";
+import type { ChatMessage } from "../../src/canonical/chat.ts";
 import { type ScriptedUpstream, startScriptedUpstream, type UpstreamOptions } from "../helpers/scripted-upstream.ts";
 import { ADMIN_TOKEN, post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
 

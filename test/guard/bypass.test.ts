@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { guardTexts } from "../../src/guard/content-guard.ts";
 import { mapChatTexts } from "../../src/guard/request-texts.ts";
-import type { ChatRequest } from "../../src/providers/types.ts";
+import type { ChatRequest } from "../../src/canonical/chat.ts";
 import { bypassCorpus } from "../fixtures/guard-bypass.ts";
 import { leaks } from "./leak.ts";
 

@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { guardTexts, type GuardPolicy } from "../../src/guard/content-guard.ts";
 import { originalRange, scanView } from "../../src/guard/normalize.ts";
 import { mapChatTexts, mapInputs } from "../../src/guard/request-texts.ts";
-import type { ChatRequest } from "../../src/providers/types.ts";
+import type { ChatRequest } from "../../src/canonical/chat.ts";
 import { CLEAN } from "./samples.ts";
 
 const REDACT: GuardPolicy = { pii: "redact", secrets: "redact" };

@@ -10,8 +10,8 @@ import { guard } from "../../src/pipeline/stages/guard.ts";
 import { newState } from "../../src/pipeline/state.ts";
 import { SpanRecorder } from "../../src/observability/trace.ts";
 import type { AuthContext } from "../../src/auth/api-keys.ts";
-import type { ChatRequest } from "../../src/providers/types.ts";
-import type { Deps } from "../../src/deps.ts";
+import type { ChatRequest } from "../../src/canonical/chat.ts";
+import type { Deps } from "../../src/pipeline/deps.ts";
 import { GwError } from "../../src/errors/gw-error.ts";
 import { SAMPLES } from "./samples.ts";
 

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/env.ts";
-import { createApp } from "../../src/app.ts";
+import { createApp } from "../../src/http/app.ts";
 import { Lifecycle } from "../../src/http/lifecycle.ts";
 import { startServer } from "../../src/server.ts";
 import { DataDirInUse } from "../../src/store/data-dir-lock.ts";

@@ -8,7 +8,8 @@ import {
   MAX_BREAKPOINTS, estimateTextTokens, minimumCacheableTokens, withCacheBreakpoints,
 } from "../../src/providers/anthropic/cache-breakpoints.ts";
 import { type MessagesBody, toMessagesBody } from "../../src/providers/anthropic/request.ts";
-import type { ChatMessage, ChatRequest, FunctionTool, Provider, ProviderCall, ToolCall } from "../../src/providers/types.ts";
+import type { ChatMessage, ChatRequest, FunctionTool, ToolCall } from "../../src/canonical/chat.ts";
+import type { Provider, ProviderCall } from "../../src/providers/types.ts";
 import { buildCatalog } from "../../src/routing/catalog.ts";
 import type { CatalogModel } from "../../src/routing/catalog-types.ts";
 import { type ScriptedAnthropic, startScriptedAnthropic } from "../helpers/scripted-anthropic.ts";

@@ -6,7 +6,9 @@ import { buildRequest, toMessagesBody } from "../../src/providers/anthropic/requ
 import { finishReason, parseResponse, toCompletion, toUsage } from "../../src/providers/anthropic/response.ts";
 import { StreamTranslator } from "../../src/providers/anthropic/stream.ts";
 import type { ErrorCode } from "../../src/errors/codes.ts";
-import type { ChatMessage, ChatRequest, FailureClass, ProviderCall } from "../../src/providers/types.ts";
+import type { ChatMessage, ChatRequest } from "../../src/canonical/chat.ts";
+import type { FailureClass } from "../../src/canonical/failure.ts";
+import type { ProviderCall } from "../../src/providers/types.ts";
 import { UpstreamFailure } from "../../src/providers/upstream-failure.ts";
 import { buildCatalog } from "../../src/routing/catalog.ts";
 import type { CatalogModel } from "../../src/routing/catalog-types.ts";

@@ -2,7 +2,9 @@
 // through the real transport, tool calls, usage with cache numbers, errors, cuts and aborts.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { anthropicProvider } from "../../src/providers/anthropic/index.ts";
-import type { ChatChunk, ChatMessage, ChatRequest, ChunkEvent, Provider, ProviderCall } from "../../src/providers/types.ts";
+import type { ChatChunk, ChunkEvent } from "../../src/canonical/completion.ts";
+import type { ChatMessage, ChatRequest } from "../../src/canonical/chat.ts";
+import type { Provider, ProviderCall } from "../../src/providers/types.ts";
 import { buildCatalog } from "../../src/routing/catalog.ts";
 import type { CatalogModel } from "../../src/routing/catalog-types.ts";
 import { costOf } from "../../src/routing/cost.ts";

@@ -3,7 +3,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { googleProvider } from "../../src/providers/google/index.ts";
 import { SKIP_SIGNATURE } from "../../src/providers/google/request.ts";
-import type { ChatChunk, ChatMessage, ChatRequest, ChunkEvent, Provider, ProviderCall } from "../../src/providers/types.ts";
+import type { ChatChunk, ChunkEvent } from "../../src/canonical/completion.ts";
+import type { ChatMessage, ChatRequest } from "../../src/canonical/chat.ts";
+import type { Provider, ProviderCall } from "../../src/providers/types.ts";
 import { buildCatalog } from "../../src/routing/catalog.ts";
 import { type ScriptedGemini, startScriptedGemini } from "../helpers/scripted-gemini.ts";
 import { weatherTool } from "../fixtures/tools.ts";

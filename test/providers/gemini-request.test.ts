@@ -3,7 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { buildRequest, SKIP_SIGNATURE, toContents, toGenerateContent } from "../../src/providers/google/request.ts";
 import { mimeFromUrl } from "../../src/providers/google/parts.ts";
 import { toGeminiSchema } from "../../src/providers/google/schema.ts";
-import type { ChatMessage, ChatRequest, ProviderCall } from "../../src/providers/types.ts";
+import type { ChatMessage, ChatRequest } from "../../src/canonical/chat.ts";
+import type { ProviderCall } from "../../src/providers/types.ts";
 import { buildCatalog } from "../../src/routing/catalog.ts";
 import { weatherTool } from "../fixtures/tools.ts";
 

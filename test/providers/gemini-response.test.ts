@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { mapFinishReason, mapUsage, parseResponse, toChatCompletion } from "../../src/providers/google/response.ts";
 import { GeminiStreamTranslator } from "../../src/providers/google/stream.ts";
 import type { GeminiPart, GenerateContentResponse, UsageMetadata } from "../../src/providers/google/wire.ts";
-import type { ChatChunk } from "../../src/providers/types.ts";
+import type { ChatChunk } from "../../src/canonical/completion.ts";
 import { failureOf } from "../helpers/upstream-failures.ts";
 
 const MODEL = "gemini-2.5-flash";

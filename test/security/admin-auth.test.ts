@@ -2,7 +2,7 @@
 // authentications are logged with their source (never the token) and limited per address.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ADMIN_TOKEN_MIN_LENGTH, loadConfig } from "../../src/config/env.ts";
-import type { Deps } from "../../src/deps.ts";
+import type { Deps } from "../../src/pipeline/deps.ts";
 import { GwError } from "../../src/errors/gw-error.ts";
 import { ADMIN_FAILURES_PER_WINDOW, AdminGate } from "../../src/http/admin/admin-gate.ts";
 import { createLogger } from "../../src/observability/logger.ts";

@@ -3,7 +3,7 @@
 // the token cannot be guessed at request speed. Shared by the admin API and the Prometheus route.
 import { timingSafeEqual } from "node:crypto";
 import { clientAddress, formatIp } from "../../auth/ip-allowlist.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../../pipeline/deps.ts";
 import { GwError } from "../../errors/gw-error.ts";
 
 /** Failed attempts one address may make per window; past it every admin call from that address,

@@ -8,7 +8,7 @@ import { issueKey } from "../../auth/api-keys.ts";
 import { GwError, invalidRequest } from "../../errors/gw-error.ts";
 import { CreateKeyBody, CreateProjectBody, CreditsBody, ProviderKeyBody, UpdateProjectBody } from "../../schema/admin.ts";
 import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../../pipeline/deps.ts";
 import { parseCidr } from "../../auth/ip-allowlist.ts";
 import { adminGateOf } from "./admin-gate.ts";
 

@@ -2,7 +2,7 @@
 // Prometheus text format 0.0.4, behind the admin token like the rest of /v1/admin; absent when
 // GW_ADMIN_TOKEN is unset.
 import { Elysia } from "elysia";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../../pipeline/deps.ts";
 import type { PrometheusMetrics } from "../../observability/prometheus-metrics.ts";
 import { PROMETHEUS_CONTENT_TYPE } from "../../observability/prometheus-text.ts";
 import { adminGateOf } from "./admin-gate.ts";

@@ -2,7 +2,7 @@
 // answers by tags (any of them) or all of them, from SQLite, memory and (through the store's
 // removal listeners) the semantic index. Scope `cache` (section 5).
 import { Elysia } from "elysia";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../../pipeline/deps.ts";
 import { parseCacheInvalidate } from "../../schema/cache-invalidate.ts";
 import { readBodyText } from "../../schema/validate.ts";
 import { authPlugin } from "../auth.ts";

@@ -1,6 +1,6 @@
 // POST /chat/completions (gateway-api.md 4.4): the chat pipeline; streams leave as chat chunks.
 import { Elysia } from "elysia";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../../pipeline/deps.ts";
 import { authPlugin } from "../auth.ts";
 import { servePipeline } from "../pipeline-route.ts";
 import { sseResponse } from "../sse.ts";

@@ -6,7 +6,7 @@ import { newTraceId } from "../../lib/ids.ts";
 import { SpanRecorder } from "../../observability/trace.ts";
 import { runEmbeddings } from "../../pipeline/embed/index.ts";
 import { newState } from "../../pipeline/state.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../../pipeline/deps.ts";
 import { authPlugin, deferredRefusal } from "../auth.ts";
 import { errorResponse, jsonResponse } from "../context.ts";
 import { withIdempotency } from "../idempotent.ts";

@@ -3,7 +3,7 @@
 // (model, task) quality the router uses, other projects seeing it only through a capped prior
 // (routing/feedback-quality.ts). Only upstream-answered requests count, never cache hits. Scope `chat`.
 import { Elysia } from "elysia";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../../pipeline/deps.ts";
 import { GwError } from "../../errors/gw-error.ts";
 import { ratingTarget } from "../../routing/feedback-quality.ts";
 import { parseFeedback } from "../../schema/feedback.ts";

@@ -1,7 +1,7 @@
 // GET /metrics (gateway-api.md 4.12, 2.3): the calling key's project only, scope `requests`,
 // answered from the metrics rollups (docs/observability.md "Metrics and log growth").
 import { Elysia } from "elysia";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../../pipeline/deps.ts";
 import { projectMetrics } from "../../observability/metrics.ts";
 import { parseMetricsQuery } from "../../schema/metrics.ts";
 import { metricsRepo } from "../../store/repos/metrics.ts";

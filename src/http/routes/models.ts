@@ -1,7 +1,7 @@
 // GET /models (gateway-api.md 4.7): the whole list in one page. `routable` depends on the key:
 // every model is routable for test keys, live keys need the provider enabled (contracts.md 6).
 import { Elysia } from "elysia";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../../pipeline/deps.ts";
 import { authPlugin } from "../auth.ts";
 import { jsonResponse } from "../context.ts";
 import { modelEntry, PROFILE_ENTRIES } from "../serializers/models.ts";

@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import { GwError } from "../../errors/gw-error.ts";
 import { parseRequestsQuery } from "../../schema/requests.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../../pipeline/deps.ts";
 import { authPlugin } from "../auth.ts";
 import { logEntry, requestDetail } from "../serializers/request-log.ts";
 

@@ -1,8 +1,8 @@
 // POST /responses (gateway-api.md 4.5): the chat pipeline behind the Responses codec; streams
 // leave as typed Responses events.
 import { Elysia } from "elysia";
-import { responsesStream } from "../../codecs/responses/stream.ts";
-import type { Deps } from "../../deps.ts";
+import { responsesStream } from "../../ingress/responses/stream.ts";
+import type { Deps } from "../../pipeline/deps.ts";
 import { authPlugin } from "../auth.ts";
 import { servePipeline } from "../pipeline-route.ts";
 import { responsesSseResponse } from "../sse.ts";

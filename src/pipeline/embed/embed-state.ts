@@ -1,7 +1,7 @@
 // What an embeddings request adds to the shared request state (state.ts): the texts, the vector
 // size and encoding asked for, and the provider's result. Kept beside the chat state rather than
 // in it, since no chat stage reads any of it.
-import type { EmbeddingResult } from "../../providers/types.ts";
+import type { EmbeddingResult } from "../../canonical/embeddings.ts";
 import type { RequestState } from "../state.ts";
 
 export interface EmbedJob {

@@ -1,7 +1,7 @@
 // The /embeddings response text (gateway-api.md 4.6, plus the `gw` object of 2.5). Written by
 // hand around JSON.stringify of each vector: a 2048 x 3072 answer should not first become a tree
 // of objects only to be walked again by the serializer.
-import type { EmbeddingResult } from "../../providers/types.ts";
+import type { EmbeddingResult } from "../../canonical/embeddings.ts";
 
 /** encoding_format "base64", exactly as OpenAI sends it: the vector's float32 values,
  * little-endian, base64-encoded (what the openai SDKs decode by default). */

@@ -13,7 +13,7 @@
 //
 // No analyze (there is no task to detect) and no cache (its keys and policies are chat's).
 import { toGwError, type GwError } from "../../errors/gw-error.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import { round3 } from "../../observability/trace.ts";
 import { gwHeaders, gwObject } from "../gw-object.ts";
 import { meter } from "../stages/meter.ts";

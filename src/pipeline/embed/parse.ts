@@ -2,7 +2,7 @@
 // and the trace headers. Writes requestedModel, trace ids and the embed job (input, dimensions,
 // encoding). The texts stay on the job only: nothing here reaches the log or the trace.
 import { DEFAULT_EMBEDDING_MODEL } from "../../config/constants.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import { checkInput, EmbeddingsBody } from "../../schema/embeddings.ts";
 import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import { readTraceHeaders } from "../trace-headers.ts";

@@ -5,7 +5,7 @@ import { DEFAULT_EMBEDDING_MODEL } from "../../config/constants.ts";
 import { GwError, invalidRequest } from "../../errors/gw-error.ts";
 import { isTestModel, testScenarioOf } from "../../providers/sandbox/scenarios.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import { providerExclusion } from "../stages/route-eligibility.ts";
 import type { EmbedState } from "./embed-state.ts";
 

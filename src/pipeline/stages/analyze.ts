@@ -3,7 +3,7 @@
 // Writes inputTokens, task and analysis.
 import { analyzeRequest } from "../../analysis/analyzer.ts";
 import { boundMessageTokens } from "../../analysis/tokens.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import type { RequestState } from "../state.ts";
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);

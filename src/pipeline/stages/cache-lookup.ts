@@ -10,8 +10,8 @@ import type { CachedAnswer } from "../../cache/answer-store-types.ts";
 import { isProfile } from "../../routing/profiles.ts";
 import { isTestModel } from "../../providers/sandbox/scenarios.ts";
 import { newCompletionId } from "../../lib/ids.ts";
-import type { ChatCompletion } from "../../providers/types.ts";
-import type { Deps } from "../../deps.ts";
+import type { ChatCompletion } from "../../canonical/completion.ts";
+import type { Deps } from "../deps.ts";
 import type { RequestState } from "../state.ts";
 import { semanticLookup } from "./cache-semantic.ts";
 

@@ -3,7 +3,7 @@
 // the literal guard, the ambiguity rule). A hit serves that entry with gw.similarity; a miss says
 // why in trace.cache; an embedder or index failure is a miss like any cache outage (4.13).
 import { decideSemanticHit, SEMANTIC_THRESHOLDS, type SemanticCandidate, type SemanticMode } from "../../cache/semantic-decision.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import type { RequestState } from "../state.ts";
 import { serveCached } from "./cache-lookup.ts";
 

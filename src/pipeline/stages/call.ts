@@ -1,13 +1,14 @@
 // Stage call: tries the ranked models in order until one answers (fallback). Writes selected,
 // provider, attempts, fallbacks, upstreamMs, and completion or events. One `llm` span per attempt.
 import { GwError } from "../../errors/gw-error.ts";
-import type { ChatCompletion, ProviderCall } from "../../providers/types.ts";
+import type { ChatCompletion } from "../../canonical/completion.ts";
+import type { ProviderCall } from "../../providers/types.ts";
 import { setRequestDeadline } from "../../providers/deadlines.ts";
 import { answerChars, attemptLimits, limitsFor, oversize, setAttemptLimits } from "../../providers/upstream-limits.ts";
 import { UpstreamFailure } from "../../providers/upstream-failure.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { outputAskOf, worstCostOf } from "../../routing/cost.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import { providerFor, recordFailedAttempt, reportHealth } from "../attempt-helpers.ts";
 import type { RequestState } from "../state.ts";
 

@@ -5,7 +5,7 @@
 // redacted text only. Provider and region restrictions act in routing.
 import { blockedError, guardPolicyOf, guardsNothing, guardTexts } from "../../guard/content-guard.ts";
 import { mapChatTexts, mapInputs } from "../../guard/request-texts.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import type { EmbedState } from "../embed/embed-state.ts";
 import type { RequestState } from "../state.ts";
 

@@ -5,7 +5,7 @@
 import { costOf, outputAskOf, worstOutputTokens, type TokenCounts } from "../../routing/cost.ts";
 import { BASELINE_MODEL_ID } from "../../routing/profiles.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import type { RequestState } from "../state.ts";
 import { settleBilling } from "./reserve.ts";
 

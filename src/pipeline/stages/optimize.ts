@@ -1,7 +1,7 @@
 // Stage optimize: the token engine's place in the pipeline (gateway-api.md 2.2 trace.optimization).
 // No compression stage exists yet, so the request goes out as sent; the trace says so: the mode
 // asked for (optimization.mode, default "off"), the input token bound before and after, no stages.
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import type { RequestState } from "../state.ts";
 
 export function optimize(_deps: Deps, state: RequestState): void {

@@ -2,14 +2,14 @@
 // cannot say) and the trace headers. Writes request, requestedModel, stream, tags, workflow, step, session id.
 import { DEFAULT_PROFILE, LIMITS } from "../../config/constants.ts";
 import { invalidRequest } from "../../errors/gw-error.ts";
-import type { ChatRequest } from "../../providers/types.ts";
+import type { ChatRequest } from "../../canonical/chat.ts";
 import { ChatCompletionsBody } from "../../schema/chat-completions.ts";
 import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import type { RequestState } from "../state.ts";
 import { sessionIdOf } from "../../routing/sessions.ts";
 import { readTraceHeaders } from "../trace-headers.ts";
-import { responsesToChatBody } from "../../codecs/responses/request.ts";
+import { responsesToChatBody } from "../../ingress/responses/request.ts";
 
 const validateBody = compileValidator(ChatCompletionsBody);
 

@@ -9,7 +9,7 @@ import { usedTokens } from "../../billing/rate-limit.ts";
 import { formatDuration, retryAfterSeconds } from "../../billing/rate-limit-headers.ts";
 import { hasRateLimits, rateLimitLevels } from "../../billing/rate-limit-policy.ts";
 import { GwError } from "../../errors/gw-error.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import type { EmbedState } from "../embed/embed-state.ts";
 import type { RequestState } from "../state.ts";
 

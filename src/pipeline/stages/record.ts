@@ -4,7 +4,7 @@ import { COMPONENT_VERSIONS } from "../../config/versions.ts";
 import type { RequestRecord } from "../../store/repos/requests.ts";
 import { writeRequestLine } from "../../observability/request-line.ts";
 import { round3 } from "../../observability/trace.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import { errorTrace } from "../error-trace.ts";
 import type { RequestState } from "../state.ts";
 import { billingTrace, releaseBilling } from "./reserve.ts";

@@ -9,7 +9,7 @@ import { chargeNano, formatUsd, toNano, toUsd } from "../../billing/money.ts";
 import { termsOf } from "../../billing/terms.ts";
 import { GwError } from "../../errors/gw-error.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import type { EmbedState } from "../embed/embed-state.ts";
 import type { RequestState } from "../state.ts";
 

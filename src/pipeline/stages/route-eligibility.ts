@@ -6,7 +6,7 @@ import { expectedOutputTokens } from "../../analysis/analyzer.ts";
 import { countMessageTokens } from "../../analysis/tokens.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { outputAskOf, worstCostOf, type OutputAsk } from "../../routing/cost.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import type { RequestState } from "../state.ts";
 import { formatUsd } from "../../billing/money.ts";
 import { worstCharge } from "./reserve.ts";

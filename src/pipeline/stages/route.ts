@@ -9,7 +9,7 @@ import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { maxCostOf } from "../../routing/cost.ts";
 import { taskKindOf } from "../../routing/routing-input.ts";
 import { diversify, scoreModels, type RoutingMode } from "../../routing/score.ts";
-import type { Deps } from "../../deps.ts";
+import type { Deps } from "../deps.ts";
 import type { Candidate, RequestState } from "../state.ts";
 import { exclusion, needsOf, OVER_PROJECT_BUDGET, OVER_WORKFLOW_BUDGET, type Needs } from "./route-eligibility.ts";
 import { downgradeRoom } from "./reserve.ts";

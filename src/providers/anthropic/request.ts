@@ -1,7 +1,8 @@
 // Maps the canonical (OpenAI) chat request to an Anthropic Messages API request (pure).
 // Wire format: POST /v1/messages, Anthropic API version 2023-06-01.
 import { isObject } from "../../lib/json.ts";
-import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ProviderCall, ToolChoice } from "../types.ts";
+import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ToolChoice } from "../../canonical/chat.ts";
+import type { ProviderCall } from "../types.ts";
 import type { UpstreamRequest } from "../transport.ts";
 import { withCacheBreakpoints } from "./cache-breakpoints.ts";
 

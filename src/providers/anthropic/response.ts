@@ -1,7 +1,8 @@
 // Reads an Anthropic Message (POST /v1/messages, non-streaming) into the canonical chat
 // completion (pure). Usage follows the canonical convention of providers/types.ts.
 import { isObject, type JsonObject } from "../../lib/json.ts";
-import type { ChatCompletion, ToolCall, Usage } from "../types.ts";
+import type { ChatCompletion, Usage } from "../../canonical/completion.ts";
+import type { ToolCall } from "../../canonical/chat.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
 
 const count = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);

@@ -2,7 +2,7 @@
 // message_stop, ping, error) into OpenAI chat.completion.chunk events, one event at a time.
 import { isObject, type JsonObject } from "../../lib/json.ts";
 import { decodeSse, type SseEvent } from "../sse-decoder.ts";
-import type { ChatChunk, ChunkChoice, ChunkEvent, Usage } from "../types.ts";
+import type { ChatChunk, ChunkChoice, ChunkEvent, Usage } from "../../canonical/completion.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
 import { streamError } from "./errors.ts";
 import { completionId, finishReason, toUsage } from "./response.ts";

@@ -3,7 +3,8 @@
 import { isObject } from "../../lib/json.ts";
 import { countTextsTokens } from "../../analysis/tokens.ts";
 import type { UpstreamRequest } from "../transport.ts";
-import type { EmbedCall, EmbeddingResult } from "../types.ts";
+import type { EmbedCall } from "../types.ts";
+import type { EmbeddingResult } from "../../canonical/embeddings.ts";
 import type { GoogleOptions } from "./request.ts";
 import { parseBody, unexpected } from "./response.ts";
 

@@ -1,7 +1,7 @@
 // Maps OpenAI message content (a string or content parts) to Gemini parts (pure): text, images
 // (data: URLs inline, http(s) URLs as fileData), input_audio and inline files.
 import { isObject } from "../../lib/json.ts";
-import type { ChatMessage, ContentPart } from "../types.ts";
+import type { ChatMessage, ContentPart } from "../../canonical/chat.ts";
 import type { GeminiPart } from "./wire.ts";
 
 const MIME_BY_EXTENSION: Record<string, string> = {

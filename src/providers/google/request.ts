@@ -1,7 +1,8 @@
 // Maps the canonical chat request to a Gemini generateContent request (pure): system and
 // developer messages -> systemInstruction, turns -> contents, tools, toolConfig, generationConfig.
 import { isObject } from "../../lib/json.ts";
-import type { ChatMessage, ChatRequest, ProviderCall, ToolCall, ToolChoice } from "../types.ts";
+import type { ChatMessage, ChatRequest, ToolCall, ToolChoice } from "../../canonical/chat.ts";
+import type { ProviderCall } from "../types.ts";
 import type { UpstreamRequest } from "../transport.ts";
 import { contentParts, textOf } from "./parts.ts";
 import { toGeminiSchema } from "./schema.ts";

@@ -2,7 +2,8 @@
 // text and function calls, finish reason, usage; a blocked prompt is a content_filter failure.
 import { isObject } from "../../lib/json.ts";
 import { newCallId, newCompletionId } from "../../lib/ids.ts";
-import type { ChatCompletion, ToolCall, Usage } from "../types.ts";
+import type { ChatCompletion, Usage } from "../../canonical/completion.ts";
+import type { ToolCall } from "../../canonical/chat.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
 import type { GeminiPart, GenerateContentResponse, UsageMetadata } from "./wire.ts";
 

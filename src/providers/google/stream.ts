@@ -4,7 +4,7 @@
 import { isObject } from "../../lib/json.ts";
 import { newCompletionId } from "../../lib/ids.ts";
 import { decodeSse } from "../sse-decoder.ts";
-import type { ChatChunk, ChunkChoice, ChunkEvent } from "../types.ts";
+import type { ChatChunk, ChunkChoice, ChunkEvent } from "../../canonical/completion.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
 import { answerText, mapFinishReason, mapUsage, promptBlocked, toToolCall } from "./response.ts";
 import type { GenerateContentResponse, UsageMetadata } from "./wire.ts";

@@ -1,5 +1,6 @@
 // Maps the canonical chat request to an OpenAI-compatible upstream request (pure).
-import type { ChatRequest, ProviderCall } from "../types.ts";
+import type { ChatRequest } from "../../canonical/chat.ts";
+import type { ProviderCall } from "../types.ts";
 import type { UpstreamRequest } from "../transport.ts";
 
 export interface OpenAICompatibleOptions {

@@ -1,7 +1,7 @@
 // Reads an OpenAI-compatible chat completion into the canonical shape (pure).
 import { isObject } from "../../lib/json.ts";
 import { normalizeUsage } from "../usage.ts";
-import { RAW_BODY, type ChatCompletion, type Usage } from "../types.ts";
+import { RAW_BODY, type ChatCompletion, type Usage } from "../../canonical/completion.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
 
 const ZERO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };

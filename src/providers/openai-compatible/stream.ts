@@ -1,7 +1,7 @@
 // Reads an OpenAI-compatible SSE stream into typed chunk events, keeping each upstream data line
 // as `raw` so the encoder passes it through without re-serialising (design card: zero-copy).
 import { decodeSse } from "../sse-decoder.ts";
-import type { ChatChunk, ChunkEvent } from "../types.ts";
+import type { ChatChunk, ChunkEvent } from "../../canonical/completion.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
 import { isObject } from "../../lib/json.ts";
 

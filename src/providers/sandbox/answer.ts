@@ -3,7 +3,9 @@
 import { countMessageTokens, countTextTokens, messageText, truncateToTokens } from "../../analysis/tokens.ts";
 import { seedOf } from "../../lib/hash.ts";
 import { newCallId, newCompletionId } from "../../lib/ids.ts";
-import type { ChatCompletion, ChatRequest, FunctionTool, ProviderCall, ToolCall } from "../types.ts";
+import type { ChatCompletion } from "../../canonical/completion.ts";
+import type { ChatRequest, FunctionTool, ToolCall } from "../../canonical/chat.ts";
+import type { ProviderCall } from "../types.ts";
 import { sampleFromSchema } from "./schema-sample.ts";
 
 const SENTENCES = [

@@ -2,7 +2,8 @@
 // text, so tests can compare them across runs and machines; usage counted with gpt-tokenizer.
 import { countTextsTokens } from "../../analysis/tokens.ts";
 import { TEST_EMBEDDING_DIMENSIONS } from "../../config/constants.ts";
-import type { EmbedCall, EmbeddingResult } from "../types.ts";
+import type { EmbedCall } from "../types.ts";
+import type { EmbeddingResult } from "../../canonical/embeddings.ts";
 
 /** sfc32 (Chris Doty-Humphrey's small fast counter), seeded with 128 bits of the text's SHA-256.
  * Integer arithmetic only, so every engine yields the same sequence. */

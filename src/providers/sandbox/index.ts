@@ -1,6 +1,7 @@
 // The sandbox provider behind `gw_test_` keys: simulated answers, no network, and the on-demand
 // failures of contracts.md section 5 raised as real upstream failures so fallback and errors run.
-import type { ChatCompletion, ChunkEvent, Provider, ProviderCall } from "../types.ts";
+import type { ChatCompletion, ChunkEvent } from "../../canonical/completion.ts";
+import type { Provider, ProviderCall } from "../types.ts";
 import { chunksOf } from "../completion-chunks.ts";
 import { UpstreamFailure } from "../upstream-failure.ts";
 import { simulateCompletion } from "./answer.ts";

@@ -1,7 +1,7 @@
 // Test-mode errors on demand (contracts.md section 5): `gw-test:<name>` picks a scenario.
 import { TEST_MODEL_PREFIX } from "../../config/constants.ts";
 import type { ErrorCode } from "../../errors/codes.ts";
-import type { FailureClass } from "../types.ts";
+import type { FailureClass } from "../../canonical/failure.ts";
 
 export type TestScenario =
   /** Raised by the gateway itself, before any provider is called. */

@@ -5,7 +5,7 @@
 // interleaved argument deltas still land in the right item; they close in output order.
 import type { RequestState } from "../../pipeline/state.ts";
 import type { OutEvent } from "../../pipeline/stream-out.ts";
-import type { ChunkChoice } from "../../providers/types.ts";
+import type { ChunkChoice } from "../../canonical/completion.ts";
 import {
   fullResponse, functionCallIdOf, messageIdOf, responseHead, type FunctionCallItem, type MessageItem, type OutputItem,
 } from "./response.ts";

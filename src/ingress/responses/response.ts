@@ -2,7 +2,7 @@
 // (`message` with `output_text` parts, `function_call` with the upstream's call id), usage in the
 // Responses names, and the `gw` object. Shared by the JSON answer and the stream's lifecycle events.
 import type { RequestState } from "../../pipeline/state.ts";
-import type { ChatCompletion, Usage } from "../../providers/types.ts";
+import type { ChatCompletion, Usage } from "../../canonical/completion.ts";
 import { instructionsOf } from "./request.ts";
 
 export interface OutputText { type: "output_text"; text: string; annotations: unknown[] }

@@ -1,22 +1,22 @@
 // Composes the HTTP app: the one file that lists every route (architecture: app.ts).
 import { Elysia } from "elysia";
-import { API_BASE_PATH } from "./config/constants.ts";
-import type { Deps } from "./deps.ts";
-import { adminRoutes } from "./http/admin/admin-routes.ts";
-import { prometheusRoute } from "./http/admin/prometheus-route.ts";
-import { contextPlugin, errorResponse } from "./http/context.ts";
-import { Lifecycle } from "./http/lifecycle.ts";
-import { healthRoutes } from "./http/routes/health.ts";
-import { GwError } from "./errors/gw-error.ts";
-import { newRequestId } from "./lib/ids.ts";
-import { cacheInvalidateRoute } from "./http/routes/cache-invalidate.ts";
-import { chatCompletionsRoute } from "./http/routes/chat-completions.ts";
-import { embeddingsRoute } from "./http/routes/embeddings.ts";
-import { feedbackRoute } from "./http/routes/feedback.ts";
-import { metricsRoute } from "./http/routes/metrics.ts";
-import { modelsRoute } from "./http/routes/models.ts";
-import { requestsRoute } from "./http/routes/requests.ts";
-import { responsesRoute } from "./http/routes/responses.ts";
+import { API_BASE_PATH } from "../config/constants.ts";
+import type { Deps } from "../pipeline/deps.ts";
+import { adminRoutes } from "./admin/admin-routes.ts";
+import { prometheusRoute } from "./admin/prometheus-route.ts";
+import { contextPlugin, errorResponse } from "./context.ts";
+import { Lifecycle } from "./lifecycle.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { GwError } from "../errors/gw-error.ts";
+import { newRequestId } from "../lib/ids.ts";
+import { cacheInvalidateRoute } from "./routes/cache-invalidate.ts";
+import { chatCompletionsRoute } from "./routes/chat-completions.ts";
+import { embeddingsRoute } from "./routes/embeddings.ts";
+import { feedbackRoute } from "./routes/feedback.ts";
+import { metricsRoute } from "./routes/metrics.ts";
+import { modelsRoute } from "./routes/models.ts";
+import { requestsRoute } from "./routes/requests.ts";
+import { responsesRoute } from "./routes/responses.ts";
 
 /** A stopping gw takes no new work on connections still open (docs/availability.md "Shutdown"). */
 const draining = () => new GwError("service_unavailable", "gw is shutting down; retry on another instance.", { retryAfter: 1 });

@@ -6,7 +6,7 @@
 import { invalidRequest } from "../../errors/gw-error.ts";
 import { compileValidator } from "../../schema/validate.ts";
 import { INPUT_ITEM_KINDS, ResponsesBody, type InputItem, type InputPart } from "../../schema/responses.ts";
-import type { ChatMessage, ContentPart, ToolCall } from "../../providers/types.ts";
+import type { ChatMessage, ContentPart, ToolCall } from "../../canonical/chat.ts";
 
 const validateBody = compileValidator(ResponsesBody);
 const validateItem = Object.fromEntries(Object.entries(INPUT_ITEM_KINDS).map(([kind, schema]) => [kind, compileValidator(schema)]));
