@@ -7,6 +7,7 @@ import type { KeyScope } from "../../src/config/constants.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { buildDeps } from "../../src/deps.ts";
 import { type Deps } from "../../src/pipeline/deps.ts";
+import type { Clock } from "../../src/lib/clock.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { startServer } from "../../src/server.ts";
 import { createProject } from "../../src/admin/projects.ts";
@@ -28,14 +29,15 @@ export interface TestGw {
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
 
-export async function startTestGw(env: Record<string, string> = {}): Promise<TestGw> {
+/** `clock` replaces the wall clock for TTLs, windows and periods (tests move time, never sleep). */
+export async function startTestGw(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestGw> {
   const dataDir = mkdtempSync(join(tmpdir(), "gw-test-"));
   // Tests read the traces of many test-key requests: the test-key trace quota (docs/observability.md
   // "Trace storage") is lifted unless a test sets it; the disk reserve is kept small.
   const config = loadConfig({ port: "0", data: dataDir }, {
     GW_ADMIN_TOKEN: ADMIN_TOKEN, GW_TEST_TRACES_PER_MIN: "1000000", GW_STORAGE_RESERVE_MB: "1", ...env,
   });
-  const deps = buildDeps(config, { logger: createLogger(process.env.GW_TEST_LOG_LEVEL ?? "silent") });
+  const deps = buildDeps(config, { logger: createLogger(process.env.GW_TEST_LOG_LEVEL ?? "silent"), clock: options.clock });
   const projectId = createProject(deps.repos.projects, { name: "test" }).id;
   const server = startServer(config, { deps, quiet: true });
   const key: TestGw["key"] = (o = {}) =>
