@@ -2,7 +2,7 @@
 // provider serves an attempt, the boundary that turns any adapter error into an upstream failure,
 // how a failed attempt is recorded, and which outcomes feed provider health.
 import type { ResolvedProvider } from "../providers/project-providers.ts";
-import { UpstreamFailure } from "../providers/upstream-failure.ts";
+import { UpstreamFailure } from "../canonical/failure.ts";
 import type { CatalogModel } from "../routing/catalog-types.ts";
 import type { HealthOutcome } from "../routing/health.ts";
 import type { SpanAttributes } from "../observability/trace.ts";
@@ -19,7 +19,7 @@ export function providerFor(deps: Deps, state: RequestState, model: CatalogModel
 export function asFailure(err: unknown, deps: Deps): UpstreamFailure {
   if (err instanceof UpstreamFailure) return err;
   deps.logger.error({ err }, "provider adapter threw an unexpected error");
-  return new UpstreamFailure("transient", "The provider call failed unexpectedly.", null, undefined, "upstream_error");
+  return UpstreamFailure.unexpected("The provider call failed unexpectedly.");
 }
 
 /** Feeds provider health, except where the outcome says nothing about the provider: test keys and

@@ -5,7 +5,7 @@
 import { GwError, toGwError } from "../errors/gw-error.ts";
 import { isObject } from "../lib/json.ts";
 import { attemptLimits, oversize } from "../providers/upstream-limits.ts";
-import { UpstreamFailure } from "../providers/upstream-failure.ts";
+import { UpstreamFailure } from "../canonical/failure.ts";
 import type { ChatChunk, ChunkEvent } from "../canonical/completion.ts";
 import { normalizeUsage } from "../providers/usage.ts";
 import type { Deps } from "./deps.ts";
@@ -49,7 +49,7 @@ function streamFailure(deps: Deps, state: RequestState, err: unknown, finished: 
   if (err instanceof UpstreamFailure) return err.toGwError();
   if (finished || err instanceof GwError) return toGwError(err);
   deps.logger.error({ err }, "provider stream threw an unexpected error");
-  return new UpstreamFailure("transient", "The provider stream failed unexpectedly.", null, undefined, "upstream_error").toGwError();
+  return UpstreamFailure.unexpected("The provider stream failed unexpectedly.").toGwError();
 }
 
 function closeLlmSpan(state: RequestState, errorCode: string | null): void {

@@ -4,7 +4,7 @@
 import { clearDeadline, watchIdle } from "./deadlines.ts";
 import { abortFailure, DEFAULT_MAX_BODY_BYTES, DEFAULT_STREAM_IDLE_MS, send, type TransportOptions, type UpstreamRequest } from "./transport.ts";
 import { attemptLimits, MAX_ERROR_BODY_BYTES, oversize } from "./upstream-limits.ts";
-import { UpstreamFailure } from "./upstream-failure.ts";
+import { UpstreamFailure } from "../canonical/failure.ts";
 
 /** An adapter's mapping of an upstream error response (status, body text, headers). */
 export type ErrorParser = (status: number, body: string, headers: Headers, provider: string) => UpstreamFailure;
@@ -17,7 +17,7 @@ export interface Exchange {
 }
 
 const broken = (provider: string): UpstreamFailure =>
-  new UpstreamFailure("transient", `The ${provider} response broke off.`, 200, undefined, "upstream_error");
+  UpstreamFailure.badBody(`The ${provider} response broke off.`);
 
 /** Reads a body whole, still under the attempt's deadline (armed by send). Past `max` bytes the
  * upstream is aborted: `truncate` keeps what came (an error body's message), else it fails. */
@@ -56,7 +56,7 @@ async function readBody(
  * (also as the controller's abort reason, which decodeSse rethrows). */
 function guardStream(body: ReadableStream<Uint8Array>, controller: AbortController, idleMs: number, maxBytes: number, provider: string): ReadableStream<Uint8Array> {
   const reader = body.getReader();
-  const idle = new UpstreamFailure("timeout", `The ${provider} stream sent nothing for ${idleMs} ms.`, 200);
+  const idle = UpstreamFailure.timeout(`The ${provider} stream sent nothing for ${idleMs} ms.`, 200);
   let size = 0;
   watchIdle(controller, idleMs, idle);
   return new ReadableStream<Uint8Array>({
@@ -123,7 +123,7 @@ export function exchange(provider: string, parseError: ErrorParser, transport: T
     async stream(req, controller) {
       const res = await accepted(req, controller);
       clearDeadline(controller);
-      if (!res.body) throw new UpstreamFailure("transient", `${provider} sent an empty stream.`, res.status, undefined, "upstream_error");
+      if (!res.body) throw UpstreamFailure.badBody(`${provider} sent an empty stream.`, res.status);
       const maxBytes = attemptLimits(controller)?.streamBytes ?? Number.POSITIVE_INFINITY;
       return guardStream(res.body, controller, transport.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS, maxBytes, provider);
     },

@@ -2,7 +2,7 @@
 // upstream provider streams, and the two encoders gw uses to write SSE to clients.
 // A line or an event past MAX_SSE_LINE_CHARS fails the stream (docs/availability.md).
 import { MAX_SSE_LINE_CHARS } from "./upstream-limits.ts";
-import { UpstreamFailure } from "./upstream-failure.ts";
+import { UpstreamFailure } from "../canonical/failure.ts";
 
 export interface SseEvent {
   /** Value of the last `event:` field, or null when the event had none. */
@@ -18,7 +18,7 @@ const COLON = 58;
 const SPACE = 32;
 
 const tooLong = (what: string): UpstreamFailure =>
-  new UpstreamFailure("transient", `The provider sent an SSE ${what} over ${MAX_SSE_LINE_CHARS} characters.`, 200, undefined, "upstream_error");
+  UpstreamFailure.badBody(`The provider sent an SSE ${what} over ${MAX_SSE_LINE_CHARS} characters.`);
 
 /** Incremental line/field parser over already-decoded text. */
 class SseParser {

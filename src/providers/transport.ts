@@ -1,7 +1,7 @@
 // The only network code of gw: sends a prepared upstream request with a deadline and turns
 // network failures into upstream failure classes. Keep-alive reuse comes from Bun's fetch pool.
 import { clearDeadline, deadlinePassed, watchDeadline } from "./deadlines.ts";
-import { UpstreamFailure } from "./upstream-failure.ts";
+import { UpstreamFailure } from "../canonical/failure.ts";
 
 export interface UpstreamRequest {
   url: string;
@@ -38,7 +38,7 @@ export async function send(
   } catch (err) {
     clearDeadline(controller);
     const reason = err instanceof Error ? err.message : String(err);
-    throw abortFailure(controller, options.headersTimeoutMs) ?? new UpstreamFailure("transient", `Could not reach the provider: ${reason}`);
+    throw abortFailure(controller, options.headersTimeoutMs) ?? UpstreamFailure.network(`Could not reach the provider: ${reason}`);
   }
 }
 
@@ -46,7 +46,7 @@ export async function send(
 export function abortFailure(controller: AbortController, timeoutMs: number): UpstreamFailure | null {
   const signal = controller.signal;
   if (!signal.aborted) return null;
-  if (deadlinePassed(controller)) return new UpstreamFailure("timeout", `The provider did not answer within ${timeoutMs} ms.`);
+  if (deadlinePassed(controller)) return UpstreamFailure.timeout(`The provider did not answer within ${timeoutMs} ms.`);
   if (signal.reason instanceof UpstreamFailure) return signal.reason;
-  return new UpstreamFailure("transient", "The request was cancelled by the client.");
+  return UpstreamFailure.cancelled();
 }

@@ -4,7 +4,7 @@
 import type { CatalogModel } from "../routing/catalog-types.ts";
 import type { ChatCompletion } from "../canonical/completion.ts";
 import type { ChatRequest } from "../canonical/chat.ts";
-import { UpstreamFailure } from "./upstream-failure.ts";
+import { UpstreamFailure } from "../canonical/failure.ts";
 
 /** One SSE line or event: far above any real chunk (a whole Gemini function call included). */
 export const MAX_SSE_LINE_CHARS = 4 * 1024 * 1024;
@@ -67,7 +67,7 @@ export const attemptLimits = (controller: AbortController | undefined): AttemptL
  * class model_gone moves on to the next model without retrying this one (the same request would
  * likely run away again) and blames the model, not the provider. */
 export const oversize = (provider: string, what: string): UpstreamFailure =>
-  new UpstreamFailure("model_gone", `The ${provider} answer was cut: ${what}.`, 200, undefined, "upstream_error");
+  new UpstreamFailure({ failureClass: "model_gone", message: `The ${provider} answer was cut: ${what}.`, upstreamStatus: 200, publicCode: "upstream_error" });
 
 /** Characters of answer text in a whole completion (every choice). */
 export function answerChars(c: ChatCompletion): number {

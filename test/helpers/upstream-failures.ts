@@ -1,6 +1,6 @@
 // Catching the UpstreamFailure an adapter throws (sync mapping) or rejects with (async call), so a
 // test can assert its class, status and code; anything else fails the test.
-import { UpstreamFailure } from "../../src/providers/upstream-failure.ts";
+import { UpstreamFailure } from "../../src/canonical/failure.ts";
 
 export function failureOf(fn: () => unknown): UpstreamFailure {
   try {

@@ -9,7 +9,7 @@ import type { ErrorCode } from "../../src/errors/codes.ts";
 import type { ChatMessage, ChatRequest } from "../../src/canonical/chat.ts";
 import type { FailureClass } from "../../src/canonical/failure.ts";
 import type { ProviderCall } from "../../src/providers/types.ts";
-import { UpstreamFailure } from "../../src/providers/upstream-failure.ts";
+import { UpstreamFailure } from "../../src/canonical/failure.ts";
 import { buildCatalog } from "../../src/routing/catalog.ts";
 import type { CatalogModel } from "../../src/routing/catalog-types.ts";
 import { weatherTool } from "../fixtures/tools.ts";

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseError as parseAnthropic } from "../../src/providers/anthropic/errors.ts";
 import { parseError as parseOpenAi } from "../../src/providers/openai-compatible/errors.ts";
-import { scrubCredentials } from "../../src/providers/scrub-credentials.ts";
-import { UpstreamFailure } from "../../src/providers/upstream-failure.ts";
+import { scrubCredentials } from "../../src/canonical/scrub-credentials.ts";
+import { UpstreamFailure } from "../../src/canonical/failure.ts";
 import { type ScriptedUpstream, startScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
 
@@ -51,7 +51,7 @@ describe("the providers' relayed explanations", () => {
     }
   });
   test("gw's own message (a transport error with a URL) is scrubbed too", () => {
-    const error = new UpstreamFailure("transient", `Could not reach the provider: fetch https://g.example/v1?key=${SECRETS[2]} failed`).toGwError();
+    const error = UpstreamFailure.network(`Could not reach the provider: fetch https://g.example/v1?key=${SECRETS[2]} failed`).toGwError();
     expect(error.message).not.toContain(SECRETS[2]);
   });
 });

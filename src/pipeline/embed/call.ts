@@ -5,7 +5,7 @@ import { GwError } from "../../errors/gw-error.ts";
 import { setRequestDeadline } from "../../providers/deadlines.ts";
 import { embedLimits, setAttemptLimits } from "../../providers/upstream-limits.ts";
 import type { EmbedCall } from "../../providers/types.ts";
-import { UpstreamFailure } from "../../providers/upstream-failure.ts";
+import { UpstreamFailure } from "../../canonical/failure.ts";
 import type { Deps } from "../deps.ts";
 import { providerFor, recordFailedAttempt, reportHealth } from "../attempt-helpers.ts";
 import { cancelledError } from "../stages/call.ts";

@@ -5,7 +5,7 @@ import type { ChatCompletion } from "../../canonical/completion.ts";
 import type { ProviderCall } from "../../providers/types.ts";
 import { setRequestDeadline } from "../../providers/deadlines.ts";
 import { answerChars, attemptLimits, limitsFor, oversize, setAttemptLimits } from "../../providers/upstream-limits.ts";
-import { UpstreamFailure } from "../../providers/upstream-failure.ts";
+import { UpstreamFailure } from "../../canonical/failure.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { outputAskOf, worstCostOf } from "../../routing/cost.ts";
 import type { Deps } from "../deps.ts";

@@ -3,7 +3,7 @@
 import { isObject, type JsonObject } from "../../lib/json.ts";
 import type { ChatCompletion, Usage } from "../../canonical/completion.ts";
 import type { ToolCall } from "../../canonical/chat.ts";
-import { UpstreamFailure } from "../upstream-failure.ts";
+import { UpstreamFailure } from "../../canonical/failure.ts";
 
 const count = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
@@ -70,10 +70,10 @@ export function parseResponse(text: string, provider: string, fallbackModel: str
   try {
     body = JSON.parse(text);
   } catch {
-    throw new UpstreamFailure("transient", `${provider} returned a body that is not JSON.`, 200, undefined, "upstream_error");
+    throw UpstreamFailure.badBody(`${provider} returned a body that is not JSON.`);
   }
   if (!isObject(body) || body.type !== "message" || !Array.isArray(body.content)) {
-    throw new UpstreamFailure("transient", `${provider} returned an unexpected body.`, 200, undefined, "upstream_error");
+    throw UpstreamFailure.badBody(`${provider} returned an unexpected body.`);
   }
   return toCompletion(body, fallbackModel);
 }

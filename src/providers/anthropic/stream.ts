@@ -3,7 +3,7 @@
 import { isObject, type JsonObject } from "../../lib/json.ts";
 import { decodeSse, type SseEvent } from "../sse-decoder.ts";
 import type { ChatChunk, ChunkChoice, ChunkEvent, Usage } from "../../canonical/completion.ts";
-import { UpstreamFailure } from "../upstream-failure.ts";
+import { UpstreamFailure } from "../../canonical/failure.ts";
 import { streamError } from "./errors.ts";
 import { completionId, finishReason, toUsage } from "./response.ts";
 
@@ -34,7 +34,7 @@ export class StreamTranslator {
     try {
       data = JSON.parse(event.data);
     } catch {
-      throw new UpstreamFailure("transient", `${this.provider} sent a stream event that is not JSON.`, 200, undefined, "upstream_error");
+      throw UpstreamFailure.badBody(`${this.provider} sent a stream event that is not JSON.`);
     }
     if (!isObject(data)) return [];
     switch (event.event ?? data.type) {
@@ -125,10 +125,10 @@ export async function* parseStream(
     }
   } catch (err) {
     if (err instanceof UpstreamFailure) throw err;
-    if (signal.aborted) throw new UpstreamFailure("transient", "The request was cancelled by the client.");
-    throw new UpstreamFailure("transient", `The ${provider} stream broke off.`, 200, undefined, "upstream_error");
+    if (signal.aborted) throw UpstreamFailure.cancelled();
+    throw UpstreamFailure.badBody(`The ${provider} stream broke off.`);
   }
   if (!translator.done && !signal.aborted) {
-    throw new UpstreamFailure("transient", `The ${provider} stream ended before message_stop.`, 200, undefined, "upstream_error");
+    throw UpstreamFailure.badBody(`The ${provider} stream ended before message_stop.`);
   }
 }

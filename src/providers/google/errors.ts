@@ -1,7 +1,7 @@
 // Maps a Google API error ({error: {code, message, status, details}}, cloud.google.com/apis/design/errors)
 // to a failure class (decides fallback) and public code.
 import { isObject } from "../../lib/json.ts";
-import { UpstreamFailure } from "../upstream-failure.ts";
+import { UpstreamFailure } from "../../canonical/failure.ts";
 import { retryAfterSeconds } from "../retry-after.ts";
 
 interface GoogleError {
@@ -45,24 +45,24 @@ export function parseError(status: number, body: string, headers: Headers, provi
   const detail = e.message ? `Provider said: ${e.message}` : undefined;
   if (status === 429 || e.status === "RESOURCE_EXHAUSTED") {
     const retryAfter = retryAfterSeconds(headers) ?? e.retryDelay;
-    return new UpstreamFailure("rate_limit", `${provider} rate limit or quota reached (HTTP ${status}).`, status, retryAfter);
+    return UpstreamFailure.fromStatus(status, "rate_limit", `${provider} rate limit or quota reached (HTTP ${status}).`, { retryAfter });
   }
   // Google answers a bad API key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
   const badKey = e.reasons.includes("API_KEY_INVALID") || /API key not valid/i.test(e.message ?? "");
   if (status === 401 || status === 403 || badKey) {
-    return new UpstreamFailure("credential", `${provider} rejected gw's credentials (HTTP ${status}).`, status);
+    return UpstreamFailure.fromStatus(status, "credential", `${provider} rejected gw's credentials (HTTP ${status}).`);
   }
-  if (status === 404) return new UpstreamFailure("model_gone", `${provider} does not serve this model (HTTP 404).`, status);
-  if (status === 408 || status === 504) return new UpstreamFailure("timeout", `${provider} timed out (HTTP ${status}).`, status);
+  if (status === 404) return UpstreamFailure.fromStatus(status, "model_gone", `${provider} does not serve this model (HTTP 404).`);
+  if (status === 408 || status === 504) return UpstreamFailure.fromStatus(status, "timeout", `${provider} timed out (HTTP ${status}).`);
   // FAILED_PRECONDITION is about gw's account (billing off, region not served), not the request:
   // another provider may well answer, so it falls back like a credential problem.
   if (e.status === "FAILED_PRECONDITION") {
-    return new UpstreamFailure("credential", `${provider} cannot serve gw's account (HTTP ${status}).`, status);
+    return UpstreamFailure.fromStatus(status, "credential", `${provider} cannot serve gw's account (HTTP ${status}).`);
   }
   if (status === 400 || status === 413 || status === 422) {
     const kind = TOKEN_LIMIT.test(e.message ?? "") ? "context_length" : "caller";
-    return new UpstreamFailure(kind, `${provider} rejected the request (HTTP ${status}).`, status, undefined, undefined, detail);
+    return UpstreamFailure.fromStatus(status, kind, `${provider} rejected the request (HTTP ${status}).`, { detail });
   }
-  if (status === 503) return new UpstreamFailure("transient", `${provider} is unavailable (HTTP 503).`, status, retryAfterSeconds(headers));
-  return new UpstreamFailure("transient", `${provider} failed (HTTP ${status}).`, status, undefined, "upstream_error");
+  if (status === 503) return UpstreamFailure.fromStatus(status, "transient", `${provider} is unavailable (HTTP 503).`, { retryAfter: retryAfterSeconds(headers) });
+  return UpstreamFailure.fromStatus(status, "transient", `${provider} failed (HTTP ${status}).`, { publicCode: "upstream_error" });
 }

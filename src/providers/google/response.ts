@@ -4,7 +4,7 @@ import { isObject } from "../../lib/json.ts";
 import { newCallId, newCompletionId } from "../../lib/ids.ts";
 import type { ChatCompletion, Usage } from "../../canonical/completion.ts";
 import type { ToolCall } from "../../canonical/chat.ts";
-import { UpstreamFailure } from "../upstream-failure.ts";
+import { UpstreamFailure } from "../../canonical/failure.ts";
 import type { GeminiPart, GenerateContentResponse, UsageMetadata } from "./wire.ts";
 
 /** Finish reasons that mean a filter withheld (part of) the answer. */
@@ -61,13 +61,13 @@ export const answerText = (part: GeminiPart): string =>
 export function promptBlocked(body: GenerateContentResponse): UpstreamFailure | null {
   const reason = body.promptFeedback?.blockReason;
   if (typeof reason !== "string" || (body.candidates?.length ?? 0) > 0) return null;
-  return new UpstreamFailure("content_filter", `Gemini blocked the prompt (${reason}).`, 200);
+  return new UpstreamFailure({ failureClass: "content_filter", message: `Gemini blocked the prompt (${reason}).`, upstreamStatus: 200 });
 }
 
 
 /** A 2xx body Gemini should not have sent. */
 export const unexpected = (what: string): UpstreamFailure =>
-  new UpstreamFailure("transient", `Gemini returned ${what}.`, 200, undefined, "upstream_error");
+  UpstreamFailure.badBody(`Gemini returned ${what}.`);
 
 /** A 2xx body as a JSON object, or the failure that says it was not one. */
 export function parseBody(text: string): Record<string, unknown> {

@@ -5,12 +5,12 @@ import { isObject } from "../../lib/json.ts";
 import { newCompletionId } from "../../lib/ids.ts";
 import { decodeSse } from "../sse-decoder.ts";
 import type { ChatChunk, ChunkChoice, ChunkEvent } from "../../canonical/completion.ts";
-import { UpstreamFailure } from "../upstream-failure.ts";
+import { UpstreamFailure } from "../../canonical/failure.ts";
 import { answerText, mapFinishReason, mapUsage, promptBlocked, toToolCall } from "./response.ts";
 import type { GenerateContentResponse, UsageMetadata } from "./wire.ts";
 
 const broken = (why: string): UpstreamFailure =>
-  new UpstreamFailure("transient", `The Gemini stream ${why}.`, 200, undefined, "upstream_error");
+  UpstreamFailure.badBody(`The Gemini stream ${why}.`);
 
 /** The translation state of one stream (pure apart from minting ids). */
 export class GeminiStreamTranslator {
@@ -93,7 +93,7 @@ export async function* parseStream(
     }
   } catch (err) {
     if (err instanceof UpstreamFailure) throw err;
-    if (signal.aborted) throw new UpstreamFailure("transient", "The request was cancelled by the client.");
+    if (signal.aborted) throw UpstreamFailure.cancelled();
     throw broken("broke off");
   }
   if (signal.aborted) return;

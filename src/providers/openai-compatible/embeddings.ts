@@ -5,7 +5,7 @@ import { countTextsTokens } from "../../analysis/tokens.ts";
 import type { UpstreamRequest } from "../transport.ts";
 import type { EmbedCall } from "../types.ts";
 import type { EmbeddingResult } from "../../canonical/embeddings.ts";
-import { UpstreamFailure } from "../upstream-failure.ts";
+import { UpstreamFailure } from "../../canonical/failure.ts";
 import { endpointUrl, jsonHeaders, type OpenAICompatibleOptions } from "./request.ts";
 
 export interface EmbeddingsBody {
@@ -29,7 +29,7 @@ export function buildEmbeddingsRequest(call: EmbedCall, options: OpenAICompatibl
 }
 
 const unexpected = (provider: string, what: string): UpstreamFailure =>
-  new UpstreamFailure("transient", `${provider} returned ${what}.`, 200, undefined, "upstream_error");
+  UpstreamFailure.badBody(`${provider} returned ${what}.`);
 
 /** encoding_format "base64": little-endian float32s, as OpenAI sends them. Kept for upstreams that
  * ignore encoding_format; null when the bytes are not whole floats. */

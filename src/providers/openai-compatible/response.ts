@@ -2,7 +2,7 @@
 import { isObject } from "../../lib/json.ts";
 import { normalizeUsage } from "../usage.ts";
 import { RAW_BODY, type ChatCompletion, type Usage } from "../../canonical/completion.ts";
-import { UpstreamFailure } from "../upstream-failure.ts";
+import { UpstreamFailure } from "../../canonical/failure.ts";
 
 const ZERO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
@@ -24,10 +24,10 @@ export function parseResponse(text: string, provider: string): ChatCompletion {
   try {
     body = JSON.parse(text);
   } catch {
-    throw new UpstreamFailure("transient", `${provider} returned a body that is not JSON.`, 200, undefined, "upstream_error");
+    throw UpstreamFailure.badBody(`${provider} returned a body that is not JSON.`);
   }
   if (!isObject(body) || !Array.isArray(body.choices) || !body.choices.every(readableChoice)) {
-    throw new UpstreamFailure("transient", `${provider} returned an unexpected body.`, 200, undefined, "upstream_error");
+    throw UpstreamFailure.badBody(`${provider} returned an unexpected body.`);
   }
   const completion = body as ChatCompletion;
   completion.usage = normalizeUsage(body.usage) ?? { ...ZERO_USAGE };

@@ -2,7 +2,7 @@
 // as `raw` so the encoder passes it through without re-serialising (design card: zero-copy).
 import { decodeSse } from "../sse-decoder.ts";
 import type { ChatChunk, ChunkEvent } from "../../canonical/completion.ts";
-import { UpstreamFailure } from "../upstream-failure.ts";
+import { UpstreamFailure } from "../../canonical/failure.ts";
 import { isObject } from "../../lib/json.ts";
 
 /** Choices gw and the codecs can read: objects whose delta, when present, is an object with a
@@ -45,24 +45,24 @@ export async function* parseStream(
       try {
         parsed = JSON.parse(data);
       } catch {
-        throw new UpstreamFailure("transient", `${provider} sent a stream line that is not JSON.`, 200, undefined, "upstream_error");
+        throw UpstreamFailure.badBody(`${provider} sent a stream line that is not JSON.`);
       }
       if (!isObject(parsed)) continue;
       if (isObject(parsed.error)) {
-        throw new UpstreamFailure("transient", `${provider} reported an error mid-stream.`, 200, undefined, "upstream_error");
+        throw UpstreamFailure.badBody(`${provider} reported an error mid-stream.`);
       }
       if (!Array.isArray(parsed.choices)) continue;
       if (!wellFormed(parsed.choices)) {
-        throw new UpstreamFailure("transient", `${provider} sent a malformed stream chunk.`, 200, undefined, "upstream_error");
+        throw UpstreamFailure.badBody(`${provider} sent a malformed stream chunk.`);
       }
       yield { type: "chunk", chunk: parsed as ChatChunk, raw: data };
     }
   } catch (err) {
     if (err instanceof UpstreamFailure) throw err;
-    if (signal.aborted) throw new UpstreamFailure("transient", "The request was cancelled by the client.");
-    throw new UpstreamFailure("transient", `The ${provider} stream broke off.`, 200, undefined, "upstream_error");
+    if (signal.aborted) throw UpstreamFailure.cancelled();
+    throw UpstreamFailure.badBody(`The ${provider} stream broke off.`);
   }
   if (!done && !signal.aborted) {
-    throw new UpstreamFailure("transient", `The ${provider} stream ended before [DONE].`, 200, undefined, "upstream_error");
+    throw UpstreamFailure.badBody(`The ${provider} stream ended before [DONE].`);
   }
 }

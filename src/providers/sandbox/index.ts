@@ -3,7 +3,7 @@
 import type { ChatCompletion, ChunkEvent } from "../../canonical/completion.ts";
 import type { Provider, ProviderCall } from "../types.ts";
 import { chunksOf } from "../completion-chunks.ts";
-import { UpstreamFailure } from "../upstream-failure.ts";
+import { UpstreamFailure } from "../../canonical/failure.ts";
 import { simulateCompletion } from "./answer.ts";
 import { simulateEmbeddings } from "./embeddings.ts";
 import { isTestModel, testScenarioOf, type TestScenario } from "./scenarios.ts";
@@ -13,10 +13,10 @@ export const SANDBOX_PROVIDER = "sandbox";
 function failureFor(scenario: TestScenario | undefined, attempt: number): UpstreamFailure | null {
   if (scenario?.kind === "upstream") {
     const retryAfter = scenario.failureClass === "rate_limit" ? 1 : undefined;
-    return new UpstreamFailure(scenario.failureClass, `Simulated ${scenario.code} (test mode).`, null, retryAfter, scenario.code);
+    return new UpstreamFailure({ failureClass: scenario.failureClass, message: `Simulated ${scenario.code} (test mode).`, retryAfter, publicCode: scenario.code });
   }
   if (scenario?.kind === "fallback" && attempt === 0) {
-    return new UpstreamFailure("transient", "Simulated provider outage on the first choice (test mode).", 503);
+    return new UpstreamFailure({ failureClass: "transient", message: "Simulated provider outage on the first choice (test mode).", upstreamStatus: 503 });
   }
   return null;
 }
@@ -28,7 +28,7 @@ function simulate(call: ProviderCall): ChatCompletion {
   } catch (err) {
     if (!(err instanceof Error) || !err.message.startsWith("schema-sample:")) throw err;
     const why = err.message.slice("schema-sample:".length).trim();
-    throw new UpstreamFailure("caller", "The request's JSON schema cannot be satisfied (test mode).", 400, undefined, "invalid_request", why);
+    throw UpstreamFailure.fromStatus(400, "caller", "The request's JSON schema cannot be satisfied (test mode).", { publicCode: "invalid_request", detail: why });
   }
 }
 
@@ -54,7 +54,7 @@ export function sandboxProvider(): Provider {
           if (call.signal.aborted) return;
           // stream_error: a few deltas reach the client, then the stream fails (gateway-api.md 7.1).
           if (scenario?.kind === "stream_error" && sent === 3) {
-            throw new UpstreamFailure("transient", "Simulated failure after the stream started (test mode).", null, undefined, "upstream_error");
+            throw UpstreamFailure.badBody("Simulated failure after the stream started (test mode).", null);
           }
           yield { type: "chunk", chunk };
           sent++;
