@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 
 const root = resolve(process.argv[2] ?? `${import.meta.dir}/../..`);
 const perMinute = process.argv[3] ?? "60";
-const { startBillingGw, billedProject, chat, user } = await import(`${root}/test/flows/billing-helpers.ts`);
+const { startBillingGw, billedProject, chat, user } = await import(`${root}/test/flows/billing/billing-helpers.ts`);
 const { post } = await import(`${root}/test/helpers/test-gw.ts`);
 const { gw, stop } = await startBillingGw({}, { GW_TEST_TRACES_PER_MIN: perMinute, GW_STORAGE_RESERVE_MB: "1" });
 const paid = await billedProject(gw);

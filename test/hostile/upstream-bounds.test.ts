@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type HostileUpstream, openAiCompletion, openAiFrames, startHostileUpstream } from "../helpers/scripted-hostile.ts";
 import { get, startTestGw, type TestGw } from "../helpers/test-gw.ts";
-import { requestDetail, sseData } from "../flows/flow-helpers.ts";
+import { requestDetail, sseData } from "../helpers/flow-helpers.ts";
 
 let up: HostileUpstream;
 let gw: TestGw;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type HostileUpstream, openAiFrames, startHostileUpstream } from "../helpers/scripted-hostile.ts";
 import { get, post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
-import { requestDetail, sseData } from "../flows/flow-helpers.ts";
+import { requestDetail, sseData } from "../helpers/flow-helpers.ts";
 import type { RequestRecord } from "../../src/store/repos/requests.ts";
 
 let up: HostileUpstream;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type HostileUpstream, openAiFrames, startHostileUpstream } from "../helpers/scripted-hostile.ts";
 import { startTestGw, type TestGw } from "../helpers/test-gw.ts";
-import { sseData } from "../flows/flow-helpers.ts";
+import { sseData } from "../helpers/flow-helpers.ts";
 
 let up: HostileUpstream;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import OpenAI from "openai";
 import { inFlightOf } from "../../src/http/in-flight.ts";
 import { type HostileUpstream, openAiEnd, openAiFrames, startHostileUpstream } from "../helpers/scripted-hostile.ts";
 import { startTestGw, type TestGw } from "../helpers/test-gw.ts";
-import { sseData } from "../flows/flow-helpers.ts";
+import { sseData } from "../helpers/flow-helpers.ts";
 
 let up: HostileUpstream;
 let gw: TestGw;

@@ -4,7 +4,7 @@
 // upstream received. A project that allows everything shows the check can see each value.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { post } from "../helpers/test-gw.ts";
-import { type GuardGw, startGuardGw } from "../flows/guard-helpers.ts";
+import { type GuardGw, startGuardGw } from "../flows/guard/guard-helpers.ts";
 import { bypassCorpus, type BypassCase } from "../fixtures/guard-bypass.ts";
 import { leaks } from "../guard/leak.ts";
 

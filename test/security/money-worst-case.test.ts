@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chargeNano, toNano } from "../../src/billing/money.ts";
 import { outputAskOf, worstCostOf, worstOutputTokens } from "../../src/routing/cost.ts";
 import { boundMessageTokens } from "../../src/analysis/tokens.ts";
-import { addCredits, answerWith, billedProject, catalogModel, chat, ledgerOf, MODEL, startBillingGw, user, type ScriptedUpstream, type TestGw } from "../flows/billing-helpers.ts";
-import { requestDetail } from "../flows/flow-helpers.ts";
+import { addCredits, answerWith, billedProject, catalogModel, chat, ledgerOf, MODEL, startBillingGw, user, type ScriptedUpstream, type TestGw } from "../flows/billing/billing-helpers.ts";
+import { requestDetail } from "../helpers/flow-helpers.ts";
 
 let gw: TestGw;
 let upstream: ScriptedUpstream;
