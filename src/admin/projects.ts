@@ -1,14 +1,14 @@
 // Project administration shared by the admin API, the CLI and the first-run bootstrap
-// (contracts.md section 3): defaults, policy merge, and the project object on the wire.
+// (docs/api.md "Admin API"): defaults, policy merge, and the project object on the wire.
 import { GwError, invalidRequest } from "../errors/gw-error.ts";
 import { newProjectId } from "../lib/ids.ts";
 import { isObject, type JsonObject } from "../lib/json.ts";
 import type { Project, ProjectsRepo } from "../store/repos/projects.ts";
-import type { CreateProjectBody, UpdateProjectBody } from "../schema/admin.ts";
+import { policyFrom, type CreateProjectBody, type UpdateProjectBody } from "../schema/admin.ts";
 import { planHas } from "../billing/plans.ts";
 import { toUsd } from "../billing/money.ts";
 
-/** Zero retention is a Business feature (gateway-api.md 1.6): refused when written for another
+/** Zero retention is a Business feature: refused when written for another
  * plan, so a project never believes it has it while gw keeps its data (docs/billing.md "Plans"). */
 function assertPlanFeatures(p: Project, param: string): void {
   if (p.policy.retention === "zero" && !planHas(p.plan, "zero_retention")) {
@@ -25,7 +25,7 @@ export function createProject(repo: ProjectsRepo, input: CreateProjectBody, now 
     billingMode: mode,
     balance: 0,
     creditLimit: input.billing?.credit_limit ?? null,
-    policy: (input.policy ?? {}) as JsonObject,
+    policy: input.policy ?? {},
     createdAt: now,
   };
   assertPlanFeatures(project, "policy.retention");
@@ -40,8 +40,9 @@ export function updateProject(repo: ProjectsRepo, id: string, patch: UpdateProje
   if (patch.plan !== undefined) project.plan = patch.plan;
   if (patch.billing?.mode !== undefined) project.billingMode = patch.billing.mode;
   if (patch.billing?.credit_limit !== undefined) project.creditLimit = patch.billing.credit_limit;
-  if (patch.policy) project.policy = { ...project.policy, ...(patch.policy as JsonObject) };
-  for (const key of nullKeys) delete project.policy[key];
+  const policy: JsonObject = { ...project.policy, ...patch.policy };
+  for (const key of nullKeys) delete policy[key];
+  project.policy = policyFrom(policy);
   assertPlanFeatures(project, patch.policy?.retention !== undefined ? "policy.retention" : "plan");
   return repo.save(project);
 }

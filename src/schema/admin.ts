@@ -1,5 +1,6 @@
-// Admin API bodies (contracts.md section 3): projects, policy keys, keys and credits.
+// Admin API bodies (docs/api.md "Admin API", "Project policy"): projects, policy keys, keys and credits.
 import { Type, type Static } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { KEY_SCOPES } from "../config/constants.ts";
 
 const lit = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
@@ -32,6 +33,19 @@ export const PolicySchema = Type.Object({
   trace_sample_rate: Type.Optional(Type.Union([1, 0.5, 0.1, 0.01].map((r) => Type.Literal(r)))),
 }, { additionalProperties: false });
 export type Policy = Static<typeof PolicySchema>;
+
+// A stored policy may hold keys this version does not know (kept, so a save round-trips them).
+const storedPolicy = TypeCompiler.Compile(Type.Object(PolicySchema.properties));
+const fieldChecks = new Map(Object.entries(PolicySchema.properties).map(([k, s]) => [k, TypeCompiler.Compile(s)]));
+
+/** A policy as stored (JSON gw wrote, or an admin merge): a known key whose value does not fit is
+ * unset, as every reader treated such a value before; unknown keys are kept as they are. */
+export function policyFrom(stored: unknown): Policy {
+  if (typeof stored !== "object" || stored === null || Array.isArray(stored)) return {};
+  const out: Record<string, unknown> = { ...stored };
+  for (const [k, v] of Object.entries(out)) if (fieldChecks.get(k)?.Check(v) === false) delete out[k];
+  return storedPolicy.Check(out) ? out : {};
+}
 
 const Billing = Type.Object({
   mode: Type.Optional(lit(["prepaid", "postpaid"])),

@@ -1,4 +1,4 @@
-// The admin API (contracts.md section 3), enabled only when GW_ADMIN_TOKEN is set. Project keys
+// The admin API (docs/api.md "Admin API"), enabled only when GW_ADMIN_TOKEN is set. Project keys
 // never reach it: anything but the admin token answers 401.
 import { Elysia } from "elysia";
 import { createProject, projectView, splitNullPolicyKeys, updateProject } from "../../admin/projects.ts";
@@ -45,7 +45,7 @@ export const adminRoutes = (deps: Deps, token: string) =>
     })
     .post("/projects", async ({ request, set }) => {
       const input = validateCreate(await readJson(request));
-      assertCidrs((input.policy as { ip_allowlist?: unknown } | undefined)?.ip_allowlist, "policy.ip_allowlist");
+      assertCidrs(input.policy?.ip_allowlist, "policy.ip_allowlist");
       const project = createProject(deps.repos.projects, input);
       set.status = 201;
       return projectView(project, 0);
@@ -54,7 +54,7 @@ export const adminRoutes = (deps: Deps, token: string) =>
     .patch("/projects/:id", async ({ request, params }) => {
       const { body, nullKeys } = splitNullPolicyKeys(await readJson(request));
       const input = validateUpdate(body);
-      assertCidrs((input.policy as { ip_allowlist?: unknown } | undefined)?.ip_allowlist, "policy.ip_allowlist");
+      assertCidrs(input.policy?.ip_allowlist, "policy.ip_allowlist");
       return projectView(updateProject(deps.repos.projects, params.id, input, nullKeys), deps.billing.balance(params.id));
     }, { parse: "none" })
     .post("/projects/:id/keys", async ({ request, params, set }) => {

@@ -1,6 +1,7 @@
-// Projects table: plan, billing and policy per project (contracts.md section 3).
+// Projects table: plan, billing and policy per project (docs/api.md "Admin API").
 import type { Database } from "bun:sqlite";
-import { parseStored, type JsonObject } from "../../lib/json.ts";
+import { parseStored } from "../../lib/json.ts";
+import { policyFrom, type Policy } from "../../schema/admin.ts";
 
 export type Plan = "free" | "pro" | "business";
 export type BillingMode = "prepaid" | "postpaid";
@@ -12,7 +13,7 @@ export interface Project {
   billingMode: BillingMode;
   balance: number;
   creditLimit: number | null;
-  policy: JsonObject;
+  policy: Policy;
   createdAt: number;
 }
 
@@ -34,7 +35,7 @@ const fromRow = (r: ProjectRow): Project => ({
   billingMode: r.billing_mode as BillingMode,
   balance: r.balance,
   creditLimit: r.credit_limit,
-  policy: parseStored<JsonObject>(r.policy, {}),
+  policy: policyFrom(parseStored<unknown>(r.policy, {})),
   createdAt: r.created_at,
 });
 
