@@ -1,4 +1,4 @@
-// First start on an empty data directory (contracts.md section 1): a `default` project and one
+// First start on an empty data directory (docs/running.md "First start"): a `default` project and one
 // test key, printed once so that `make run` is usable at once.
 import { createProject } from "./admin/projects.ts";
 import { issueKey } from "./auth/api-keys.ts";

@@ -1,4 +1,4 @@
-// The gw command line (contracts.md sections 1 and 3): serve, and offline project/key admin that
+// The gw command line (docs/running.md "Command line"): serve, and offline project/key admin that
 // works directly on the data directory's database, printing JSON.
 import { addCredits, listInvoices, offlineCredits } from "./admin/billing.ts";
 import { createProject, projectView } from "./admin/projects.ts";

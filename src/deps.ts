@@ -1,4 +1,4 @@
-// Everything the request path needs, built once at start and injected (architecture: deps.ts).
+// Everything the request path needs, built once at start and injected (docs/architecture.md "Lifecycle").
 import type { Database } from "bun:sqlite";
 import type { Deps, Repos } from "./pipeline/deps.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";

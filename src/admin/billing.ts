@@ -1,4 +1,4 @@
-// Credits and invoices for the admin API and the CLI (contracts.md 3; docs/billing.md). The server
+// Credits and invoices for the admin API and the CLI (docs/api.md "Admin API"; docs/billing.md). The server
 // goes through its Billing (in-memory accounts); the CLI writes the ledger directly, and a running
 // server picks its credits up within seconds (Billing.pollCredits).
 import { MAX_BALANCE_NANO, toNano, toUsd } from "../billing/money.ts";

@@ -1,4 +1,4 @@
-// The content analyzer (gateway-api.md 1.2, trace `detected` 2.2, metadata 4.3, cache rules 4.13):
+// The content analyzer (trace `detected`, docs/api.md "Request detail"; docs/cache.md "Classification"):
 // task, subtype, workload, language, complexity, needs, live data, personal data and entities from
 // the last user message. Pure and allocation-light: it runs on every request.
 import type { ChatMessage, ChatRequest } from "../canonical/chat.ts";

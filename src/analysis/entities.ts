@@ -1,4 +1,4 @@
-// Entities a semantic cache hit must agree on (gateway-api.md 4.13): numbers, dates, e-mails, URLs,
+// Entities a semantic cache hit must agree on (docs/semantic-cache.md "Literal guard"): numbers, dates, e-mails, URLs,
 // ids, quoted strings, names and negation words. The scan classifies tokens; this file owns the
 // token rules and the word lists they need.
 

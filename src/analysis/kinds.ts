@@ -1,5 +1,5 @@
 // The analyzer's fixed vocabularies: task kinds (routing catalog TASK_KINDS minus `general`) and the
-// subtypes of each kind, logged as `task_subtype` and cache tag `subtype:<x>` (gateway-api.md 2.1, 4.13).
+// subtypes of each kind, logged as `task_subtype` and cache tag `subtype:<x>` (docs/cache.md "TTL and tags").
 
 export const KINDS = [
   "coding", "math", "reasoning", "translation", "summarization", "extraction",

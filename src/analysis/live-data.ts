@@ -1,4 +1,4 @@
-// Live data (gateway-api.md 4.13 rule 1): a request about now, today, prices, weather, markets,
+// Live data (docs/cache.md "Classification"): a request about now, today, prices, weather, markets,
 // news, scores, order status or availability is not answered from the response cache.
 // Strong cues decide alone; weak ones ("price", "now") need a second cue.
 

@@ -1,4 +1,4 @@
-// Personal requests (gateway-api.md 4.13 rule 3): "my account", "my order", "I forgot my password",
+// Personal requests (docs/cache.md "Classification"): "my account", "my order", "I forgot my password",
 // or personal data in the text (e-mail address, phone, card or IBAN number). Without a `user` to
 // scope the cache, such answers are never shared. Also phrased without a possessive before the
 // noun (issue 15): the owner after it ("the orders placed by me", "the account of mine"), or an

@@ -1,4 +1,4 @@
-// gw API keys (gateway-api.md 5): `gw_live_`/`gw_test_` plus a random secret; stored only as SHA-256.
+// gw API keys (docs/api.md "Authentication"): `gw_live_`/`gw_test_` plus a random secret; stored only as SHA-256.
 import { DEFAULT_SCOPES, KEY_SCOPES, type KeyScope } from "../config/constants.ts";
 import { GwError } from "../errors/gw-error.ts";
 import { sha256Hex } from "../lib/hash.ts";

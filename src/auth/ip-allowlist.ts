@@ -1,4 +1,4 @@
-// IP allowlists (gateway-api.md 5.7, issue 9 item 6): CIDR ranges, IPv4 and IPv6, matched against
+// IP allowlists (docs/security.md "Boundaries"): CIDR ranges, IPv4 and IPv6, matched against
 // the caller's address. Addresses are compared as 128-bit numbers (IPv4 as IPv4-mapped IPv6), so
 // one rule serves both families and `::ffff:10.0.0.1` matches `10.0.0.0/8`. `addressRefusal` is the
 // one check every project-key call passes (docs/security.md "Boundaries").

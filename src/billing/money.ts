@@ -1,4 +1,4 @@
-// Money units and the charge rule (gateway-api.md 1.5, 1.6; docs/billing.md "Units", "Charges").
+// Money units and the charge rule (docs/billing.md "Units", "Charges").
 // The ledger counts integer nano-USD (1e-9 USD): exact sums, fine enough for a one-token request.
 // Numbers on the wire stay USD.
 
@@ -13,7 +13,7 @@ export const toUsd = (nano: number): number => nano / NANO_PER_USD;
 
 /** What the project pays gw for a model cost: cost plus 10% on the operator's keys; nothing on the
  * project's own provider key (BYOK), whose provider bills the project directly: charging the cost
- * again would bill it twice, and BYOK carries no percentage (gateway-api.md 5.7). */
+ * again would bill it twice, and BYOK carries no percentage (docs/billing.md "Charges"). */
 export const chargeNano = (costUsd: number, byok: boolean): number =>
   byok ? 0 : Math.round(costUsd * NANO_PER_USD * (1 + MARKUP));
 

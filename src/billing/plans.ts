@@ -1,4 +1,4 @@
-// Plans (gateway-api.md 1.6, 8; docs/billing.md "Plans"): Free, Pro and Business. Prices are the
+// Plans (docs/billing.md "Plans"): Free, Pro and Business. Prices are the
 // subscription in EUR; usage is charged in USD on every plan.
 import type { Plan } from "../store/repos/projects.ts";
 

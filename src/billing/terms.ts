@@ -1,4 +1,4 @@
-// A project's billing terms for the request path (contracts.md 3: plan, billing, policy.budgets,
+// A project's billing terms for the request path (docs/api.md "Admin API": plan, billing, policy.budgets,
 // policy.budget_action), in nano-USD. Null terms: nothing to reserve or check (postpaid without a
 // credit limit, no budgets, no allowance), so such requests never load an account.
 import type { Project } from "../store/repos/projects.ts";

@@ -1,4 +1,4 @@
-// The response cache's stored answers (gateway-api.md 4.13): what one entry holds and what the
+// The response cache's stored answers (docs/cache.md "Storage"): what one entry holds and what the
 // store offers the pipeline (cache-lookup and cache-store stages) and POST /cache/invalidate.
 import type { Usage } from "../canonical/completion.ts";
 

@@ -1,4 +1,4 @@
-// The exact answer store of the response cache (gateway-api.md 4.13, docs/cache.md "Storage"):
+// The exact answer store of the response cache (docs/cache.md "Storage"):
 // a byte-bounded LRU of whole entries over SQLite, a key index of every live key (a miss never
 // reads SQLite), writes queued and batched off the request path, an expiry sweep and invalidation.
 // SQLite errors surface as throws: the pipeline turns them into misses. Never logs content.

@@ -1,4 +1,4 @@
-// The response cache's keys (gateway-api.md 4.13). The exact key covers every key component (project
+// The response cache's keys (docs/cache.md "Keys"). The exact key covers every key component (project
 // and key mode, `user`, X-Gw-Cache-Scope, the routing and security policies, the caller's versions)
 // and the normalised request (model, messages with whitespace collapsed, response_format,
 // max_tokens, temperature, top_p, stop, and every other field that reaches the provider: seed,

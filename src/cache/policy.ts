@@ -1,5 +1,5 @@
-// Whether the response cache may be read and written for a request (gateway-api.md 4.13): the skip
-// rules in the spec's order, `cache.refresh`, and whether the semantic cache may also match.
+// Whether the response cache may be read and written for a request (docs/cache.md "Classification"): the skip
+// rules in their documented order, `cache.refresh`, and whether the semantic cache may also match.
 // Pure: reads the parsed request, the analysis, the project policy and two headers.
 import type { Analysis } from "../analysis/analyzer.ts";
 import type { ChatRequest } from "../canonical/chat.ts";
@@ -36,7 +36,7 @@ export interface ProjectCachePolicy {
   retention?: unknown;
 }
 
-/** About 500 tokens (gateway-api.md 8): a short question, not a document. */
+/** About 500 tokens (docs/cache.md "Semantic lookups"): a short question, not a document. */
 export const SEMANTIC_MAX_TOKENS = 500;
 
 function skipReason(req: ChatRequest, analysis: Analysis, policy: ProjectCachePolicy, headerOff: boolean): SkipReason | null {

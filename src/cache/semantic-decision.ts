@@ -1,4 +1,4 @@
-// The semantic cache's hit decision (gateway-api.md 4.13, issue 7 item 4): given a question and its
+// The semantic cache's hit decision (docs/semantic-cache.md "Hit decision"): given a question and its
 // nearest cached questions (cosine similarity, best first), decide whether the best one may answer it.
 // A hit needs (1) the literal guard to agree (numbers, ids, dates, e-mails, URLs, quoted strings,
 // names, negations), and (2) an adjusted similarity at or above the mode's threshold. The adjustment

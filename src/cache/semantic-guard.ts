@@ -1,4 +1,4 @@
-// The literal guard of a semantic cache hit (gateway-api.md 4.13): two questions agree only when
+// The literal guard of a semantic cache hit (docs/semantic-cache.md "Literal guard"): two questions agree only when
 // their numbers, ids, dates, e-mails, URLs, quoted strings, names and negations are the same, once
 // normalised. The analyzer's extractor (analysis/scan.ts) finds them; this file adds what a cache
 // must not miss and the analyzer does not need: number words, every token with a digit, names at a

@@ -1,4 +1,4 @@
-// Word-level helpers of the semantic cache (gateway-api.md 4.13): the hashed n-gram embedder's
+// Word-level helpers of the semantic cache (docs/semantic-cache.md "Embedders"): the hashed n-gram embedder's
 // tokenizer, stopwords and suffix folding; the literal guard shares the stopword list.
 
 /** Lowercased words: letters and digits, with inner apostrophes, dots and hyphens kept ("don't", "v2.1"). */

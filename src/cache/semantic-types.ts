@@ -1,4 +1,4 @@
-// What the pipeline asks of the semantic cache (gateway-api.md 4.13): nearest stored questions in
+// What the pipeline asks of the semantic cache (docs/cache.md "Semantic lookups"): nearest stored questions in
 // a partition, and indexing a freshly stored one. The decision (threshold, literal guard) is the
 // pipeline's (stages/cache-semantic.ts), so every embedder is judged by the same rules.
 export interface SemanticCandidate {

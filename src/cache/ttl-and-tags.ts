@@ -1,4 +1,4 @@
-// How long a stored answer lives, and the tags it is stored with (gateway-api.md 4.13).
+// How long a stored answer lives, and the tags it is stored with (docs/cache.md "TTL and tags").
 // TTL by content, first match wins, the most perishable first: prices, catalogue, products or
 // stock (1 hour); FAQ, tagged `faq` or detected (7 days); translation, classification,
 // summaries, extraction (7 days); generated content (6 hours); anything else (24 hours).

@@ -1,4 +1,4 @@
-// Persistence of the semantic index in the data directory (gateway-api.md 4.13): every flat partition
+// Persistence of the semantic index in the data directory (docs/semantic-cache.md "Persistence and restarts"): every flat partition
 // packed in one file, one hnswlib file per graph partition, and manifest.json (partitions in LRU
 // order with their project, labels, the hash of each file, the store id the index covers).
 // Anything missing, corrupt or built for another embedder makes load() answer false, and the caller

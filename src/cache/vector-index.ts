@@ -1,4 +1,4 @@
-// The semantic cache's vector index (gateway-api.md 4.13, docs/semantic-cache.md "Memory"): one
+// The semantic cache's vector index (docs/semantic-cache.md "Vector index", "Memory"): one
 // partition per cache scope, so a hit can only come from the same project, scope, user, system
 // prompt, tools and versions. A partition starts flat (vector-flat.ts) and becomes an HNSW graph
 // past `flatMax` entries. Memory is capped per project and in total; past a cap the least recently

@@ -1,4 +1,4 @@
-// One HNSW graph of the semantic index (gateway-api.md 4.13): the vectors of one cache scope. Grows by
+// One HNSW graph of the semantic index (docs/semantic-cache.md "Vector index"): the vectors of one cache scope. Grows by
 // doubling, deletes softly (markDelete), and rebuilds itself without its deleted points when they
 // pile up, in small slices between requests so a big rebuild never blocks the event loop for long.
 import type { HierarchicalNSW } from "hnswlib-node";

@@ -3,7 +3,7 @@ import type { ErrorCode } from "../errors/codes.ts";
 import { GwError } from "../errors/gw-error.ts";
 import { scrubCredentials } from "./scrub-credentials.ts";
 
-/** Why an upstream attempt failed; decides retry and fallback (architecture rule 2). */
+/** Why an upstream attempt failed; decides retry and fallback (docs/architecture.md "Errors"). */
 export type FailureClass =
   | "rate_limit" | "transient" | "timeout" | "credential" | "caller" | "context_length" | "content_filter" | "model_gone";
 

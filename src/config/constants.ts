@@ -1,4 +1,4 @@
-// Constants fixed by the specification (gateway-api.md sections 4, 8, 9; contracts.md section 4).
+// Constants fixed by the API (docs/api.md "Limits", "Versioning", "Authentication").
 
 export const API_VERSION = "2026-10-04";
 export const API_BASE_PATH = "/v1";
@@ -38,15 +38,15 @@ export const DEFAULT_PROFILE: RoutingProfile = "gw-auto";
 
 export const KEY_SCOPES = ["chat", "embeddings", "models", "cache", "requests"] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
-/** gateway-api.md section 5.3: `requests` must be granted explicitly. */
+/** `requests` must be granted explicitly (docs/api.md "Authentication"). */
 export const DEFAULT_SCOPES: readonly KeyScope[] = ["chat", "embeddings", "models", "cache"];
 
 export const TEST_MODEL_PREFIX = "gw-test:";
 
-/** /embeddings (gateway-api.md 4.6): the model used when the body names none. An explicit id,
+/** /embeddings (docs/api.md "Embeddings"): the model used when the body names none. An explicit id,
  * never a profile: vectors of different models are not interchangeable, so nothing is routed. */
 export const DEFAULT_EMBEDDING_MODEL = "openai/text-embedding-3-small";
 /** OpenAI's own limit on inputs per embeddings request, kept so clients behave the same. */
 export const MAX_EMBEDDING_INPUTS = 2048;
-/** Test keys' simulated vectors have this many dimensions (gateway-api.md 4.6). */
+/** Test keys' simulated vectors have this many dimensions (docs/api.md "Embeddings"). */
 export const TEST_EMBEDDING_DIMENSIONS = 16;

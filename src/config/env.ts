@@ -1,4 +1,4 @@
-// Validated configuration from flags and environment (contracts.md section 1), frozen once at start.
+// Validated configuration from flags and environment (docs/running.md "Configuration"), frozen once at start.
 import { resolve } from "node:path";
 import { parseOtlpConfig, type OtlpConfig } from "../observability/otlp/config.ts";
 import { parseCidr, type Cidr } from "../auth/ip-allowlist.ts";

@@ -1,4 +1,4 @@
-// Versions of the components that handle a request (gateway-api.md 2.2 `versions`). Bump a
+// Versions of the components that handle a request (`versions`, docs/api.md "Request detail"). Bump a
 // component's version when its decisions change, so logged requests say which logic served them.
 import pkg from "../../package.json" with { type: "json" };
 

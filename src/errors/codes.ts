@@ -1,4 +1,4 @@
-// The one table of public error codes (gateway-api.md section 7, contracts.md section 2):
+// The one table of public error codes (docs/api.md "Errors"):
 // code -> HTTP status, OpenAI-style type, metrics category, and whether the caller is at fault.
 
 export type ErrorCategory =
@@ -11,7 +11,7 @@ export interface CodeInfo {
   status: number;
   type: string;
   category: ErrorCategory;
-  /** Caller-side errors do not count against availability (contracts.md section 2). */
+  /** Caller-side errors do not count against availability (docs/api.md "Errors"). */
   callerSide: boolean;
 }
 

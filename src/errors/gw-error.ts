@@ -1,5 +1,5 @@
 // The one error class of gw: a public code from codes.ts plus the param at fault and an optional
-// status override (413 for oversized bodies keeps the code invalid_request, contracts.md section 4).
+// status override (413 for oversized bodies keeps the code invalid_request, docs/api.md "Limits").
 import { ERROR_CODES, type CodeInfo, type ErrorCode } from "./codes.ts";
 
 export interface GwErrorOptions {
@@ -31,7 +31,7 @@ export class GwError extends Error {
     this.logMessage = options.logMessage ?? message;
   }
 
-  /** The body of contracts.md section 2. */
+  /** The envelope of docs/api.md "Errors". */
   toBody(requestId: string | null): { error: Record<string, unknown> } {
     return {
       error: {

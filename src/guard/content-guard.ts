@@ -1,5 +1,5 @@
-// The PII and secrets policy over a request's texts (issue 9 item 6; contracts.md 3 `pii`
-// [allow], `secrets` [redact]; docs/guard.md): scans what the policy asks for, replaces findings
+// The PII and secrets policy over a request's texts (`pii` [allow], `secrets`
+// [redact] of docs/api.md "Project policy"; docs/guard.md): scans what the policy asks for, replaces findings
 // of a `redact` category with placeholders, and reports a `block` category's findings so the
 // stage can refuse the request. The report holds counts and actions, never a value.
 import { GwError } from "../errors/gw-error.ts";
@@ -32,7 +32,7 @@ export const MAX_FINDINGS = 10_000;
 
 const actionOf = (v: unknown, fallback: GuardAction): GuardAction => (v === "allow" || v === "redact" || v === "block" ? v : fallback);
 
-/** The project's settings; unset (or null after a PATCH) means the default of contracts.md 3. */
+/** The project's settings; unset (or null after a PATCH) means the default of docs/api.md "Project policy". */
 export function guardPolicyOf(policy: { pii?: unknown; secrets?: unknown }): GuardPolicy {
   return { pii: actionOf(policy.pii, "allow"), secrets: actionOf(policy.secrets, "redact") };
 }

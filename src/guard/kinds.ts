@@ -1,5 +1,5 @@
 // What the PII and secrets guard finds (issue 9 item 6; docs/guard.md): the kinds, the policy key
-// that governs each (contracts.md 3: `pii`, `secrets`), their placeholder labels and the words the
+// that governs each (`pii`, `secrets`), their placeholder labels and the words the
 // 400 blocked_by_policy message names them with. Values never leave this module's callers.
 
 export type PiiKind = "email" | "phone" | "card" | "iban";

@@ -22,7 +22,7 @@ const KNOWN_KEYS = new Set([
   "parameters", "items", "enum", "strict", "json_schema", "schema", "additionalProperties",
 ]);
 
-/** gw's extension fields (gateway-api.md 4.3; providers/openai-compatible/request.ts GW_FIELDS)
+/** gw's extension fields (docs/api.md "Extension fields")
  * and the routing-only `model`: they never reach a provider. */
 const NOT_SENT = new Set(["model", "routing", "max_cost", "optimization", "metadata", "tags", "cache", "gw"]);
 

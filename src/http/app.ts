@@ -1,4 +1,4 @@
-// Composes the HTTP app: the one file that lists every route (architecture: app.ts).
+// Composes the HTTP app: the one file that lists every route (docs/architecture.md "Layers").
 import { Elysia } from "elysia";
 import { API_BASE_PATH } from "../config/constants.ts";
 import type { Deps } from "../pipeline/deps.ts";

@@ -1,5 +1,5 @@
 // The `scope` macro: authenticates the Bearer key, checks the endpoint's scope and the project's
-// and key's IP allowlists before the handler runs (gateway-api.md 5, 5.7; docs/security.md
+// and key's IP allowlists before the handler runs (docs/api.md "Authentication"; docs/security.md
 // "Boundaries"). Resolves `auth` and the time it took, for the trace's auth span.
 import { Elysia } from "elysia";
 import { authenticate, requireScope } from "../auth/api-keys.ts";

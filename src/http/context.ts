@@ -1,5 +1,5 @@
-// Every response carries X-Gw-Api-Version and X-Gw-Request-Id (contracts.md section 2); every
-// error leaves in the envelope of contracts.md, never as a bare 500. The hot route builds its
+// Every response carries X-Gw-Api-Version and X-Gw-Request-Id; every error leaves in
+// the envelope of docs/api.md "Errors", never as a bare 500. The hot route builds its
 // Response with all headers itself: Elysia then hands it to Bun untouched, where headers set on
 // `set.headers` would make it merge them into every response.
 import { Elysia } from "elysia";

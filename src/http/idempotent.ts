@@ -1,4 +1,4 @@
-// Idempotency-Key on the three POST endpoints (gateway-api.md 4.14, docs/idempotency.md): claims
+// Idempotency-Key on the three POST endpoints (docs/idempotency.md): claims
 // the key, replays stored results, and stores new ones when the response completes (streams:
 // the exact SSE bytes, tapped on their way out). The logic lives in pipeline/idempotency.ts.
 import type { AuthContext } from "../auth/api-keys.ts";

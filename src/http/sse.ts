@@ -1,4 +1,4 @@
-// The SSE encoders (gateway-api.md 4.4, 4.5). Chat: chunks, the gw.summary chunk or an error
+// The SSE encoders (docs/api.md "Chat completions", "Responses"). Chat: chunks, the gw.summary chunk or an error
 // line, then `data: [DONE]`; upstream chunks go out as the upstream wrote them (`raw`).
 // Responses: `event:`/`data:` pairs and no [DONE], as OpenAI sends them. Bytes appear only here;
 // a client that disconnects cancels the pipeline's stream.

@@ -1,4 +1,4 @@
-// The 422 validation body of /cache/invalidate and /feedback (gateway-api.md 7, contracts.md 2):
+// The 422 validation body of /cache/invalidate and /feedback (docs/api.md "Errors"):
 // `{message, errors: {"<field>": ["..."]}}`, the one error that is not the error envelope.
 import type { FieldErrors } from "../schema/cache-invalidate.ts";
 import { jsonResponse } from "./context.ts";

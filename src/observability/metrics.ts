@@ -1,4 +1,4 @@
-// The metrics object of GET /metrics (gateway-api.md 2.3, 4.12; contracts.md 2), computed from the
+// The metrics object of GET /metrics (docs/api.md "Metrics"), computed from the
 // rollups of the request log (store/repos/metrics.ts), never from the log rows themselves.
 // Definitions (docs/observability.md "Metrics and log growth"):
 // - window: the period's length in whole minutes, ending with the current (partial) minute;

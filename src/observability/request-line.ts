@@ -1,4 +1,4 @@
-// The one info line per request (gateway-api.md 2.1's operator view), written in pino's own line
+// The one info line per request (the operator's view of docs/api.md "Request log"), written in pino's own line
 // format to the logger's destination. Built by hand because it is the only line on the hot path:
 // pino's generic path (redaction, per-key serialisation) cost ~5 µs per request; this costs well
 // under one. Its fields are ids, codes and numbers only, never content.

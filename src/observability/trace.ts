@@ -1,4 +1,4 @@
-// Spans of a request (gateway-api.md 2.2). Recorded and stored compactly, as tuples, so that
+// Spans of a request (docs/api.md "Request detail"). Recorded and stored compactly, as tuples, so that
 // writing a trace per request stays cheap; expandTrace() gives the documented shape on read.
 // Times are milliseconds from the start of the request, rounded to microseconds.
 import { sha256Hex } from "../lib/hash.ts";

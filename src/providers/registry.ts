@@ -1,4 +1,4 @@
-// Which providers are enabled (contracts.md section 1: a provider is on when its key is set, local
+// Which providers are enabled (docs/providers.md "Enabling a provider": a provider is on when its key is set, local
 // servers when their base URL is set) and the Provider that serves each. `createProvider` builds
 // an adapter from a key and base URL, for the operator's keys and for projects' own (BYOK).
 import { AZURE_DEFAULT_API_VERSION, type Config, type ProviderEnv } from "../config/env.ts";

@@ -1,5 +1,5 @@
 // Shape of the model catalog data file (models.json) and of its GW_CONFIG overrides
-// (contracts.md section 6, gateway-api.md 2.6).
+// (docs/models.md "Overriding the catalog"; docs/api.md "Models").
 
 export const TASK_KINDS = [
   "general", "coding", "math", "reasoning", "translation", "summarization", "extraction",

@@ -1,4 +1,4 @@
-// The model catalog: models.json plus GW_CONFIG overrides (contracts.md section 6), indexed once.
+// The model catalog: models.json plus GW_CONFIG overrides (docs/models.md "Overriding the catalog"), indexed once.
 import type { CatalogFile, CatalogModel } from "./catalog-types.ts";
 import catalogFile from "./models.json" with { type: "json" };
 

@@ -1,4 +1,4 @@
-// Quality from feedback (gateway-api.md 2.4, 4.11; docs/decisions.md "Feedback"; issue 15 item 2):
+// Quality from feedback (docs/api.md "Feedback"; docs/decisions.md "Feedback and retention"):
 // per (model, task kind) the router's quality is a Bayesian average of a prior and the ratings
 // received, so a few ratings move it little and many move it far. Ratings 1..5 map to 0..1.
 // Tenant-local: a project's ratings move its own routing at full weight; other projects see them

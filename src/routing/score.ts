@@ -1,4 +1,4 @@
-// Scored routing (gateway-api.md 1.2, 2.2; issue 5 item 3): a profile or routing mode sets the
+// Scored routing (docs/routing.md "Score"): a profile or routing mode sets the
 // quality the request needs and the weights of quality, cost and latency (by workload); every
 // eligible model gets a score, models below the required quality go last, and the ranked list
 // prefers another provider for each next attempt. Pure: exclusions and latency come from the caller.

@@ -1,4 +1,4 @@
-// Session stickiness (gateway-api.md 4.1 X-Gw-Session, 4.15; issue 5 item 7): a conversation stays
+// Session stickiness (docs/routing.md "Sessions"): a conversation stays
 // on the model and provider that answered its last turn, so the provider's prompt cache keeps
 // hitting, unless that model is excluded for this turn or its provider is unhealthy. In memory,
 // per project, bounded (50,000 in all, 10,000 per project, least recently used dropped); a session

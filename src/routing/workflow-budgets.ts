@@ -1,4 +1,4 @@
-// Workflow budgets (gateway-api.md 4.3 `gw.workflow_budget`; issue 5 item 9): the summed cost of a
+// Workflow budgets (`gw.workflow_budget`, docs/routing.md "Workflow budgets"): the summed cost of a
 // workflow's requests may not pass its budget. Each attempt reserves its model's predicted
 // upper-bound cost before the call and settles to the actual cost after it, so concurrent steps
 // of one workflow cannot overspend together. Spent totals start from the request log (earlier

@@ -1,6 +1,6 @@
-// POST /cache/invalidate body (gateway-api.md 4.8, 8): `tags` (1 to 100, each 1 to 120
+// POST /cache/invalidate body (docs/api.md "Cache invalidation"): `tags` (1 to 100, each 1 to 120
 // characters) and/or `all`. Unlike other bodies, bad input answers 422 `{message, errors}`
-// (contracts.md 2), so every failing field is collected instead of the first one thrown.
+// (docs/api.md "Errors"), so every failing field is collected instead of the first one thrown.
 import { Type, type Static } from "@sinclair/typebox";
 import { TypeCompiler, type ValueError } from "@sinclair/typebox/compiler";
 import { ValueErrorType } from "@sinclair/typebox/errors";

@@ -1,4 +1,4 @@
-// POST /chat/completions body (gateway-api.md 4.4 and the extension fields of 4.3). Unknown
+// POST /chat/completions body (docs/api.md "Chat completions", "Extension fields"). Unknown
 // fields are accepted: OpenAI clients send seed, n, logprobs, stream_options and more.
 import { Type, type Static } from "@sinclair/typebox";
 import { LIMITS } from "../config/constants.ts";

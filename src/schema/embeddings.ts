@@ -1,4 +1,4 @@
-// POST /embeddings body (gateway-api.md 4.6). Unknown fields are accepted, as OpenAI clients may
+// POST /embeddings body (docs/api.md "Embeddings"). Unknown fields are accepted, as OpenAI clients may
 // send more. Token arrays (number[] or number[][], which OpenAI also accepts) are refused: a
 // model's tokenizer is its own, so ids made for one model mean nothing to another provider.
 import { Type, type Static } from "@sinclair/typebox";

@@ -1,5 +1,5 @@
-// POST /requests/{request_id}/feedback body (gateway-api.md 4.11, 2.4): `{rating}`, an integer from
-// 1 to 5. Bad input answers 422 `{message, errors}` (contracts.md 2), like /cache/invalidate. Other
+// POST /requests/{request_id}/feedback body (docs/api.md "Feedback"): `{rating}`, an integer from
+// 1 to 5. Bad input answers 422 `{message, errors}` (docs/api.md "Errors"), like /cache/invalidate. Other
 // fields are ignored, as on every gw body. Written by hand: one field needs no schema compiler, and
 // each failure gets a message that says what to send.
 import { isObject } from "../lib/json.ts";

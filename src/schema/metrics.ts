@@ -1,4 +1,4 @@
-// GET /metrics (gateway-api.md 4.12, 2.3; contracts.md 4): the `period` query, checked so an
+// GET /metrics (docs/api.md "Metrics", "Limits"): the `period` query, checked so an
 // unknown value answers 400 naming `period`, and the response's shape (the contract tests check
 // every answer against it).
 import { Type, type Static } from "@sinclair/typebox";

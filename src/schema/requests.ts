@@ -1,4 +1,4 @@
-// GET /requests query (gateway-api.md 4.9, contracts.md 4): strings from the URL, checked and
+// GET /requests query (docs/api.md "Request log", "Limits"): strings from the URL, checked and
 // converted here so an out-of-range value answers 400 naming the param.
 import { LIMITS } from "../config/constants.ts";
 import { invalidRequest } from "../errors/gw-error.ts";

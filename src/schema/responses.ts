@@ -1,4 +1,4 @@
-// POST /responses body (gateway-api.md 4.5): OpenAI's Responses request as far as gw serves it
+// POST /responses body (docs/api.md "Responses"): OpenAI's Responses request as far as gw serves it
 // (text, images, function tools and the items of a tool round trip), plus the extension fields of
 // 4.3, which are checked by the chat schema once the body became a chat request (ingress/responses).
 // Unknown fields are accepted, as on /chat/completions; unsupported ones are refused by the codec.

@@ -68,7 +68,7 @@ export function parseJsonObject(text: string): Record<string, unknown> {
 
 const LATE = Symbol("late");
 
-/** The body as text within the size limit (413 past it, contracts.md 4) and the read deadline
+/** The body as text within the size limit (413 past it, docs/api.md "Limits") and the read deadline
  * (408 past it; docs/api.md "Limits"). A declared length over the limit is refused unread; any other
  * body is read as a stream and counted, so nothing past limit + one chunk is ever buffered. */
 export async function readBodyText(req: Request, limit: number = LIMITS.bodyBytes, deadlineMs: number = LIMITS.bodyReadMs): Promise<string> {

@@ -22,7 +22,7 @@ export interface RollupTotals {
   ttft: Uint32Array;
 }
 
-/** Caller-side categories do not count against availability (contracts.md 2); their latencies
+/** Caller-side categories do not count against availability (docs/api.md "Errors"); their latencies
  * (a rejected request answers in a millisecond) are left out of the latency percentiles too. */
 export const CALLER_SIDE_CATEGORIES: ReadonlySet<string> = new Set(
   Object.values(ERROR_CODES).filter((c) => c.callerSide).map((c) => c.category),

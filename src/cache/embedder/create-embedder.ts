@@ -1,4 +1,4 @@
-// Chooses the semantic cache's embedder from configuration (gateway-api.md 4.13): the sentence
+// Chooses the semantic cache's embedder from configuration (docs/semantic-cache.md "Embedders"): the sentence
 // model shipped in the binary, the model-free hashed n-grams, or a provider's embedding model.
 import { NgramEmbedder } from "./ngram.ts";
 import { ProviderEmbedder, type EmbedFunction } from "./provider.ts";

@@ -1,4 +1,4 @@
-// The model-free embedder (gateway-api.md 4.13): character 3-grams and word unigrams/bigrams hashed
+// The model-free embedder (docs/semantic-cache.md "Embedders"): character 3-grams and word unigrams/bigrams hashed
 // into a fixed-size vector. Deterministic and instant, for tests and for operators who do not want
 // the sentence model. It measures shared wording, not meaning: paraphrases with new words score low.
 import { STOPWORDS, stem, words } from "../semantic-text.ts";

@@ -1,4 +1,4 @@
-// The provider embedder (gateway-api.md 4.13): an embedding model reached through gw's own provider
+// The provider embedder (docs/semantic-cache.md "Embedders"): an embedding model reached through gw's own provider
 // adapters. This class only adapts the call and normalises; the wiring to a provider lives with the
 // pipeline, which passes the function.
 import { normalize, type Embedder } from "./types.ts";

@@ -1,4 +1,4 @@
-// The embedder contract of the semantic cache (gateway-api.md 4.13): text in, unit vectors out,
+// The embedder contract of the semantic cache (docs/semantic-cache.md "Embedders"): text in, unit vectors out,
 // so cosine similarity is a dot product and the index can compare vectors from any implementation.
 
 export interface Embedder {

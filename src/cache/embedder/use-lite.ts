@@ -1,4 +1,4 @@
-// The USE-lite embedder as seen from the request thread (gateway-api.md 4.13): calls queue up and
+// The USE-lite embedder as seen from the request thread (docs/semantic-cache.md "Embedders"): calls queue up and
 // go to the model worker (use-worker.ts) in batches, one batch at a time; each call has its own
 // timeout, and a late, failed or refused call rejects, which the cache treats as a miss.
 import { LatencyStats } from "./latency.ts";

@@ -1,5 +1,5 @@
 // Loads Universal Sentence Encoder Lite (Apache-2.0, 512 dimensions) from files embedded in the
-// binary, never from the network or a node_modules folder (gateway-api.md 4.13, issue 7 item 4).
+// binary, never from the network or a node_modules folder (docs/semantic-cache.md "Embedders").
 // Runs inside the embedder worker (use-worker.ts). @energetic-ai/core is patched (patches/) so that
 // importing it does not start the wasm backend before the paths below are set.
 import * as core from "@energetic-ai/core";

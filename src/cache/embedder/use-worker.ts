@@ -1,4 +1,4 @@
-// The USE-lite embedder thread (gateway-api.md 4.13): loads the model once, then embeds the batches
+// The USE-lite embedder thread (docs/semantic-cache.md "Embedders"): loads the model once, then embeds the batches
 // the request thread sends, so a slow embedding never holds up other requests. A second entry point
 // of `bun build --compile` (scripts/build.ts), like store/log-worker.ts.
 import type { EmbeddingsModel } from "@energetic-ai/embeddings";

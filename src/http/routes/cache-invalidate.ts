@@ -1,6 +1,6 @@
-// POST /cache/invalidate (gateway-api.md 4.8, 2.7): removes the calling key's project's cached
+// POST /cache/invalidate (docs/api.md "Cache invalidation"): removes the calling key's project's cached
 // answers by tags (any of them) or all of them, from SQLite, memory and (through the store's
-// removal listeners) the semantic index. Scope `cache` (section 5).
+// removal listeners) the semantic index. Scope `cache`.
 import { Elysia } from "elysia";
 import type { Deps } from "../../pipeline/deps.ts";
 import { parseCacheInvalidate } from "../../schema/cache-invalidate.ts";

@@ -1,4 +1,4 @@
-// POST /chat/completions (gateway-api.md 4.4): the chat pipeline; streams leave as chat chunks.
+// POST /chat/completions (docs/api.md "Chat completions"): the chat pipeline; streams leave as chat chunks.
 import { Elysia } from "elysia";
 import type { Deps } from "../../pipeline/deps.ts";
 import { authPlugin } from "../auth.ts";

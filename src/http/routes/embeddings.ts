@@ -1,5 +1,5 @@
-// POST /embeddings (gateway-api.md 4.6): hands the request to the embeddings pipeline and writes
-// its outcome as JSON or as an error envelope. Scope `embeddings` (section 5). Cancelled like
+// POST /embeddings (docs/api.md "Embeddings"): hands the request to the embeddings pipeline and writes
+// its outcome as JSON or as an error envelope. Scope `embeddings`. Cancelled like
 // chat when the client leaves or gw shuts down (../in-flight.ts).
 import { Elysia } from "elysia";
 import { newTraceId } from "../../lib/ids.ts";

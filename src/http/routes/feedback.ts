@@ -1,4 +1,4 @@
-// POST /requests/{request_id}/feedback (gateway-api.md 4.11, 2.4): a rating from 1 to 5 of one of
+// POST /requests/{request_id}/feedback (docs/api.md "Feedback"): a rating from 1 to 5 of one of
 // the calling key's project's requests. Stored (table feedback), and fed to the project's own per
 // (model, task) quality the router uses, other projects seeing it only through a capped prior
 // (routing/feedback-quality.ts). Only upstream-answered requests count, never cache hits. Scope `chat`.

@@ -1,4 +1,4 @@
-// GET /metrics (gateway-api.md 4.12, 2.3): the calling key's project only, scope `requests`,
+// GET /metrics (docs/api.md "Metrics"): the calling key's project only, scope `requests`,
 // answered from the metrics rollups (docs/observability.md "Metrics and log growth").
 import { Elysia } from "elysia";
 import type { Deps } from "../../pipeline/deps.ts";

@@ -1,5 +1,5 @@
-// GET /models (gateway-api.md 4.7): the whole list in one page. `routable` depends on the key:
-// every model is routable for test keys, live keys need the provider enabled (contracts.md 6).
+// GET /models (docs/api.md "Models"): the whole list in one page. `routable` depends on the key:
+// every model is routable for test keys, live keys need the provider enabled.
 import { Elysia } from "elysia";
 import type { Deps } from "../../pipeline/deps.ts";
 import { authPlugin } from "../auth.ts";

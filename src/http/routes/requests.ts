@@ -1,4 +1,4 @@
-// GET /requests and GET /requests/{id} (gateway-api.md 4.9, 4.10): the calling key's project only.
+// GET /requests and GET /requests/{id} (docs/api.md "Request log", "Request detail"): the calling key's project only.
 import { Elysia } from "elysia";
 import { GwError } from "../../errors/gw-error.ts";
 import { parseRequestsQuery } from "../../schema/requests.ts";

@@ -1,4 +1,4 @@
-// POST /responses (gateway-api.md 4.5): the chat pipeline behind the Responses codec; streams
+// POST /responses (docs/api.md "Responses"): the chat pipeline behind the Responses codec; streams
 // leave as typed Responses events.
 import { Elysia } from "elysia";
 import { responsesStream } from "../../ingress/responses/stream.ts";

@@ -1,4 +1,4 @@
-// Model list entries (gateway-api.md 2.6, 4.7): routing profiles, then the catalog's models.
+// Model list entries (docs/api.md "Models"): routing profiles, then the catalog's models.
 import { ROUTING_PROFILES } from "../../config/constants.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 

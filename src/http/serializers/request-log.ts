@@ -1,4 +1,4 @@
-// Request log entry (gateway-api.md 2.1) and request detail (2.2) on the wire. Only metadata:
+// Request log entry and request detail on the wire (docs/api.md "Request log", "Request detail"). Only metadata:
 // prompts and answers are never stored, so they cannot appear here.
 import { expandSpans, type StoredSpan } from "../../observability/trace.ts";
 import type { RequestRecord } from "../../store/repos/requests.ts";

@@ -1,5 +1,5 @@
 // The Anthropic provider: the Messages API behind gw's OpenAI-shaped Provider contract, as pure
-// mappers (request, response, stream, errors) over the one transport (architecture rule 4).
+// mappers (request, response, stream, errors) over the one transport (docs/architecture.md "Providers").
 import type { Provider, ProviderCall } from "../types.ts";
 import { exchange } from "../exchange.ts";
 import { DEFAULT_TRANSPORT, type TransportOptions } from "../transport.ts";

@@ -1,5 +1,5 @@
 // The Google Gemini provider (Gemini API, generativelanguage.googleapis.com): the pure mappers of
-// this folder over the one transport (architecture rule 4).
+// this folder over the one transport (docs/architecture.md "Providers").
 import type { EmbedCall, Provider, ProviderCall } from "../types.ts";
 import { exchange } from "../exchange.ts";
 import { DEFAULT_TRANSPORT, type TransportOptions } from "../transport.ts";

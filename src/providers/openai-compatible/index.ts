@@ -1,5 +1,5 @@
 // The OpenAI-compatible provider: OpenAI itself and every provider that speaks its wire format,
-// as options on one base (architecture rule 4).
+// as options on one base (docs/architecture.md "Providers").
 import type { EmbedCall, Provider, ProviderCall } from "../types.ts";
 import { exchange } from "../exchange.ts";
 import { DEFAULT_TRANSPORT, type TransportOptions } from "../transport.ts";

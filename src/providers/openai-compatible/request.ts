@@ -13,7 +13,7 @@ export interface OpenAICompatibleOptions {
   azure?: { apiVersion: string };
 }
 
-/** gw's extension fields (gateway-api.md 4.3) never leave the gateway. */
+/** gw's extension fields (docs/api.md "Extension fields") never leave the gateway. */
 const GW_FIELDS = new Set(["routing", "max_cost", "optimization", "metadata", "tags", "cache", "gw"]);
 
 export function toUpstreamBody(call: ProviderCall, options: OpenAICompatibleOptions): ChatRequest {

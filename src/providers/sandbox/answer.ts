@@ -1,4 +1,4 @@
-// Simulated, deterministic answers for test mode (gateway-api.md 5.6, contracts.md 7): the same
+// Simulated, deterministic answers for test mode (docs/api.md "Test mode"): the same
 // request always gets the same content; JSON and tool-call arguments validate against their schemas.
 import { countMessageTokens, countTextTokens, messageText, truncateToTokens } from "../../analysis/tokens.ts";
 import { seedOf } from "../../lib/hash.ts";

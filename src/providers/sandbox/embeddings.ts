@@ -1,4 +1,4 @@
-// Test-mode embeddings (gateway-api.md 4.6): 16-dimension unit vectors that depend only on the
+// Test-mode embeddings (docs/api.md "Embeddings"): 16-dimension unit vectors that depend only on the
 // text, so tests can compare them across runs and machines; usage counted with gpt-tokenizer.
 import { countTextsTokens } from "../../analysis/tokens.ts";
 import { TEST_EMBEDDING_DIMENSIONS } from "../../config/constants.ts";

@@ -1,5 +1,5 @@
 // The sandbox provider behind `gw_test_` keys: simulated answers, no network, and the on-demand
-// failures of contracts.md section 5 raised as real upstream failures so fallback and errors run.
+// failures of docs/api.md "Test mode" raised as real upstream failures so fallback and errors run.
 import type { ChatCompletion, ChunkEvent } from "../../canonical/completion.ts";
 import type { Provider, ProviderCall } from "../types.ts";
 import { chunksOf } from "../completion-chunks.ts";
@@ -52,7 +52,7 @@ export function sandboxProvider(): Provider {
         let sent = 0;
         for (const chunk of chunksOf(completion)) {
           if (call.signal.aborted) return;
-          // stream_error: a few deltas reach the client, then the stream fails (gateway-api.md 7.1).
+          // stream_error: a few deltas reach the client, then the stream fails (docs/api.md "Errors").
           if (scenario?.kind === "stream_error" && sent === 3) {
             throw UpstreamFailure.badBody("Simulated failure after the stream started (test mode).", null);
           }

@@ -1,4 +1,4 @@
-// Test-mode errors on demand (contracts.md section 5): `gw-test:<name>` picks a scenario.
+// Test-mode errors on demand (docs/api.md "Test mode"): `gw-test:<name>` picks a scenario.
 import { TEST_MODEL_PREFIX } from "../../config/constants.ts";
 import type { ErrorCode } from "../../errors/codes.ts";
 import type { FailureClass } from "../../canonical/failure.ts";

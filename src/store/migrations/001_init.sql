@@ -1,4 +1,4 @@
--- Projects, API keys, the request log and its traces (gateway-api.md 2.1, 2.2; contracts.md 3).
+-- Projects, API keys, the request log and its traces (docs/api.md "Request log", "Admin API").
 CREATE TABLE projects (
   id           TEXT PRIMARY KEY,
   name         TEXT NOT NULL,

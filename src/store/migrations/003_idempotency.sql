@@ -1,4 +1,4 @@
--- Idempotency keys (gateway-api.md 4.14, docs/idempotency.md): one row per (project, key) claims
+-- Idempotency keys (docs/idempotency.md): one row per (project, key) claims
 -- the key; the primary key makes the claim one atomic INSERT. `state` is running, stored or
 -- not_kept; status, headers and body are set when a result is stored (body: the exact bytes sent).
 -- A rowid table, not WITHOUT ROWID: stored bodies can be large.

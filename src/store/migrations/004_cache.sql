@@ -1,4 +1,4 @@
--- The response cache's stored answers (gateway-api.md 4.13, docs/cache.md "Storage"). One row per
+-- The response cache's stored answers (docs/cache.md "Storage"). One row per
 -- (project, exact key); ids are handed out by the process (src/cache/answer-store.ts) because an
 -- entry is visible before its row is written, and they double as the semantic index's labels.
 CREATE TABLE cache_entries (

@@ -1,4 +1,4 @@
--- Metrics rollups (gateway-api.md 2.3, 4.12; docs/observability.md "Metrics and log growth").
+-- Metrics rollups (docs/observability.md "Metrics and log growth").
 -- Minute rows are written by the log worker in the same transaction as the request-log rows they
 -- count; hour rows are compacted from minute rows once an hour is over, so GET /metrics sums at
 -- most ~840 rows for 30 days instead of scanning the log. `bucket_ms` is 60000 or 3600000,

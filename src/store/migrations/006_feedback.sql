@@ -1,4 +1,4 @@
--- Ratings of requests (gateway-api.md 2.4, 4.11; docs/decisions.md "Feedback"). One row per
+-- Ratings of requests (docs/decisions.md "Feedback and retention"). One row per
 -- (project, request): a second rating replaces the first. model_id and task are copied from the
 -- request's log row when rated, so the router's quality sums can be rebuilt at start without
 -- reading the log. `counted` says whether the rating feeds those sums (a model answered it now

@@ -1,4 +1,4 @@
--- Billing (gateway-api.md 1.6; contracts.md 3; docs/billing.md): the append-only ledger every
+-- Billing (docs/billing.md "The ledger"): the append-only ledger every
 -- balance, spent budget, plan allowance and invoice is derived from, and budget events.
 -- Amounts are integer nano-USD (1e-9 USD): sums stay exact, unlike sums of REAL dollars.
 --   credit   +amount to the balance (admin credits, CLI, balances carried over from before 007)

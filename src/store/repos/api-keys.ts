@@ -1,4 +1,4 @@
-// API keys table: only the SHA-256 of a key is stored; lookups go by that hash (gateway-api.md 5).
+// API keys table: only the SHA-256 of a key is stored; lookups go by that hash (docs/api.md "Authentication").
 import type { Database } from "bun:sqlite";
 import { parseStored } from "../../lib/json.ts";
 import type { KeyScope } from "../../config/constants.ts";

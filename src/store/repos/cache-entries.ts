@@ -1,4 +1,4 @@
-// The response cache's rows (gateway-api.md 4.13; migration 004): entries, their tags and the id
+// The response cache's rows (docs/cache.md "Storage"; migration 004): entries, their tags and the id
 // high-water mark. Every read and invalidation takes the project id. Written only through
 // src/cache/answer-store.ts, which keeps the memory state these rows back.
 import type { Database } from "bun:sqlite";

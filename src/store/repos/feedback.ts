@@ -1,4 +1,4 @@
-// Ratings of requests (gateway-api.md 2.4, 4.11; migration 006): one per (project, request), the
+// Ratings of requests (docs/api.md "Feedback"; migration 006): one per (project, request), the
 // last one wins. Every read and write takes the project id; the start-up aggregate is the one
 // read across projects, grouped by project: the router's quality is per project, with a capped
 // cross-project prior (routing/feedback-quality.ts).

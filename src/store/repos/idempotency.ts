@@ -1,4 +1,4 @@
-// Idempotency keys (gateway-api.md 4.14): the claim, the stored result and the sweep of expired
+// Idempotency keys (docs/idempotency.md): the claim, the stored result and the sweep of expired
 // rows. Every statement takes the project id; writes after the claim also take the claiming
 // request's id, so a request whose claim expired and was taken over can never overwrite the new one.
 import type { Database } from "bun:sqlite";

@@ -1,4 +1,4 @@
-// Metrics rollups (gateway-api.md 2.3, 4.12; migration 005). The requests repo adds every row it
+// Metrics rollups (docs/observability.md "Rollups, not scans"; migration 005). The requests repo adds every row it
 // inserts to its project's minute row, in the same transaction; `compact` turns finished hours
 // into hour rows. GET /metrics sums hour rows for whole compacted hours and minute rows for the
 // rest, so a 30-day window reads at most ~840 rows. Every read takes the project id (compaction,

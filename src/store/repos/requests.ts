@@ -1,4 +1,4 @@
-// Request log (gateway-api.md 2.1, 4.9, 4.10); a row, its trace and its metrics rollups are written
+// Request log (docs/api.md "Request log"); a row, its trace and its metrics rollups are written
 // in one transaction. Every read is scoped by project.
 import type { Database } from "bun:sqlite";
 import { parseStored, type JsonObject } from "../../lib/json.ts";

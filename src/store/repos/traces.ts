@@ -1,4 +1,4 @@
-// Traces table: one JSON trace document per request (gateway-api.md 2.2), scoped by project.
+// Traces table: one JSON trace document per request (docs/api.md "Request detail"), scoped by project.
 import type { Database } from "bun:sqlite";
 import { parseStored, type JsonObject } from "../../lib/json.ts";
 import { decodeTrace } from "../trace-codec.ts";
