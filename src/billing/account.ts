@@ -1,4 +1,4 @@
-// One project's money in memory (docs/billing.md "Reservations"): balance, open holds, what the
+// One project's money in memory (docs/billing.md "Never overspent under concurrency"): balance, open holds, what the
 // current UTC day and month have spent, and the month's answered requests. gw is one process per
 // data directory, so an admission decided and held here in one synchronous call is atomic: no
 // other request can run between the check and the hold.

@@ -1,5 +1,5 @@
 // Ledger entries of the request path (holds, charges, releases, cache rows) are queued and written
-// together, one transaction per GROUP_MS window (group commit; docs/billing.md "Writes"): one row
+// together, one transaction per GROUP_MS window (group commit; docs/billing.md "The ledger"): one row
 // alone costs ~20 us to commit, one of a batch of 64 ~3 us. The in-memory accounts are already up
 // to date; the table follows within the window, and a crash loses at most that window. A failed
 // write or a queue at its bound fails gw closed (store/storage-health.ts) until writes succeed.
@@ -8,7 +8,7 @@ import { within } from "../store/log-writer.ts";
 import type { StorageReporter } from "../store/storage-health.ts";
 
 /** The request log's window too: each window's BEGIN IMMEDIATE may wait for the log worker's write
- * lock on this thread, so fewer, larger windows (docs/billing.md "Writes"). */
+ * lock on this thread, so fewer, larger windows (docs/billing.md "The ledger"). */
 const GROUP_MS = 25;
 /** Entries queued before gw stops acknowledging requests; at twice this, entries are dropped loudly. */
 export const LEDGER_QUEUE_BOUND = 100_000;

@@ -10,7 +10,7 @@ export interface FeedbackInput {
   modelId: string | null;
   task: string | null;
   test: boolean;
-  /** Whether the rating feeds the router's quality sums (docs/decisions.md "Feedback"). */
+  /** Whether the rating feeds the router's quality sums (docs/decisions.md "Feedback and retention"). */
   counted: boolean;
   rating: number;
   now: number;
