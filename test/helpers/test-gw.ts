@@ -10,12 +10,15 @@ import { type Deps } from "../../src/pipeline/deps.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { startServer } from "../../src/server.ts";
+import type { Lifecycle } from "../../src/http/lifecycle.ts";
 import { createProject } from "../../src/admin/projects.ts";
 
 export interface TestGw {
   /** Base URL including /v1. */
   url: string;
   deps: Deps;
+  /** What /readyz reads: a test may mark gw draining or its storage unhealthy. */
+  lifecycle: Lifecycle;
   dataDir: string;
   projectId: string;
   /** A test key with the default scopes plus `requests`. */
@@ -45,6 +48,7 @@ export async function startTestGw(env: Record<string, string> = {}, options: { c
   return {
     url: server.url,
     deps,
+    lifecycle: server.lifecycle,
     dataDir,
     projectId,
     testKey: key({ scopes: ["chat", "embeddings", "models", "cache", "requests"] }),

@@ -7,7 +7,8 @@ import { buildCatalog } from "../../../src/routing/catalog.ts";
 import { maxCostOf } from "../../../src/routing/cost.ts";
 import type { ChatMessage } from "../../../src/canonical/chat.ts";
 import { type ScriptedUpstream, startScriptedUpstream, type UpstreamOptions } from "../../helpers/scripted-upstream.ts";
-import { ADMIN_TOKEN, post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
+import { admin, addCredits, billedProject } from "../../helpers/admin-api.ts";
+import { post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
 
 export const OPENAI_KEY = "sk-billing-operator-000000";
 export const MODEL = "openai/gpt-4o-mini";
@@ -16,26 +17,6 @@ export async function startBillingGw(options: UpstreamOptions = {}, env: Record<
   const upstream = await startScriptedUpstream(options);
   const gw = await startTestGw({ OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: upstream.url, GW_SEMANTIC_EMBEDDER: "off", ...env });
   return { gw, upstream, stop: async () => { await gw.stop(); await upstream.stop(); } };
-}
-
-export function admin(gw: TestGw, method: string, path: string, body?: unknown): Promise<Response> {
-  return fetch(`${gw.url}/admin${path}`, {
-    method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
-
-/** A project made through the admin API, with a live key (and its `requests` scope). */
-export async function billedProject(gw: TestGw, body: Record<string, unknown> = {}): Promise<{ id: string; key: string }> {
-  const res = await admin(gw, "POST", "/projects", { name: "billing", ...body });
-  if (res.status !== 201) throw new Error(`project not created: ${res.status} ${await res.text()}`);
-  const { id } = (await res.json()) as { id: string };
-  return { id, key: gw.key({ mode: "live", projectId: id, scopes: ["chat", "embeddings", "requests"] }) };
-}
-
-export async function addCredits(gw: TestGw, projectId: string, usd: number): Promise<number> {
-  const res = await admin(gw, "POST", `/projects/${projectId}/credits`, { amount: usd });
-  return ((await res.json()) as { balance: number }).balance;
 }
 
 export const user = (content: string): ChatMessage[] => [{ role: "user", content }];
@@ -101,3 +82,4 @@ export async function errorCode(res: Response): Promise<string> {
 }
 
 export type { TestGw, ScriptedUpstream };
+export { admin, addCredits, billedProject };

@@ -75,18 +75,6 @@ describe("GET /admin/projects/{id}/invoices", () => {
     expect(printed.data[0]!.totals).toEqual(invoice.totals);
     expect(printed.data[0]!.lines).toEqual(invoice.lines);
   });
-
-  test("a past month is closed and empty; a bad month is 400; unknown project 404; a project key 401", async () => {
-    const p = await billedProject(gw);
-    const past = (await (await admin(gw, "GET", `/projects/${p.id}/invoices?month=2020-01`)).json()) as { data: Array<Record<string, unknown>> };
-    expect(past.data[0]).toMatchObject({ month: "2020-01", status: "closed", lines: [], period_start: "2020-01-01T00:00:00.000Z", period_end: "2020-02-01T00:00:00.000Z" });
-    const bad = await admin(gw, "GET", `/projects/${p.id}/invoices?month=2026-13`);
-    expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: { param: string } }).error.param).toBe("month");
-    expect((await admin(gw, "GET", "/projects/prj_nope/invoices")).status).toBe(404);
-    const withKey = await fetch(`${gw.url}/admin/projects/${p.id}/invoices`, { headers: { authorization: `Bearer ${p.key}` } });
-    expect(withKey.status).toBe(401);
-  });
 });
 
 describe("credits (contracts.md 3)", () => {
@@ -101,13 +89,6 @@ describe("credits (contracts.md 3)", () => {
     expect(await balanceUsd(gw, p.id)).toBe(7.25);
     const rows = gw.deps.db.query<{ amount: number; note: string }, [string]>("SELECT amount, note FROM ledger WHERE project_id = ? AND kind = 'credit' ORDER BY seq").all(p.id);
     expect(rows).toEqual([{ amount: 3e9, note: "admin api" }, { amount: 4.25e9, note: "cli" }]);
-  });
-
-  test("a balance beyond exact nano-dollar range is refused (400 naming amount)", async () => {
-    const p = await billedProject(gw, { billing: { mode: "prepaid" } });
-    const res = await admin(gw, "POST", `/projects/${p.id}/credits`, { amount: 10_000_000 });
-    expect(res.status).toBe(400);
-    expect(((await res.json()) as { error: { param: string } }).error.param).toBe("amount");
   });
 });
 

@@ -1,12 +1,12 @@
-// POST /requests/{request_id}/feedback through the real server (gateway-api.md 4.11, 2.4, 5, 7;
-// contracts.md 2; docs/decisions.md "Feedback"): the answer, 422 bodies, 404 and isolation,
-// scope, a second rating, what counts, and ratings surviving a restart.
+// Ratings through the real server (docs/decisions.md "Feedback", docs/api.md "Feedback"): a second
+// rating, what counts, ratings feeding the router's quality, and ratings surviving a restart.
+// The endpoint's contract: test/contract/feedback.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { loadConfig } from "../../src/config/env.ts";
-import { createLogger } from "../../src/observability/logger.ts";
-import { buildDeps, closeStorage } from "../../src/deps.ts";
-import { ratingTarget } from "../../src/routing/feedback-quality.ts";
-import { post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
+import { loadConfig } from "../../../src/config/env.ts";
+import { createLogger } from "../../../src/observability/logger.ts";
+import { buildDeps, closeStorage } from "../../../src/deps.ts";
+import { ratingTarget } from "../../../src/routing/feedback-quality.ts";
+import { post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
 
 let gw: TestGw;
 beforeAll(async () => {
@@ -23,66 +23,6 @@ async function served(model = MODEL, key = gw.testKey): Promise<string> {
   return res.headers.get("x-gw-request-id")!;
 }
 const rate = (id: string, body: unknown, key: string | null = gw.testKey) => post(`${gw.url}/requests/${id}/feedback`, key, body);
-
-describe("gateway-api.md 4.11: the feedback object", () => {
-  test("a rating sent right after the answer (its log row may still be queued) answers the feedback object", async () => {
-    const id = await served();
-    const res = await rate(id, { rating: 4 });
-    expect(res.status).toBe(200);
-    expect(res.headers.get("x-gw-request-id")).toStartWith("req_");
-    expect(await res.json()).toEqual({ object: "feedback", request_id: id, rating: 4 });
-    expect(gw.deps.repos.feedback.get(gw.projectId, id)).toBe(4);
-  });
-});
-
-describe("contracts.md 2: bad input answers 422 {message, errors}", () => {
-  const cases: Array<[string, string | Record<string, unknown>, string]> = [
-    ["missing", {}, "rating"], ["0", { rating: 0 }, "rating"], ["6", { rating: 6 }, "rating"],
-    ["2.5", { rating: 2.5 }, "rating"], ['"5"', { rating: "5" }, "rating"], ["null", { rating: null }, "rating"],
-    ["not JSON", "{rating: 5", "body"], ["an array", "[5]", "body"], ["a number", "5", "body"], ["empty", "", "body"],
-  ];
-  for (const [name, body, field] of cases) {
-    test(`rating ${name}`, async () => {
-      const id = await served();
-      const res = await rate(id, body);
-      expect(res.status).toBe(422);
-      const answer = (await res.json()) as { message: string; errors: Record<string, string[]> };
-      expect(Object.keys(answer).sort()).toEqual(["errors", "message"]);
-      expect(answer.message.length).toBeGreaterThan(0);
-      expect(Object.keys(answer.errors)).toEqual([field]);
-      expect(answer.errors[field]![0]!.length).toBeGreaterThan(0);
-      expect(gw.deps.repos.feedback.get(gw.projectId, id)).toBeNull();
-    });
-  }
-});
-
-describe("gateway-api.md 5 and 7: 404, isolation and scope", () => {
-  const expectError = async (res: Response, status: number, code: string) => {
-    expect(res.status).toBe(status);
-    const body = (await res.json()) as { error: { code: string; type: string; request_id: string } };
-    expect(body.error.code).toBe(code);
-    expect(body.error.request_id).toStartWith("req_");
-  };
-
-  test("an unknown id answers 404 not_found", async () => {
-    await expectError(await rate("req_0000000000000000000000", { rating: 3 }), 404, "not_found");
-    await expectError(await rate("nonsense", { rating: 3 }), 404, "not_found");
-  });
-
-  test("a key of another project gets 404 for the id, and the rating is not stored", async () => {
-    const id = await served();
-    const other = gw.key({ projectId: gw.newProject("feedback-other") });
-    await expectError(await rate(id, { rating: 1 }, other), 404, "not_found");
-    expect(gw.deps.repos.feedback.get(gw.projectId, id)).toBeNull();
-  });
-
-  test("scope chat: a key without it answers 403 permission_denied; no key 401", async () => {
-    const id = await served();
-    await expectError(await rate(id, { rating: 5 }, gw.key({ scopes: ["requests", "models"] })), 403, "permission_denied");
-    await expectError(await rate(id, { rating: 5 }, null), 401, "invalid_api_key");
-    expect((await rate(id, { rating: 5 }, gw.key({ scopes: ["chat"] }))).status).toBe(200);
-  });
-});
 
 describe("docs/decisions.md Feedback: a second rating, and what counts", () => {
   test("the last rating replaces the first: the request counts once, with its latest rating", async () => {
