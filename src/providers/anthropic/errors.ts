@@ -2,7 +2,7 @@
 // stream, to a failure class (decides fallback) and public code. Anthropic API "Errors" page.
 import { isObject } from "../../lib/json.ts";
 import { UpstreamFailure } from "../../canonical/failure.ts";
-import { retryAfterSeconds } from "../retry-after.ts";
+import { classifyStatus, type StatusDialect } from "../classify-status.ts";
 
 export interface AnthropicError { type: string | null; message: string | null }
 
@@ -24,26 +24,22 @@ const CONTEXT_LENGTH = /prompt is too long|exceed(s|ed)? (the )?context (window|
 /** An exhausted account is gw's problem, not the caller's: another provider may still answer. */
 const BILLING = /credit balance/i;
 
+const DIALECT: StatusDialect = {
+  credentialStatuses: [401, 402, 403],
+  unavailableStatuses: [503, 529],
+  rateLimitWords: "rate limit reached",
+  credentialWords: "rejected gw's credentials or account",
+  unavailableWords: "is overloaded",
+};
+
 export function parseError(status: number, body: string, headers: Headers, provider: string): UpstreamFailure {
   const { type, message } = errorOf(body);
-  if (status === 429) {
-    return UpstreamFailure.fromStatus(status, "rate_limit", `${provider} rate limit reached (HTTP 429).`, { retryAfter: retryAfterSeconds(headers) });
-  }
-  if (status === 401 || status === 403 || status === 402 || (status === 400 && message && BILLING.test(message))) {
-    return UpstreamFailure.fromStatus(status, "credential", `${provider} rejected gw's credentials or account (HTTP ${status}).`);
-  }
-  if (status === 404) return UpstreamFailure.fromStatus(status, "model_gone", `${provider} does not serve this model (HTTP 404).`);
-  if (status === 408 || status === 504) return UpstreamFailure.fromStatus(status, "timeout", `${provider} timed out (HTTP ${status}).`);
-  if (status === 400 || status === 413 || status === 422) {
-    // Only caller faults carry the upstream's words back: they explain the caller's own request.
-    const kind = message && CONTEXT_LENGTH.test(message) ? "context_length" : "caller";
-    const detail = message ? `Provider said: ${message}` : undefined;
-    return UpstreamFailure.fromStatus(status, kind, `${provider} rejected the request (HTTP ${status}).`, { detail });
-  }
-  if (status === 503 || status === 529 || type === "overloaded_error") {
-    return UpstreamFailure.fromStatus(status, "transient", `${provider} is overloaded (HTTP ${status}).`, { retryAfter: retryAfterSeconds(headers) });
-  }
-  return UpstreamFailure.fromStatus(status, "transient", `${provider} failed (HTTP ${status}).`, { publicCode: "upstream_error" });
+  return classifyStatus(status, headers, provider, DIALECT, {
+    message,
+    credential: status === 400 && message !== null && BILLING.test(message),
+    contextLength: message !== null && CONTEXT_LENGTH.test(message),
+    overloaded: type === "overloaded_error",
+  });
 }
 
 /** An `event: error` after the 200: overloaded is unavailability; anything else an upstream error. */

@@ -1,8 +1,8 @@
 // Maps a Google API error ({error: {code, message, status, details}}, cloud.google.com/apis/design/errors)
 // to a failure class (decides fallback) and public code.
 import { isObject } from "../../lib/json.ts";
-import { UpstreamFailure } from "../../canonical/failure.ts";
-import { retryAfterSeconds } from "../retry-after.ts";
+import type { UpstreamFailure } from "../../canonical/failure.ts";
+import { classifyStatus, type StatusDialect } from "../classify-status.ts";
 
 interface GoogleError {
   message: string | null;
@@ -38,31 +38,27 @@ export function readGoogleError(body: string): GoogleError {
 
 const TOKEN_LIMIT = /token count|exceeds the maximum number of tokens|too many tokens|context (window|length)/i;
 
+const DIALECT: StatusDialect = {
+  credentialStatuses: [401, 403],
+  unavailableStatuses: [503],
+  rateLimitWords: "rate limit or quota reached",
+  credentialWords: "rejected gw's credentials",
+  unavailableWords: "is unavailable",
+};
+
 /** The upstream's message travels in `detail` (returned to the caller, never logged) only where it
  * is about the caller's request; credential and quota texts name gw's own Google project. */
 export function parseError(status: number, body: string, headers: Headers, provider: string): UpstreamFailure {
   const e = readGoogleError(body);
-  const detail = e.message ? `Provider said: ${e.message}` : undefined;
-  if (status === 429 || e.status === "RESOURCE_EXHAUSTED") {
-    const retryAfter = retryAfterSeconds(headers) ?? e.retryDelay;
-    return UpstreamFailure.fromStatus(status, "rate_limit", `${provider} rate limit or quota reached (HTTP ${status}).`, { retryAfter });
-  }
-  // Google answers a bad API key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
-  const badKey = e.reasons.includes("API_KEY_INVALID") || /API key not valid/i.test(e.message ?? "");
-  if (status === 401 || status === 403 || badKey) {
-    return UpstreamFailure.fromStatus(status, "credential", `${provider} rejected gw's credentials (HTTP ${status}).`);
-  }
-  if (status === 404) return UpstreamFailure.fromStatus(status, "model_gone", `${provider} does not serve this model (HTTP 404).`);
-  if (status === 408 || status === 504) return UpstreamFailure.fromStatus(status, "timeout", `${provider} timed out (HTTP ${status}).`);
-  // FAILED_PRECONDITION is about gw's account (billing off, region not served), not the request:
-  // another provider may well answer, so it falls back like a credential problem.
-  if (e.status === "FAILED_PRECONDITION") {
-    return UpstreamFailure.fromStatus(status, "credential", `${provider} cannot serve gw's account (HTTP ${status}).`);
-  }
-  if (status === 400 || status === 413 || status === 422) {
-    const kind = TOKEN_LIMIT.test(e.message ?? "") ? "context_length" : "caller";
-    return UpstreamFailure.fromStatus(status, kind, `${provider} rejected the request (HTTP ${status}).`, { detail });
-  }
-  if (status === 503) return UpstreamFailure.fromStatus(status, "transient", `${provider} is unavailable (HTTP 503).`, { retryAfter: retryAfterSeconds(headers) });
-  return UpstreamFailure.fromStatus(status, "transient", `${provider} failed (HTTP ${status}).`, { publicCode: "upstream_error" });
+  return classifyStatus(status, headers, provider, DIALECT, {
+    message: e.message,
+    rateLimited: e.status === "RESOURCE_EXHAUSTED",
+    retryAfter: e.retryDelay,
+    // Google answers a bad API key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
+    credential: e.reasons.includes("API_KEY_INVALID") || /API key not valid/i.test(e.message ?? ""),
+    // FAILED_PRECONDITION is about gw's account (billing off, region not served), not the request:
+    // another provider may well answer, so it falls back like a credential problem.
+    accountUnserved: e.status === "FAILED_PRECONDITION",
+    contextLength: TOKEN_LIMIT.test(e.message ?? ""),
+  });
 }
