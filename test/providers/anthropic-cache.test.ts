@@ -7,7 +7,8 @@ import { anthropicProvider } from "../../src/providers/anthropic/index.ts";
 import {
   MAX_BREAKPOINTS, estimateTextTokens, minimumCacheableTokens, withCacheBreakpoints,
 } from "../../src/providers/anthropic/cache-breakpoints.ts";
-import { type MessagesBody, toMessagesBody } from "../../src/providers/anthropic/request.ts";
+import { toMessagesBody } from "../../src/providers/anthropic/request.ts";
+import type { MessagesBody } from "../../src/providers/anthropic/wire.ts";
 import type { ChatMessage, ChatRequest, FunctionTool, ToolCall } from "../../src/canonical/chat.ts";
 import type { Provider, ProviderCall } from "../../src/providers/types.ts";
 import { buildCatalog } from "../../src/routing/catalog.ts";

@@ -22,7 +22,7 @@
 // - Never on empty text blocks (Anthropic answers 400) or on types that take no mark (thinking).
 // - Anthropic-style cache_control from the caller cannot reach here through the OpenAI shape, so a
 //   body is assumed to carry none.
-import type { AnthropicMessage, AnthropicTool, CacheControl, ContentBlock, MessagesBody } from "./request.ts";
+import type { AnthropicMessage, AnthropicTool, CacheControl, ContentBlock, MessagesBody } from "./wire.ts";
 
 /** Anthropic's limit per request. */
 export const MAX_BREAKPOINTS = 4;

@@ -5,6 +5,7 @@ import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ToolChoice } 
 import type { ProviderCall } from "../types.ts";
 import type { UpstreamRequest } from "../transport.ts";
 import { withCacheBreakpoints } from "./cache-breakpoints.ts";
+import type { AnthropicMessage, AnthropicTool, AnthropicToolChoice, ContentBlock, MessagesBody, TextBlock } from "./wire.ts";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 
@@ -12,38 +13,6 @@ export interface AnthropicOptions {
   /** Without /v1, like the SDK's baseURL and ANTHROPIC_BASE_URL. */
   baseUrl: string;
   apiKey: string | null;
-}
-
-/** A prompt-cache breakpoint; set only by cache-breakpoints.ts. */
-export interface CacheControl { type: "ephemeral" }
-type Cacheable = { cache_control?: CacheControl };
-
-export interface TextBlock extends Cacheable { type: "text"; text: string }
-export type ImageSource = { type: "base64"; media_type: string; data: string } | { type: "url"; url: string };
-export type ContentBlock =
-  | TextBlock
-  | ({ type: "image"; source: ImageSource } & Cacheable)
-  | ({ type: "tool_use"; id: string; name: string; input: unknown } & Cacheable)
-  | ({ type: "tool_result"; tool_use_id: string; content?: string | ContentBlock[] } & Cacheable);
-
-export interface AnthropicMessage { role: "user" | "assistant"; content: ContentBlock[] }
-export interface AnthropicTool extends Cacheable { name: string; description?: string; input_schema: Record<string, unknown> }
-export type AnthropicToolChoice =
-  | { type: "auto" | "any"; disable_parallel_tool_use?: boolean }
-  | { type: "tool"; name: string; disable_parallel_tool_use?: boolean }
-  | { type: "none" };
-
-export interface MessagesBody {
-  model: string;
-  max_tokens: number;
-  messages: AnthropicMessage[];
-  system?: TextBlock[];
-  tools?: AnthropicTool[];
-  tool_choice?: AnthropicToolChoice;
-  stop_sequences?: string[];
-  temperature?: number;
-  top_p?: number;
-  stream?: boolean;
 }
 
 /** Anthropic requires max_tokens; OpenAI callers usually omit it. */
