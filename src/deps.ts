@@ -41,6 +41,8 @@ import { Billing } from "./billing/billing.ts";
 import { projectsRepo } from "./store/repos/projects.ts";
 import { providerKeysRepo } from "./store/repos/provider-keys.ts";
 import { requestsRepo, type RequestRecord } from "./store/repos/requests.ts";
+import { stopServices } from "./lib/service.ts";
+import { storageServices, type Unwritten } from "./services.ts";
 
 interface ConfigFile {
   models?: CatalogModel[];
@@ -80,7 +82,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     reserveBytes: config.storageReserveBytes,
     onChange: (healthy, reason) =>
       healthy ? logger.info("storage writable again: acknowledging requests") : logger.error({ reason }, "storage cannot record requests: answering 503"),
-  }).start();
+  });
   const logWriter = new LogWriter(logSink, {
     onError: (err, rows) => logger.error({ err, rows }, "request log write failed; will retry"),
     reporter: storage.reporter("log"),
@@ -103,21 +105,17 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     : createEmbedder(config.semanticEmbedder);
   const semantic = embedder ? new EmbeddedSemanticCache(embedder, answers, config.dataDir, logger, {
     maxBytes: config.semanticIndexBytes, maxProjectBytes: config.semanticIndexProjectBytes,
-  }) : undefined;
-  semantic?.start();
+  }).open() : undefined;
   // Exporters listen to every recorded request (record stage); each only queues or counts.
   const otlp = config.otlp ? new OtlpExporter(config.otlp, logger) : undefined;
   const prometheus = config.adminToken ? new PrometheusMetrics({
     models: catalog.models.map((m) => m.id),
     providers: [...ADAPTER_IDS, ...catalog.models.map((m) => m.provider), "cache", "sandbox"],
   }) : undefined;
-  // Holds a previous process left open are released before this one serves (docs/billing.md).
   const billing = new Billing(repos.ledger, (err, context) => logger.error({ err }, context), {
     reporter: storage.reporter("ledger"),
     onDrop: (dropped) => logger.error({ dropped }, "ledger queue over twice its bound: an entry was dropped"),
   });
-  billing.recover();
-  billing.startCreditPoll();
   const requestListeners: Deps["requestListeners"] = [];
   if (otlp) requestListeners.push(otlp.listener);
   if (prometheus) requestListeners.push(prometheus.listener);
@@ -154,33 +152,11 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   };
 }
 
-/** Storage's part of a clean stop (the server calls it after the last request): the request log
- * drained within `deadlineMs` (what the worker cannot write goes through this thread), the log
- * worker closed, the ledger written, the WAL checkpointed into the database file, the connection
- * closed. Returns what could not be written (0 and 0 after a clean stop); it is also logged. */
-export async function closeStorage(deps: Deps, deadlineMs = 10_000): Promise<{ rows: number; ledger: number }> {
-  const { logWriter, logSink, billing, storage, db, repos, logger } = deps;
-  storage.stop();
-  await logWriter.drainWithin(deadlineMs);
-  await logSink.close();
-  // Rows the worker did not commit (it failed or ran out of time): one last try on this thread.
-  const rest = logWriter.takeQueued();
-  if (rest.text) {
-    try {
-      repos.requests.insertBatch(rest.text);
-      rest.rows = 0;
-    } catch (err) {
-      logger.error({ err, rows: rest.rows }, "request log rows not written at shutdown");
-    }
-  }
-  billing.stop();
-  const ledger = billing.writer.pending;
-  if (ledger > 0) logger.error({ entries: ledger }, "ledger entries not written at shutdown");
-  try {
-    db.run("PRAGMA wal_checkpoint(TRUNCATE)");
-  } catch (err) {
-    logger.error({ err }, "WAL checkpoint at shutdown failed; the -wal file holds the latest writes");
-  }
-  db.close(false);
-  return { rows: rest.rows, ledger };
+/** Storage's part of a clean stop without a server (the server stops it with its other services):
+ * the request log drained within `deadlineMs`, the ledger written, the database closed. Returns
+ * what could not be written (0 and 0 after a clean stop); it is also logged. */
+export async function closeStorage(deps: Deps, deadlineMs = 10_000): Promise<Unwritten> {
+  const left: Unwritten = { rows: 0, ledger: 0 };
+  await stopServices(storageServices(deps, () => deadlineMs, left), (err, service) => deps.logger.error({ err, service }, "a service did not stop cleanly"));
+  return left;
 }

@@ -2,7 +2,6 @@
 // "One owner" and "Shutdown"): readiness flips, listening stops, in-flight requests get a bounded
 // grace, then are aborted; queued rows are flushed and every connection closed.
 import { preloadTokenizer } from "./analysis/tokens.ts";
-import { keepRateLimits, loadRateLimits } from "./billing/rate-limit-state.ts";
 import { createApp } from "./http/app.ts";
 import { bootstrapIfEmpty, firstRunBanner } from "./bootstrap.ts";
 import { API_BASE_PATH } from "./config/constants.ts";
@@ -10,10 +9,10 @@ import type { Config } from "./config/env.ts";
 import { buildDeps, closeStorage } from "./deps.ts";
 import { type Deps } from "./pipeline/deps.ts";
 import { inFlightOf } from "./http/in-flight.ts";
-import { startIdleGc } from "./http/idle-gc.ts";
 import { Lifecycle } from "./http/lifecycle.ts";
+import { startServices, type StartedServices } from "./lib/service.ts";
 import { flushLogger } from "./observability/logger.ts";
-import { recoverInterruptedClaims, startIdempotencySweeper } from "./pipeline/idempotency.ts";
+import { gwServices } from "./services.ts";
 import { lockDataDir, type DataDirLock } from "./store/data-dir-lock.ts";
 
 /** Bun's own cap, never reached: gw refuses a declared length over its 10 MiB limit unread and
@@ -25,8 +24,6 @@ const BUN_BODY_CAP = Number.MAX_SAFE_INTEGER;
 const IDLE_TIMEOUT_S = 30;
 /** The longest a stop waits for the request log and ledger to be written. */
 const FLUSH_LIMIT_MS = 10_000;
-/** The OTLP exporter's last send; a collector that is down must not hold the stop up long. */
-const OTLP_FLUSH_LIMIT_MS = 5_000;
 /** How long past the grace a stop may take before the process exits anyway (the promise: grace + 5 s). */
 const HARD_STOP_MARGIN_MS = 4_000;
 /** Past the grace, aborted requests get this long to record themselves before the log is flushed. */
@@ -84,16 +81,19 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
     throw err;
   }
   const boot = bootstrapIfEmpty(deps.repos);
-  // Before the first request: claims left running by a previous process can no longer finish.
-  recoverInterruptedClaims(deps.repos.idempotency, deps.logger);
-  const sweeper = startIdempotencySweeper(deps.repos.idempotency, deps.logger);
-  const idleGc = startIdleGc(lifecycle, () => deps.logSink.collect());
-  // Rate limits carry over a restart (docs/rate-limits.md "Restarts").
-  const limitsKept = loadRateLimits(deps.rateLimits, config.dataDir, (err) => deps.logger.warn({ err }, "saved rate-limit state not read; limits start full"));
-  if (limitsKept > 0) deps.logger.info({ cells: limitsKept }, "rate-limit state restored");
-  const rateLimitState = keepRateLimits(deps.rateLimits, config.dataDir, (err) => deps.logger.warn({ err }, "rate-limit state not saved"));
-  // Rollup compaction and log retention run in the log worker, off the request thread.
-  deps.logSink.maintain({ retentionDays: config.logRetentionDays });
+  // Set when a stop begins; the flushes get what is left of it.
+  let stopBy = Infinity;
+  const flushMs = () => Math.max(500, Math.min(FLUSH_LIMIT_MS, stopBy - Date.now() - 500));
+  // Started in this same task as listen, so before the first request is read.
+  let services: StartedServices;
+  try {
+    services = startServices(gwServices(deps, lifecycle, flushMs, { rows: 0, ledger: 0 }), (err, service) =>
+      deps.logger.error({ err, service }, "a service failed to start or stop"));
+  } catch (err) {
+    void app.server?.stop(true);
+    lock.release();
+    throw err;
+  }
   const url = `http://${config.host}:${app.server!.port}${API_BASE_PATH}`;
   if (boot && !options.quiet) process.stdout.write(firstRunBanner(boot, url) + "\n");
   deps.logger.info({ url, providers: deps.providers.enabled(), data_dir: config.dataDir }, "gw listening");
@@ -102,7 +102,7 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   const stop = () =>
     (stopping ??= (async () => {
       // The whole stop fits in the grace plus the margin; the flush gets what is left of it.
-      const stopBy = Date.now() + config.shutdownTimeoutMs + HARD_STOP_MARGIN_MS;
+      stopBy = Date.now() + config.shutdownTimeoutMs + HARD_STOP_MARGIN_MS;
       lifecycle.draining = true;
       // Stops listening at once; resolves when the requests in flight have ended.
       const finished = app.server!.stop(false);
@@ -115,33 +115,13 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
         await Promise.race([finished, Bun.sleep(ABORT_SETTLE_MS)]);
         await app.server?.stop(true);
       }
-      sweeper.stop();
-      idleGc.stop();
-      rateLimitState.stop();
-      const flushMs = () => Math.max(500, Math.min(FLUSH_LIMIT_MS, stopBy - Date.now() - 500));
-      // Every request has been recorded now; queued spans get a bounded last send, alongside
-      // the flush below.
-      const exported = deps.otlp?.shutdown(Math.min(OTLP_FLUSH_LIMIT_MS, flushMs()));
-      // The semantic index is saved (else rebuilt at the next start), then queued cache writes go
-      // to disk before the database closes; a failure costs cache entries only.
-      await Promise.race([deps.semantic?.close(), Bun.sleep(flushMs())]);
-      closeQuietly(() => deps.answers.close(), (err) => deps.logger.error({ err }, "response cache not fully written at shutdown"));
-      // The request log and the ledger written, the WAL checkpointed, the database closed; what
-      // could not be written is said loudly (closeStorage logs it).
-      await closeStorage(deps, flushMs());
-      await exported;
+      // Every request has been recorded now: the services stop in reverse order (src/services.ts),
+      // the request log and the ledger are written and what could not be is said loudly.
+      await services.stop();
       lock.release();
       flushLogger(deps.logger);
     })());
   return { url, deps, lifecycle, stop };
-}
-
-function closeQuietly(close: () => void, onError: (err: unknown) => void = () => {}): void {
-  try {
-    close();
-  } catch (err) {
-    onError(err);
-  }
 }
 
 

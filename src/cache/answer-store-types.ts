@@ -47,5 +47,7 @@ export interface AnswerStore {
   semanticEntries(): Iterable<Pick<CachedAnswer, "id" | "partition" | "question" | "projectId" | "provider">>;
   /** Writes what is queued; called on shutdown and by tests. */
   flush(): void;
+  /** Starts the periodic expiry sweep (the server's start). */
+  startSweeper(): void;
   close(): void;
 }

@@ -1,7 +1,6 @@
-// The exact answer store of the response cache (docs/cache.md "Storage"):
-// a byte-bounded LRU of whole entries over SQLite, a key index of every live key (a miss never
-// reads SQLite), writes queued and batched off the request path, an expiry sweep and invalidation.
-// SQLite errors surface as throws: the pipeline turns them into misses. Never logs content.
+// The exact answer store of the response cache (docs/cache.md "Storage"): a byte-bounded LRU over
+// SQLite, a key index of every live key, queued writes, an expiry sweep and invalidation. SQLite
+// errors surface as throws: the pipeline turns them into misses. Never logs content.
 import type { CacheEntriesRepo, CacheRecord } from "../store/repos/cache-entries.ts";
 import type { AnswerStore, CachedAnswer, Invalidation, NewCachedAnswer } from "./answer-store-types.ts";
 import { entryBytes } from "./entry-bytes.ts";
@@ -14,7 +13,7 @@ export interface AnswerStoreOptions {
   memoryBytes: number;
   /** Batching window of the SQLite writes. */
   flushDelayMs?: number;
-  /** 0 turns the timer off (tests call sweep() themselves). */
+  /** Between expiry sweeps once startSweeper() runs; 0 turns the timer off (tests call sweep()). */
   sweepIntervalMs?: number;
   onError?: (err: unknown, context: string) => void;
 }
@@ -36,6 +35,7 @@ export class SqliteAnswerStore implements AnswerStore {
   private readonly listeners: Array<(ids: number[]) => void> = [];
   private readonly onError: (err: unknown, context: string) => void;
   private sweepTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly sweepIntervalMs: number;
   private lastId: number;
   private closed = false;
 
@@ -51,7 +51,7 @@ export class SqliteAnswerStore implements AnswerStore {
       lastId: () => this.lastId,
       onError: (err) => this.onError(err, "cache write failed; will retry"),
     });
-    this.startSweeper(options.sweepIntervalMs ?? SWEEP_INTERVAL_MS);
+    this.sweepIntervalMs = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
   }
 
   /** Live keys held in memory (all of them, hot or not). */
@@ -197,8 +197,10 @@ export class SqliteAnswerStore implements AnswerStore {
     }
   }
 
-  private startSweeper(intervalMs: number): void {
-    if (intervalMs <= 0) return;
+  /** The expiry sweep on an unref'd timer (a service of the server; tests may start it too). */
+  startSweeper(): void {
+    const intervalMs = this.sweepIntervalMs;
+    if (intervalMs <= 0 || this.closed || this.sweepTimer !== null) return;
     const tick = () => {
       let deleted = 0;
       try {

@@ -1,9 +1,6 @@
 // The semantic cache as the pipeline sees it (semantic-types.ts): an embedder and a partitioned
-// vector index over the answer store's semantic entries. Indexing runs off the request path; the
-// index follows the store's removals (invalidation, expiry, replacement), is saved in the data
-// directory on shutdown, reconciled with the store at start (entries stored or removed since the
-// last save: an unclean stop), and rebuilt from the store when the saved one is missing, corrupt or
-// made by another embedder. Memory caps: docs/semantic-cache.md "Memory". Nothing here logs a question.
+// vector index over the store's semantic entries, indexed off the request path, saved at stop and
+// reconciled or rebuilt at start (docs/semantic-cache.md "Persistence and restarts").
 import { join } from "node:path";
 import type { Logger } from "../observability/logger.ts";
 import { SANDBOX_PROVIDER } from "../providers/sandbox/index.ts";
@@ -32,6 +29,7 @@ export class EmbeddedSemanticCache implements SemanticCache {
   private readonly index: VectorIndex;
   private readonly dir: string;
   private rebuilding: Promise<void> | null = null;
+  private toIndex: { jobs: IndexJob[]; how: string } | null = null;
   private readonly adding = new Set<Promise<void>>();
   private readonly maxBytes: number;
   /** A live provider embeds (its name is "provider:<model>"): test keys' questions stay away from it. */
@@ -47,9 +45,9 @@ export class EmbeddedSemanticCache implements SemanticCache {
     });
   }
 
-  /** Loads the saved index and reconciles it with the store, or rebuilds it from the store; the
-   * embedding runs in the background. */
-  start(): void {
+  /** Loads the saved index and reconciles it with the store, or finds what a rebuild must embed;
+   * the embedding waits for start(). */
+  open(): this {
     let loaded = false;
     try {
       loaded = this.index.load(this.dir);
@@ -57,10 +55,19 @@ export class EmbeddedSemanticCache implements SemanticCache {
       this.logger.warn({ err }, "semantic index unreadable; rebuilding it from the cache store");
     }
     try {
-      this.rebuilding = this.indexAll(loaded ? this.reconcile() : this.liveJobs(0), loaded ? "reconciled with" : "rebuilt from");
+      this.toIndex = loaded ? { jobs: this.reconcile(), how: "reconciled with" } : { jobs: this.liveJobs(0), how: "rebuilt from" };
     } catch (err) {
       this.logger.error({ err }, "semantic index not reconciled with the cache store; semantic lookups miss until entries are added");
     }
+    return this;
+  }
+
+  /** Embeds, in the background, what open() found missing from the index. */
+  start(): void {
+    if (!this.toIndex) return;
+    const { jobs, how } = this.toIndex;
+    this.toIndex = null;
+    this.rebuilding = this.indexAll(jobs, how);
   }
 
   /** After a load: drops what the store no longer holds (deleted or expired while gw was down or

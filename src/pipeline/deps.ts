@@ -84,7 +84,7 @@ export interface Deps {
   /** The response cache's stored answers (exact store; semantic hits resolve through it). */
   answers: AnswerStore;
   /** The semantic cache's index and embedder; absent when GW_SEMANTIC_EMBEDDER is off. */
-  semantic?: SemanticCache & { close(): Promise<void>; settled(): Promise<void>; stats(): IndexStats };
+  semantic?: SemanticCache & { start(): void; close(): Promise<void>; settled(): Promise<void>; stats(): IndexStats };
   /** Requests and tokens per minute per project and key (billing/rate-limit.ts); settled by its listener. */
   rateLimits: RateLimiter;
 }

@@ -74,6 +74,7 @@ export function fixture(options: Partial<AnswerStoreOptions> = {}): Fixture {
     const { repo, probe } = probed(cacheEntriesRepo(db));
     // A long batching window: tests decide when writes reach SQLite (flush, close).
     const store = new SqliteAnswerStore(repo, { memoryBytes: 1 << 20, sweepIntervalMs: 0, flushDelayMs: 60_000, ...opts });
+    store.startSweeper();
     return { db, probe, store };
   };
   const f: Fixture = {

@@ -1,0 +1,124 @@
+// gw's long-lived services, listed once in start order; a stop runs them in reverse (docs/
+// availability.md "Shutdown"): the database closes after every writer, the OTLP exporter sends last.
+import { keepRateLimits, loadRateLimits } from "./billing/rate-limit-state.ts";
+import { startIdleGc } from "./http/idle-gc.ts";
+import type { Lifecycle } from "./http/lifecycle.ts";
+import type { Service } from "./lib/service.ts";
+import { recoverInterruptedClaims, startIdempotencySweeper } from "./pipeline/idempotency.ts";
+import type { Deps } from "./pipeline/deps.ts";
+
+/** What a stop could not write: request-log rows and ledger entries (0 and 0 after a clean stop). */
+export interface Unwritten {
+  rows: number;
+  ledger: number;
+}
+
+/** The OTLP exporter's last send; a collector that is down must not hold the stop up long. */
+const OTLP_FLUSH_LIMIT_MS = 5_000;
+
+const noop = (): void => {};
+
+/** A service over a start/stop pair that has no object of its own (a timer, a saver). */
+function timed(name: string, begin: () => { stop(): void }): Service {
+  let running: { stop(): void } | null = null;
+  return {
+    name,
+    start: () => void (running ??= begin()),
+    stop: async () => {
+      running?.stop();
+      running = null;
+    },
+  };
+}
+
+/** The store's services: what closeStorage stops too, without a server. `flushMs` is read when a
+ * stop begins (what is left of the stop's time); `left` receives what could not be written. */
+export function storageServices(deps: Deps, flushMs: () => number, left: Unwritten): Service[] {
+  const { db, storage, billing, logWriter, logSink, repos, logger } = deps;
+  return [
+    {
+      name: "database",
+      start: noop,
+      stop: async () => {
+        try {
+          db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch (err) {
+          logger.error({ err }, "WAL checkpoint at shutdown failed; the -wal file holds the latest writes");
+        }
+        db.close(false);
+      },
+    },
+    { name: "storage health", start: () => void storage.start(), stop: async () => storage.stop() },
+    {
+      name: "billing",
+      // Holds a previous process left open are released before this one serves (docs/billing.md).
+      start: () => {
+        billing.recover();
+        billing.startCreditPoll();
+      },
+      stop: async () => {
+        billing.stop();
+        left.ledger = billing.writer.pending;
+        if (left.ledger > 0) logger.error({ entries: left.ledger }, "ledger entries not written at shutdown");
+      },
+    },
+    {
+      name: "request log",
+      // Rollup compaction and log retention run in the log worker, off the request thread.
+      start: () => logSink.maintain({ retentionDays: deps.config.logRetentionDays }),
+      stop: async () => {
+        await logWriter.drainWithin(flushMs());
+        await logSink.close();
+        // Rows the worker did not commit (it failed or ran out of time): one last try on this thread.
+        const rest = logWriter.takeQueued();
+        if (rest.text) {
+          try {
+            repos.requests.insertBatch(rest.text);
+            rest.rows = 0;
+          } catch (err) {
+            logger.error({ err, rows: rest.rows }, "request log rows not written at shutdown");
+          }
+        }
+        left.rows = rest.rows;
+      },
+    },
+  ];
+}
+
+/** Every service of a serving gw, in start order. */
+export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => number, left: Unwritten): Service[] {
+  const { logger, config, otlp, semantic, answers } = deps;
+  const services: Service[] = [];
+  // Started first, stopped last: every recorded request's spans are queued before its last send.
+  if (otlp) services.push({ name: "otlp exporter", start: noop, stop: () => otlp.shutdown(Math.min(OTLP_FLUSH_LIMIT_MS, flushMs())) });
+  services.push(...storageServices(deps, flushMs, left));
+  services.push({
+    name: "response cache",
+    start: () => answers.startSweeper(),
+    // Queued cache writes go to disk before the database closes; a failure costs cache entries only.
+    stop: async () => {
+      try {
+        answers.close();
+      } catch (err) {
+        logger.error({ err }, "response cache not fully written at shutdown");
+      }
+    },
+  });
+  // The index is saved (else rebuilt at the next start), within what is left of the stop's time.
+  if (semantic) services.push({ name: "semantic index", start: () => semantic.start(), stop: () => Promise.race([semantic.close(), Bun.sleep(flushMs())]) });
+  services.push(
+    timed("idempotency sweeper", () => {
+      // Before the first request: claims left running by a previous process can no longer finish.
+      recoverInterruptedClaims(deps.repos.idempotency, logger);
+      return startIdempotencySweeper(deps.repos.idempotency, logger);
+    }),
+    // Rate limits carry over a restart (docs/rate-limits.md "Restarts").
+    timed("rate-limit state", () => {
+      const kept = loadRateLimits(deps.rateLimits, config.dataDir, (err) => logger.warn({ err }, "saved rate-limit state not read; limits start full"));
+      if (kept > 0) logger.info({ cells: kept }, "rate-limit state restored");
+      return keepRateLimits(deps.rateLimits, config.dataDir, (err) => logger.warn({ err }, "rate-limit state not saved"));
+    }),
+    timed("idle gc", () => startIdleGc(lifecycle, () => deps.logSink.collect())),
+  );
+  return services;
+}
