@@ -1,10 +1,12 @@
-// How long a stored answer lives, and the tags it is stored with (docs/cache.md "TTL and tags").
-// TTL by content, first match wins, the most perishable first: prices, catalogue, products or
-// stock (1 hour); FAQ, tagged `faq` or detected (7 days); translation, classification,
-// summaries, extraction (7 days); generated content (6 hours); anything else (24 hours).
-// The project's `cache_ttl` overrides them all. docs/cache.md says what "detected" means.
-import type { DetectedTask } from "../pipeline/state.ts";
+// How long a stored answer lives, and the tags it is stored with (docs/cache.md "TTL and tags"):
+// TTL by content, the most perishable first, unless the project's `cache_ttl` overrides it.
 import type { ChatRequest } from "../canonical/chat.ts";
+
+/** The analyser's task and subtype (the pipeline's detected task). */
+interface DetectedTask {
+  task: string;
+  subtype: string;
+}
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;

@@ -1,12 +1,11 @@
-// The one handler behind /chat/completions and /responses: a request state for the endpoint, the
-// chat pipeline, and its outcome written as JSON, an event stream (the endpoint's encoder), or the
-// error envelope, all under the request's Idempotency-Key. The request is cancelled when its
-// client leaves or gw shuts down (in-flight.ts), and its connection outlives Bun's idle timeout.
+// The one handler behind /chat/completions and /responses: the chat pipeline behind the endpoint's
+// codec (its body in, its answer and stream out), the error envelope, the Idempotency-Key. The
+// request is cancelled when its client leaves or gw shuts down; it outlives Bun's idle timeout.
 import type { AuthContext } from "../auth/api-keys.ts";
 import { newTraceId } from "../lib/ids.ts";
 import { SpanRecorder } from "../observability/trace.ts";
-import { runChat } from "../pipeline/index.ts";
-import { cancel, newState, type RequestState } from "../pipeline/state.ts";
+import { runChat, type ChatAnswer } from "../pipeline/index.ts";
+import { cancel, newState, type BodyDecoder, type RequestState } from "../pipeline/state.ts";
 import type { OutEvent } from "../pipeline/stream-out.ts";
 import type { Deps } from "../pipeline/deps.ts";
 import { baseHeaders, errorResponse, jsonResponse } from "./context.ts";
@@ -31,7 +30,13 @@ export interface PipelineRouteContext {
   server?: RouteServer | null;
 }
 
-type StreamEncoder = (state: RequestState, events: AsyncIterable<OutEvent>, headers: Record<string, string>) => Response;
+/** An endpoint's shape over the chat pipeline: its body decoded to chat's (none for chat), the
+ * answer's JSON text and the event stream's response. */
+export interface EndpointCodec {
+  decode?: BodyDecoder;
+  json(state: RequestState, answer: ChatAnswer): string;
+  stream(state: RequestState, events: AsyncIterable<OutEvent>, headers: Record<string, string>): Response;
+}
 
 /** Bun's idleTimeout (at most 255 s) would cut a request waiting on its upstream; gw's own
  * deadlines bound that wait, so the socket gets the request's deadline plus a margin, or no idle
@@ -54,12 +59,12 @@ export function track(deps: Deps, state: RequestState, request: Request): () => 
   };
 }
 
-export function servePipeline(deps: Deps, ctx: PipelineRouteContext, endpoint: "chat.completions" | "responses", encode: StreamEncoder): Promise<Response> {
+export function servePipeline(deps: Deps, ctx: PipelineRouteContext, endpoint: "chat.completions" | "responses", codec: EndpointCodec): Promise<Response> {
   const { request, requestId, auth, t0 } = ctx;
   return withIdempotency(deps, { request, requestId, auth }, endpoint, async (bodyText) => {
     const spans = new SpanRecorder(t0);
     spans.add("authentication", 0, ctx.authMs, null);
-    const state = newState({ requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, bodyText, endpoint, addressRefusal: deferredRefusal(request) ?? null });
+    const state = newState({ requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, bodyText, endpoint, addressRefusal: deferredRefusal(request) ?? null, decodeBody: codec.decode });
     extendIdleTimeout(deps, ctx.server, request);
     const untrack = track(deps, state, request);
     let outcome: Awaited<ReturnType<typeof runChat>>;
@@ -72,11 +77,11 @@ export function servePipeline(deps: Deps, ctx: PipelineRouteContext, endpoint: "
     if (outcome.kind === "stream") {
       // The client's abort (tracked above) stops the upstream; the stream stays in flight until
       // its last byte.
-      const res = encode(state, outcome.events, { ...baseHeaders(requestId), ...outcome.headers });
+      const res = codec.stream(state, outcome.events, { ...baseHeaders(requestId), ...outcome.headers });
       return withKeepAlive(res, deps.config.sseKeepAliveMs, untrack);
     }
     untrack();
     if (outcome.kind === "error") return errorResponse(outcome.error, requestId, outcome.headers);
-    return jsonResponse(outcome.body, requestId, outcome.headers);
+    return jsonResponse(codec.json(state, outcome.answer), requestId, outcome.headers);
   });
 }

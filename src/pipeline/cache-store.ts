@@ -6,9 +6,9 @@
 import { ttlOf, cacheTagsOf } from "../cache/ttl-and-tags.ts";
 import type { ChatCompletion } from "../canonical/completion.ts";
 import type { Deps } from "./deps.ts";
-import { contentText, retentionOf, sensitiveIn } from "./retention.ts";
-import { cacheUnavailable } from "./stages/cache-lookup.ts";
-import type { RequestState } from "./state.ts";
+import { contentText, sensitiveIn } from "./retention.ts";
+import { cacheUnavailable } from "./cache-slice.ts";
+import { need, type RequestState } from "./state.ts";
 
 const STORABLE_FINISH = new Set(["stop", "length"]);
 
@@ -17,7 +17,7 @@ function questionOf(deps: Deps, state: RequestState): string | null {
   if (!state.cache?.semantic.eligible) return null;
   // Test keys never cause a live provider call: with a provider embedder their questions are not indexed.
   if (state.auth.test && deps.semantic?.callsProvider) return null;
-  const user = state.request!.messages.find((m) => m.role === "user");
+  const user = need(state, "request").messages.find((m) => m.role === "user");
   return typeof user?.content === "string" ? user.content : null;
 }
 
@@ -28,14 +28,16 @@ export function storeAnswer(deps: Deps, state: RequestState, completion: ChatCom
   if (completion.choices.length !== 1 || !choice || !STORABLE_FINISH.has(choice.finish_reason ?? "") || choice.message.tool_calls?.length) return;
   try {
     const projectId = state.auth.project.id;
-    const tags = cacheTagsOf(state.request!, projectId, state.task!);
-    const ttl = ttlOf(state.request!, state.task!, [...tags, ...state.tags], state.inputTokens, (state.auth.project.policy as { cache_ttl?: unknown }).cache_ttl);
+    const request = need(state, "request");
+    const task = need(state, "task");
+    const tags = cacheTagsOf(request, projectId, task);
+    const ttl = ttlOf(request, task, [...tags, ...state.tags], state.inputTokens, state.auth.rules.cache.ttlSeconds);
     const now = Date.now();
     const { id: _id, ...answer } = completion;
-    if (retentionOf(state.auth.project.policy) === "redacted") {
+    if (state.auth.rules.retention === "redacted") {
       // Both sides: the answer is stored, and the request's text as the semantic question (and
       // an answer to a personal request is itself about that person).
-      const found = sensitiveIn(contentText(state.request!.messages), contentText(answer));
+      const found = sensitiveIn(contentText(request.messages), contentText(answer));
       if (found) {
         cache.stored = { skipped: "retention_redacted", found };
         return;

@@ -1,7 +1,8 @@
 // The `gw` object on completions and stream summaries (gateway-api.md 2.5), and the gw response
 // headers (4.2) with the x-ratelimit-* of a rate-limited project or key, read from the request state.
-import { rateLimitHeaders } from "./stages/rate-limit.ts";
 import type { RequestState } from "./state.ts";
+
+export type GwObject = ReturnType<typeof gwObject>;
 
 export function gwObject(state: RequestState) {
   const hit = state.cache?.result === "hit" ? state.cache : null;
@@ -22,7 +23,7 @@ export function gwHeaders(state: RequestState): Record<string, string> {
   const headers: Record<string, string> = { "x-gw-cache": state.cache?.result === "hit" ? state.cache.kind! : "miss" };
   if (state.selected) headers["x-gw-model"] = state.selected.id;
   if (state.provider) headers["x-gw-provider"] = state.provider;
-  const limits = rateLimitHeaders(state);
+  const limits = state.rateLimitHeaders;
   if (limits) for (const name in limits) headers[name] = limits[name]!;
   return headers;
 }

@@ -20,14 +20,13 @@
 //   record        request-log row + trace, queued; log line   (always runs, also on failure)
 //
 // Streams: call returns typed events; stream-out.ts taps them and runs meter and record at the end.
-// /responses runs this same pipeline: ingress/responses maps its body in (parse) and its answer
-// and stream events out.
+// The pipeline answers in chat's shape only: the answer, or the chat stream, and the gw object.
+// An endpoint with another shape (/responses) decodes its body at the HTTP edge (state.decodeBody)
+// and encodes the answer there.
 import { toGwError, type GwError } from "../errors/gw-error.ts";
 import type { Deps } from "./deps.ts";
-import { responseBody } from "../ingress/responses/response.ts";
-import { completionBody } from "./completion-body.ts";
 import { fillMissingUsage } from "./estimate-usage.ts";
-import { gwHeaders, gwObject } from "./gw-object.ts";
+import { gwHeaders, gwObject, type GwObject } from "./gw-object.ts";
 import { analyze } from "./stages/analyze.ts";
 import { call } from "./stages/call.ts";
 import { cacheLookup } from "./stages/cache-lookup.ts";
@@ -41,7 +40,8 @@ import { record } from "./stages/record.ts";
 import { route } from "./stages/route.ts";
 import { reserve, reserveApplies } from "./stages/reserve.ts";
 import { rateLimit, rateLimitApplies } from "./stages/rate-limit.ts";
-import { settleDisconnected, type RequestState } from "./state.ts";
+import { need, settleDisconnected, type RequestState } from "./state.ts";
+import type { ChatCompletion } from "../canonical/completion.ts";
 import { streamOut, type OutEvent } from "./stream-out.ts";
 import { round3 } from "../observability/trace.ts";
 import { storageRefusal } from "./storage-gate.ts";
@@ -63,9 +63,17 @@ const PRE_CALL: ReadonlyArray<readonly [string, Stage, Applies?]> = [
 ];
 
 export type ChatOutcome =
-  | { kind: "json"; status: number; body: string; headers: Record<string, string> }
+  | { kind: "json"; answer: ChatAnswer; headers: Record<string, string> }
   | { kind: "stream"; events: AsyncIterable<OutEvent>; headers: Record<string, string> }
   | { kind: "error"; error: GwError; headers: Record<string, string> };
+
+/** A whole answer: the completion, the gw model id that answered it, and the gw object; the
+ * HTTP edge writes it in its endpoint's shape. */
+export interface ChatAnswer {
+  completion: ChatCompletion;
+  model: string;
+  gw: GwObject;
+}
 
 /** Runs one stage in its span. Synchronous stages stay synchronous: no promise, and no other
  * request's work can run inside their span. */
@@ -125,15 +133,14 @@ export async function runChat(deps: Deps, state: RequestState): Promise<ChatOutc
   }
   if (state.stream) {
     // A cached answer streams as the chunks a provider would have sent.
-    const events = state.events ?? cachedChunks(state.completion!);
+    const events = state.events ?? cachedChunks(need(state, "completion"));
     return { kind: "stream", events: streamOut(deps, state, events), headers: gwHeaders(state) };
   }
-  fillMissingUsage(state, state.completion!);
+  const completion = need(state, "completion");
+  fillMissingUsage(state, completion);
   meter(deps, state);
-  storeAnswer(deps, state, state.completion!);
+  storeAnswer(deps, state, completion);
   record(deps, state);
-  const body = state.endpoint === "responses"
-    ? responseBody(state, state.completion!, gwObject(state))
-    : completionBody(state.completion!, state.selected!.id, gwObject(state));
-  return { kind: "json", status: 200, body, headers: gwHeaders(state) };
+  const answer: ChatAnswer = { completion, model: need(state, "selected").id, gw: gwObject(state) };
+  return { kind: "json", answer, headers: gwHeaders(state) };
 }

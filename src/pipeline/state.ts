@@ -1,6 +1,6 @@
 // The request state the pipeline stages read and write (see the manifest in index.ts).
 import type { AuthContext } from "../auth/api-keys.ts";
-import type { GwError } from "../errors/gw-error.ts";
+import { GwError } from "../errors/gw-error.ts";
 import type { Reservation } from "../routing/workflow-budgets.ts";
 import type { SpanRecorder } from "../observability/trace.ts";
 import type { ChatCompletion, ChunkEvent, Usage } from "../canonical/completion.ts";
@@ -9,24 +9,24 @@ import type { FailureClass } from "../canonical/failure.ts";
 import type { TestScenario } from "../providers/sandbox/scenarios.ts";
 import type { CatalogModel } from "../routing/catalog-types.ts";
 import type { Analysis } from "../analysis/analyzer.ts";
-import type { CacheState } from "./stages/cache-lookup.ts";
+import type { SensitiveKind } from "../analysis/sensitive.ts";
 import type { GuardReport } from "../guard/content-guard.ts";
-import type { Hold } from "../billing/account.ts";
-import type { BillingMode } from "../store/repos/projects.ts";
+import type { BillingState, BudgetRoom } from "../billing/holds.ts";
 
-/** The project's money for one request (stages/reserve.ts; trace.billing). Amounts in nano-USD. */
-export interface BillingState {
-  mode: BillingMode;
-  /** The worst-case charge held before the call (0 when nothing needed holding). */
-  reserved: number;
-  hold?: Hold;
-  /** Set once by meter: cost plus markup (none on BYOK), 0 on a cache hit. */
-  charge?: number;
-  /** Budget notes: warn passed a budget, downgrade narrowed the models. */
-  notes?: string[];
-  /** Upstream anomalies meter clamped (usage past the request's worst case; a charge past what
-   * the credit covers): the charge is the clamped figure (stages/meter.ts). */
-  anomaly?: string[];
+/** cache-lookup's classification, keys and result (trace.cache); `stored` is cache-store's. */
+export interface CacheState {
+  /** "hit", "miss", "skip" (a skip rule), "refresh" (cache.refresh: not read, stored) or "error". */
+  result: "hit" | "miss" | "skip" | "refresh" | "error";
+  kind: "exact" | "semantic" | null;
+  similarity?: number;
+  missReason: string | null;
+  write: boolean;
+  semantic: { eligible: boolean; reason: string | null };
+  exactKey?: string;
+  partition?: string;
+  /** Set by cache-store: what was stored, or why a storable answer was not (retention redacted
+   * and sensitive content: docs/retention.md). */
+  stored?: { ttl_s: number; ttl_class: string; tags: string[] } | { skipped: "retention_redacted"; found: SensitiveKind };
 }
 
 /** What the trace's `detected` names: the task, its subtype, and who said so. */
@@ -71,7 +71,11 @@ export interface Expected {
 /** The endpoint a request came through; /responses is a codec over the chat pipeline. */
 export type Endpoint = "chat.completions" | "responses" | "embeddings";
 
-export interface RequestState {
+/** An endpoint's request body (validated by its own schema) as a chat body. */
+export type BodyDecoder = (body: Record<string, unknown>) => Record<string, unknown>;
+
+/** What the HTTP edge hands the pipeline, and the request's cancellation. */
+export interface RequestBase {
   readonly requestId: string;
   readonly endpoint: Endpoint;
   readonly createdAt: number;
@@ -87,15 +91,18 @@ export interface RequestState {
   cancelReason?: CancelReason;
   /** The controller of the upstream attempt under way. */
   attemptAbort?: AbortController;
-  traceId: string;
-  parentSpanId: string | null;
   /** The body, when the HTTP layer already read it (an idempotent request hashes it first). */
   bodyText?: string;
+  /** The endpoint's body codec, given by the HTTP edge: maps the parsed body to a chat body
+   * before the chat rules are checked (/responses). The pipeline knows no other endpoint shape. */
+  readonly decodeBody?: BodyDecoder;
   /** The IP allowlists' verdict, made once by the HTTP layer's auth check; the guard stage
    * answers it, so the refusal is a logged request with a guard span. */
   addressRefusal?: GwError | null;
+}
 
-  // parse
+/** parse: the validated request and what the log keeps of it. */
+export interface ParseSlice {
   request?: ChatRequest;
   requestedModel: string | null;
   stream: boolean;
@@ -104,24 +111,41 @@ export interface RequestState {
   step: string | null;
   /** X-Gw-Session, metadata.session_id or gw.session_id (routing/sessions.ts). */
   sessionId: string | null;
+  /** X-Gw-Trace-Id and X-Gw-Parent-Span, else gw's own trace id. */
+  traceId: string;
+  parentSpanId: string | null;
+}
 
-  // analyze
+/** analyze: the input token bound and the content's analysis (entities never logged). */
+export interface AnalyzeSlice {
   inputTokens: number;
   task?: DetectedTask;
-  /** The full analysis (workload, language, complexity, flags, entities); entities never logged. */
   analysis?: Analysis;
+}
 
-  // guard: what the PII and secrets guard found and did (trace.guard): counts per kind and the
-  // action, never a value; unset when nothing was found
+/** guard: what the PII and secrets guard found and did (trace.guard): counts per kind and the
+ * action, never a value; unset when nothing was found. */
+export interface GuardSlice {
   guard?: GuardReport;
+}
 
-  // optimize: trace.optimization (the token engine; no stage compresses yet)
+/** rate_limit: the x-ratelimit-* headers of the decision, for every response (gw-object.ts). */
+export interface RateLimitSlice {
+  rateLimitHeaders?: Record<string, string>;
+}
+
+/** optimize: trace.optimization (the token engine; no stage compresses yet). */
+export interface OptimizeSlice {
   optimization?: { mode: string; original_tokens: number; final_tokens: number; stages: string[] };
+}
 
-  // cache-lookup (and cache-store): the classification, keys and result; trace.cache
+/** cache-lookup (and cache-store): the classification, keys and result; trace.cache. */
+export interface CacheSlice {
   cache?: CacheState;
+}
 
-  // route
+/** route: the ranked models and why (trace.candidates, reasons, expected, session). */
+export interface RouteSlice {
   scenario?: TestScenario;
   profile: string | null;
   workload?: string;
@@ -135,10 +159,10 @@ export interface RequestState {
   outputBound?: number;
   /** budget_action downgrade: the tightest project budget's remainder (nano-USD); routing leaves
    * out models whose worst-case charge exceeds it. */
-  budgetRoom?: { period: "daily" | "monthly"; remaining: number };
+  budgetRoom?: BudgetRoom;
   /** gw.workflow_budget: the remainder when routed, and the open reservation of the attempt. */
   workflowBudget?: { budget: number; remaining: number; reservation?: Reservation };
-  /** Models skipped because their circuit is open (trace.health). */
+  /** Models skipped because their circuit is open (trace.health); call adds to it. */
   healthSkipped?: Array<{ model: string; reason: string }>;
   /** Fallbacks worked out only when the first attempt fails (an explicit model's). */
   moreCandidates?: () => CatalogModel[];
@@ -146,11 +170,15 @@ export interface RequestState {
   /** The decision in sentences: required quality, weights, exclusions by reason, session. */
   reasons?: string[];
   reason: string | null;
+}
 
-  // reserve (settled by meter, released by record)
+/** reserve: the project's money (settled by meter, released by record). */
+export interface BillingSlice {
   billing?: BillingState;
+}
 
-  // call
+/** call (a cache hit writes selected, provider, completion too). */
+export interface CallSlice {
   selected?: CatalogModel;
   provider: string | null;
   attempts: Attempt[];
@@ -163,26 +191,32 @@ export interface RequestState {
   byok: boolean;
   /** Start of the streaming attempt, for its llm span. */
   llmStart?: number;
+}
 
-  // meter
+/** meter: usage (counted by gw when the upstream sent none), cost and saving. */
+export interface MeterSlice {
   usage?: Usage;
   cost: number;
   saved: number;
-
-  /** Usage counted by gw because the upstream sent none. */
   usageEstimated: boolean;
-  clientDisconnected: boolean;
+}
 
-  // outcome
+/** The outcome: status, the error and the stage that threw it (trace.error). */
+export interface OutcomeSlice {
   status: number;
   error?: GwError;
-  /** The stage that threw, for trace.error. */
   failedStep?: string;
+  clientDisconnected: boolean;
 }
+
+export interface RequestState
+  extends RequestBase, ParseSlice, AnalyzeSlice, GuardSlice, RateLimitSlice, OptimizeSlice, CacheSlice,
+    RouteSlice, BillingSlice, CallSlice, MeterSlice, OutcomeSlice {}
 
 export function newState(init: {
   requestId: string; traceId: string; parentSpanId: string | null; auth: AuthContext; http: Request;
   spans: SpanRecorder; t0: number; endpoint?: Endpoint; bodyText?: string; addressRefusal?: GwError | null;
+  decodeBody?: BodyDecoder;
 }): RequestState {
   return {
     ...init,
@@ -212,6 +246,23 @@ export function newState(init: {
     clientDisconnected: false,
     status: 200,
   };
+}
+
+/** A slice a stage reads from an earlier one. Missing means the manifest ran out of order: an
+ * internal error that names the slice, never a TypeError deep inside a stage. */
+export function need<S extends object, K extends keyof S>(state: S, key: K): NonNullable<S[K]> {
+  const value = state[key];
+  if (value === undefined || value === null) {
+    throw new GwError("internal_error", "The gateway failed to process the request.", { cause: new Error(`request state: '${String(key)}' not set yet`) });
+  }
+  return value;
+}
+
+/** The model routing put first (the one reserve holds for and an embeddings call uses). */
+export function firstRanked(state: RouteSlice): CatalogModel {
+  const model = state.ranked[0];
+  if (!model) throw new GwError("internal_error", "The gateway failed to process the request.", { cause: new Error("request state: 'ranked' is empty") });
+  return model;
 }
 
 export type CancelReason = "client" | "shutdown";

@@ -106,12 +106,12 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
     }
     finished = true;
     closeLlmSpan(state, null);
-    if (!state.usage) state.usage = estimateUsage(state, produced);
+    const usage = (state.usage ??= estimateUsage(state, produced));
     meter(deps, state);
     // The answer as one completion, for the response cache (tool calls are never cached).
     if (collect) storeAnswer(deps, state, {
       id: streamId ?? "", object: "chat.completion", created, model: upstreamModel ?? state.selected?.id ?? "",
-      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finishReason }], usage: state.usage!,
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finishReason }], usage,
     });
     yield { type: "summary", body: { id: streamId, object: "gw.summary", created, model: state.selected?.id, choices: [], gw: gwObject(state) } };
   } catch (err) {

@@ -4,12 +4,12 @@
 import { analyzeRequest } from "../../analysis/analyzer.ts";
 import { boundMessageTokens } from "../../analysis/tokens.ts";
 import type { Deps } from "../deps.ts";
-import type { RequestState } from "../state.ts";
+import { need, type RequestState } from "../state.ts";
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 export function analyze(_deps: Deps, state: RequestState): void {
-  const req = state.request!;
+  const req = need(state, "request");
   state.inputTokens = boundMessageTokens(req.messages);
   const metadata = (req.metadata && typeof req.metadata === "object" ? req.metadata : {}) as Record<string, unknown>;
   const analysis = analyzeRequest(req, {

@@ -2,26 +2,19 @@
 // request's partition, judged by the decision function (the mode's or the project's threshold,
 // the literal guard, the ambiguity rule). A hit serves that entry with gw.similarity; a miss says
 // why in trace.cache; an embedder or index failure is a miss like any cache outage (4.13).
-import { decideSemanticHit, SEMANTIC_THRESHOLDS, type SemanticCandidate, type SemanticMode } from "../../cache/semantic-decision.ts";
+import { decideSemanticHit, type SemanticCandidate } from "../../cache/semantic-decision.ts";
 import type { Deps } from "../deps.ts";
-import type { RequestState } from "../state.ts";
-import { serveCached } from "./cache-lookup.ts";
-
-function thresholdOf(policy: Record<string, unknown>): number {
-  const exact = policy.semantic_threshold;
-  if (typeof exact === "number" && exact > 0 && exact <= 1) return exact;
-  const mode = policy.semantic_mode;
-  return SEMANTIC_THRESHOLDS[(typeof mode === "string" && mode in SEMANTIC_THRESHOLDS ? mode : "balanced") as SemanticMode];
-}
+import { serveCached } from "../cache-slice.ts";
+import { need, type RequestState } from "../state.ts";
 
 export async function semanticLookup(deps: Deps, state: RequestState): Promise<void> {
-  const cache = state.cache!;
+  const cache = need(state, "cache");
   if (state.auth.test && deps.semantic!.callsProvider) {
     // Test keys never cause a live provider call: embedding the question would be one.
     cache.missReason = "semantic_test_key";
     return;
   }
-  const question = state.request!.messages.find((m) => m.role === "user")!.content as string;
+  const question = need(state, "request").messages.find((m) => m.role === "user")!.content as string;
   const projectId = state.auth.project.id;
   try {
     const near = await deps.semantic!.search(projectId, cache.partition!, question);
@@ -31,7 +24,7 @@ export async function semanticLookup(deps: Deps, state: RequestState): Promise<v
       const entry = deps.answers.byId(projectId, n.id, now);
       if (entry?.question != null && entry.partition === cache.partition) candidates.push({ id: n.id, similarity: n.similarity, text: entry.question });
     }
-    const decision = decideSemanticHit({ text: question }, candidates, thresholdOf(state.auth.project.policy as Record<string, unknown>));
+    const decision = decideSemanticHit({ text: question }, candidates, state.auth.rules.cache.semanticThreshold);
     if (decision.hit && decision.id !== null) {
       const entry = deps.answers.byId(projectId, decision.id, now);
       if (entry && serveCached(deps, state, entry, "semantic", Math.round(decision.similarity * 1e4) / 1e4)) return;

@@ -10,7 +10,7 @@ import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { outputAskOf, worstCostOf } from "../../routing/cost.ts";
 import type { Deps } from "../deps.ts";
 import { providerFor, recordFailedAttempt, reportHealth } from "../attempt-helpers.ts";
-import type { RequestState } from "../state.ts";
+import { need, type RequestState } from "../state.ts";
 
 /** Why no attempt (or no further one) ran for a cancelled request. A client that left is recorded
  * without an error (settleDisconnected in state.ts); a shutdown answers 503. */
@@ -64,6 +64,7 @@ function checkedSize(completion: ChatCompletion, controller: AbortController, pr
 }
 
 export async function call(deps: Deps, state: RequestState): Promise<void> {
+  const request = need(state, "request");
   let last: UpstreamFailure | null = null;
   // Made on the first failure only: most requests succeed at once and need neither.
   let failedProviders: Set<string> | null = null;
@@ -92,9 +93,9 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
     reserveWorkflowBudget(deps, state, model);
     const controller = new AbortController();
     setRequestDeadline(controller, deadlineAt);
-    setAttemptLimits(controller, limitsFor(state.request!, model, deps.config.upstreamMaxBodyBytes));
+    setAttemptLimits(controller, limitsFor(request, model, deps.config.upstreamMaxBodyBytes));
     state.attemptAbort = controller;
-    const providerCall: ProviderCall = { model, request: state.request!, controller, signal: controller.signal, attempt: state.attempts.length };
+    const providerCall: ProviderCall = { model, request, controller, signal: controller.signal, attempt: state.attempts.length };
     const start = state.spans.now();
     const attrs = { provider: provider.id, model: model.id, attempt: providerCall.attempt, stream: state.stream };
     try {

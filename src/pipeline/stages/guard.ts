@@ -3,7 +3,7 @@
 // (contracts.md 3 `pii`, `secrets`; docs/guard.md) over every text bound for a provider. It runs
 // before analysis and the cache, so the analyzer, the cache key and anything stored see the
 // redacted text only. Provider and region restrictions act in routing.
-import { blockedError, guardPolicyOf, guardsNothing, guardTexts } from "../../guard/content-guard.ts";
+import { blockedError, guardsNothing, guardTexts } from "../../guard/content-guard.ts";
 import { mapChatTexts, mapInputs } from "../../guard/request-texts.ts";
 import type { Deps } from "../deps.ts";
 import type { EmbedState } from "../embed/embed-state.ts";
@@ -16,7 +16,7 @@ function checkAddress(state: RequestState): void {
 }
 
 function checkContent(state: RequestState): void {
-  const policy = guardPolicyOf(state.auth.project.policy as { pii?: unknown; secrets?: unknown });
+  const policy = state.auth.rules.guard;
   if (guardsNothing(policy)) return;
   const report = guardTexts(policy, (map) => {
     if (state.endpoint === "embeddings") {

@@ -7,7 +7,7 @@ import { BASELINE_MODEL_ID } from "../../routing/profiles.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import type { Deps } from "../deps.ts";
 import type { RequestState } from "../state.ts";
-import { settleBilling } from "./reserve.ts";
+import { newBillingState, settleCharge } from "../../billing/holds.ts";
 
 const count = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
 
@@ -32,7 +32,7 @@ function boundedCounts(state: RequestState, model: CatalogModel, counts: TokenCo
 
 function noteAnomaly(state: RequestState, lines: string[]): void {
   if (state.auth.test) return;
-  const billing = (state.billing ??= { mode: state.auth.project.billingMode, reserved: 0 });
+  const billing = (state.billing ??= newBillingState(state.auth.project.billingMode));
   (billing.anomaly ??= []).push(...lines);
 }
 
@@ -66,5 +66,16 @@ export function meter(deps: Deps, state: RequestState): void {
   const reservation = state.workflowBudget?.reservation;
   if (reservation) deps.workflowBudgets.settle(reservation, state.cost);
   // The project's hold becomes the charge; a stream that ended early is charged what it produced.
-  settleBilling(deps, state, counts);
+  settleBilling(deps, state, state.selected.id, counts);
+}
+
+/** The answer's charge (0 on a cache hit; test keys have none) replaces the hold. */
+function settleBilling(deps: Deps, state: RequestState, model: string, counts: TokenCounts): void {
+  if (state.auth.test) return;
+  const project = state.auth.project;
+  const billing = (state.billing ??= newBillingState(project.billingMode));
+  settleCharge(deps.billing, project.id, billing, billing.hold ? state.auth.rules.terms : null, {
+    requestId: state.requestId, model, cost: state.cost, saved: state.saved, byok: state.byok,
+    hit: state.cache?.result === "hit", inputTokens: counts.promptTokens, outputTokens: counts.completionTokens,
+  });
 }

@@ -9,7 +9,6 @@ import type { Deps } from "../deps.ts";
 import type { RequestState } from "../state.ts";
 import { sessionIdOf } from "../../routing/sessions.ts";
 import { readTraceHeaders } from "../trace-headers.ts";
-import { responsesToChatBody } from "../../ingress/responses/request.ts";
 
 const validateBody = compileValidator(ChatCompletionsBody);
 
@@ -61,8 +60,8 @@ export async function parse(_deps: Deps, state: RequestState): Promise<void> {
   const sent = parseJsonObject(state.bodyText ?? (await readBodyText(state.http)));
   // Whatever the body says, the log should name the model the caller asked for.
   if (typeof sent.model === "string") state.requestedModel = sent.model;
-  // /responses is a codec over this pipeline: its body becomes a chat body, then the chat rules hold.
-  const raw = state.endpoint === "responses" ? responsesToChatBody(sent) : sent;
+  // An endpoint with its own body shape (/responses) hands a decoder; then the chat rules hold.
+  const raw = state.decodeBody ? state.decodeBody(sent) : sent;
   const body = validateBody(raw);
   const req = body as unknown as ChatRequest;
   checkMessages(req);

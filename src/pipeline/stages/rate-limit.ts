@@ -1,30 +1,23 @@
 // Stage rate_limit (docs/rate-limits.md): admits the request against the project's and the key's
 // requests and tokens per minute, or refuses it with 429 rate_limited and Retry-After. Tokens are
 // admitted on an estimate (input bound plus output bound) and corrected when the request is recorded.
-// Reads auth, request, inputTokens, analysis; writes the x-ratelimit-* headers (gw-object.ts).
+// Reads auth, request, inputTokens, analysis; writes rateLimitHeaders (x-ratelimit-*, gw-object.ts).
 import { expectedOutputTokens } from "../../analysis/analyzer.ts";
 import { countMessageTokens, countTextsTokens } from "../../analysis/tokens.ts";
 import type { Decision, TokenEstimate } from "../../billing/rate-limit.ts";
 import { usedTokens } from "../../billing/rate-limit.ts";
 import { formatDuration, retryAfterSeconds } from "../../billing/rate-limit-headers.ts";
-import { hasRateLimits, rateLimitLevels } from "../../billing/rate-limit-policy.ts";
 import { GwError } from "../../errors/gw-error.ts";
 import type { Deps } from "../deps.ts";
 import type { EmbedState } from "../embed/embed-state.ts";
-import type { RequestState } from "../state.ts";
-
-/** The headers of this request's decision; kept beside the state, which belongs to other stages. */
-const decided = new WeakMap<RequestState, Record<string, string>>();
+import { need, type RequestState } from "../state.ts";
 
 /** The runner skips the stage (no span) for a project with no `rate_limits` in its policy. */
-export const rateLimitApplies = (_deps: Deps, state: RequestState): boolean => hasRateLimits(state.auth.project.policy);
-
-/** x-ratelimit-* for the response, once the stage has run (successes and errors alike). */
-export const rateLimitHeaders = (state: RequestState): Record<string, string> | undefined => decided.get(state);
+export const rateLimitApplies = (_deps: Deps, state: RequestState): boolean => state.auth.rules.rateLimits !== null;
 
 /** Chat and responses: input bound from analysis plus max_tokens, or the task's expected output. */
 export function rateLimit(deps: Deps, state: RequestState): void {
-  const req = state.request!;
+  const req = need(state, "request");
   const output = req.max_completion_tokens ?? req.max_tokens ?? expectedOutputTokens(state.analysis?.task ?? "chat");
   admit(deps, state, { bound: state.inputTokens + output, exact: () => countMessageTokens(req.messages) + output });
 }
@@ -45,11 +38,11 @@ export function settleTokens(deps: Deps, state: RequestState): void {
 }
 
 function admit(deps: Deps, state: RequestState, estimate: TokenEstimate): void {
-  const { project, key, test } = state.auth;
-  const levels = rateLimitLevels({ projectId: project.id, policy: project.policy, keyId: key.id, test });
+  const levels = state.auth.rules.rateLimits?.levels;
   if (!levels) return;
   const decision = deps.rateLimits.admit(state.requestId, levels, estimate);
-  decided.set(state, decision.headers);
+  // x-ratelimit-* for the response, successes and refusals alike.
+  state.rateLimitHeaders = decision.headers;
   if (!decision.ok) throw refusal(decision);
 }
 

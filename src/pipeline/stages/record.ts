@@ -6,13 +6,12 @@ import { writeRequestLine } from "../../observability/request-line.ts";
 import { round3 } from "../../observability/trace.ts";
 import type { Deps } from "../deps.ts";
 import { errorTrace } from "../error-trace.ts";
-import type { RequestState } from "../state.ts";
-import { billingTrace, releaseBilling } from "./reserve.ts";
+import type { DetectedTask, RequestState } from "../state.ts";
+import { billingTrace, releaseHold } from "../../billing/holds.ts";
 
 /** What the analyser found, for the trace: flags and counts only, never the entities themselves
  * (they are the prompt's own numbers, names and strings). */
-function detectedOf(state: RequestState) {
-  const t = state.task!;
+function detectedOf(state: RequestState, t: DetectedTask) {
   const a = state.analysis;
   return {
     task: t.task, subtype: t.subtype, source: t.source, input_tokens_bound: state.inputTokens,
@@ -39,7 +38,7 @@ function traceOf(state: RequestState, latencyMs: number, zero: boolean) {
     // Stored compactly; the request-detail serializer expands spans and rebuilds timings.
     spans: state.spans.withRoot(latencyMs, err?.code ?? null),
     parent_span_id: state.parentSpanId ?? undefined,
-    detected: state.task ? detectedOf(state) : null,
+    detected: state.task ? detectedOf(state, state.task) : null,
     profile: state.profile ?? undefined,
     workload: state.workload,
     required_quality: state.requiredQuality,
@@ -60,7 +59,7 @@ function traceOf(state: RequestState, latencyMs: number, zero: boolean) {
     usage_estimated: state.usageEstimated || undefined,
     client_disconnected: state.clientDisconnected || undefined,
     byok: state.byok || undefined,
-    billing: billingTrace(state),
+    billing: billingTrace(state.billing),
     guard: state.guard,
     versions: COMPONENT_VERSIONS,
   };
@@ -72,8 +71,8 @@ function traceOf(state: RequestState, latencyMs: number, zero: boolean) {
  * "Trace storage"): free test traffic cannot grow the database like paid traffic. */
 function traceSampled(deps: Deps, state: RequestState): boolean {
   if (state.error) return true;
-  const rate = (state.auth.project.policy as { trace_sample_rate?: unknown }).trace_sample_rate;
-  if (typeof rate === "number" && rate < 1 && !traceIdSampled(state.traceId, rate)) return false;
+  const rate = state.auth.rules.traceSampleRate;
+  if (rate < 1 && !traceIdSampled(state.traceId, rate)) return false;
   return !state.auth.test || testTraceQuota(deps).take(state.auth.project.id, Date.now(), deps.config.testTracesPerMinute);
 }
 
@@ -105,14 +104,14 @@ export const traceIdSampled = (traceId: string, rate: number): boolean => Number
 
 /** Retention zero stores no caller free text either: tags, workflow, step and session ids are
  * left out of the log row and the trace (docs/retention.md). */
-const isZeroRetention = (state: RequestState): boolean => (state.auth.project.policy as { retention?: unknown }).retention === "zero";
+const isZeroRetention = (state: RequestState): boolean => state.auth.rules.retention === "zero";
 
 export function record(deps: Deps, state: RequestState): void {
   try {
     // A request that ends unmetered (failed, cancelled) gives its workflow reservation back.
     const reservation = state.workflowBudget?.reservation;
     if (reservation) deps.workflowBudgets.release(reservation);
-    releaseBilling(deps, state);
+    releaseHold(deps.billing, state.billing);
     const latencyMs = performance.now() - state.t0;
     const err = state.error ?? null;
     const zero = isZeroRetention(state);

@@ -7,9 +7,9 @@ import { countMessageTokens } from "../../analysis/tokens.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { outputAskOf, worstCostOf, type OutputAsk } from "../../routing/cost.ts";
 import type { Deps } from "../deps.ts";
-import type { RequestState } from "../state.ts";
+import { need, type RequestState } from "../state.ts";
 import { formatUsd } from "../../billing/money.ts";
-import { worstCharge } from "./reserve.ts";
+import { servedByok, worstCharge } from "../../billing/worst-charge.ts";
 
 export const OVER_WORKFLOW_BUDGET = "could cost more than the workflow budget allows";
 export const OVER_PROJECT_BUDGET = "could cost more than the project's budget allows";
@@ -28,7 +28,7 @@ export interface Needs {
 }
 
 export function needsOf(state: RequestState): Needs {
-  const req = state.request!;
+  const req = need(state, "request");
   let exact: number | undefined;
   return {
     tools: (req.tools?.length ?? 0) > 0,
@@ -49,15 +49,15 @@ export function fits(needs: Needs, ok: (tokens: number) => boolean): boolean {
 /** Why the project or key may not use this model's provider (policy providers and regions, an
  * enabled provider or the project's own key), or null when it may. Shared with /embeddings. */
 export function providerExclusion(deps: Deps, state: RequestState, m: CatalogModel): string | null {
-  const policy = state.auth.project.policy as { allowed_providers?: unknown; blocked_providers?: unknown; regions?: unknown };
-  if (Array.isArray(policy.allowed_providers) && !policy.allowed_providers.includes(m.provider)) {
+  const policy = state.auth.rules.providers;
+  if (policy.allowed && !policy.allowed.includes(m.provider)) {
     return `provider ${m.provider} not in the project's allowed_providers`;
   }
-  if (Array.isArray(policy.blocked_providers) && policy.blocked_providers.includes(m.provider)) {
+  if (policy.blocked?.includes(m.provider)) {
     return `provider ${m.provider} blocked by the project's policy`;
   }
   const regions = policy.regions;
-  if (Array.isArray(regions) && regions.length > 0 && !m.regions?.some((r) => regions.includes(r))) {
+  if (regions && !m.regions?.some((r) => regions.includes(r))) {
     // Fail closed: a model whose region nobody declared cannot be shown to satisfy the policy.
     return m.regions ? `region ${m.regions.join("/")} not in the project's regions` : "region not declared (set `regions` in GW_CONFIG)";
   }
@@ -84,7 +84,7 @@ export function exclusion(deps: Deps, state: RequestState, m: CatalogModel, need
   }
   // Downgrade: the worst-case charge (with markup), the figure the reserve stage will hold.
   const room = state.budgetRoom;
-  if (room && !fits(needs, (t) => worstCharge(deps, state, m, t) <= room.remaining)) {
+  if (room && !fits(needs, (t) => worstCharge(m, t, needs.ask, servedByok(deps.projectProviders, state.auth.project.id, state.auth.key.byok, m)) <= room.remaining)) {
     return `${OVER_PROJECT_BUDGET} (${room.period}, remaining ${formatUsd(room.remaining)})`;
   }
   const cap = needs.maxCost;

@@ -10,15 +10,15 @@ import { maxCostOf } from "../../routing/cost.ts";
 import { taskKindOf } from "../../routing/routing-input.ts";
 import { diversify, scoreModels, type RoutingMode } from "../../routing/score.ts";
 import type { Deps } from "../deps.ts";
-import type { Candidate, RequestState } from "../state.ts";
+import { need, type Candidate, type RequestState } from "../state.ts";
 import { exclusion, needsOf, OVER_PROJECT_BUDGET, OVER_WORKFLOW_BUDGET, type Needs } from "./route-eligibility.ts";
-import { downgradeRoom } from "./reserve.ts";
+import { downgradeRoom } from "../../billing/holds.ts";
 
 
 /** Scores every chat model of the catalog that can serve the request (routing/score.ts); the
  * excluded ones are listed with their reason. Writes workload, weights, required quality, expected. */
 function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, needs: Needs): void {
-  const req = state.request!;
+  const req = need(state, "request");
   const task = state.task?.task ?? "chat";
   const eligible: CatalogModel[] = [];
   const excluded: Candidate[] = [];
@@ -29,7 +29,7 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
     else eligible.push(m);
   }
   const routing = req.routing as { mode?: RoutingMode; min_quality?: number } | undefined;
-  const { workload, complexity } = state.analysis!;
+  const { workload, complexity } = need(state, "analysis");
   const input = {
     profile, mode: routing?.mode, minQuality: routing?.min_quality, task: taskKindOf(task),
     workload, complexity, inputTokens: state.inputTokens, outputTokens: needs.outputBound,
@@ -130,11 +130,12 @@ function routeTestModel(deps: Deps, state: RequestState, model: string, needs: N
 }
 
 export function route(deps: Deps, state: RequestState): void {
-  const req = state.request!;
+  const req = need(state, "request");
   const model = req.model;
   const needs = needsOf(state);
   state.outputBound = needs.outputBound;
-  state.budgetRoom = downgradeRoom(deps, state);
+  // Test keys are never charged, so no budget narrows their models.
+  state.budgetRoom = state.auth.test ? undefined : downgradeRoom(deps.billing, state.auth.project.id, state.auth.rules.terms, deps.clock.now());
   const budget = (req.gw as { workflow_budget?: unknown } | undefined)?.workflow_budget;
   if (typeof budget === "number") {
     const remaining = state.workflowId ? deps.workflowBudgets.remaining(state.auth.project.id, state.workflowId, budget) : budget;

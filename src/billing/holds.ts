@@ -1,0 +1,117 @@
+// A request's money (docs/billing.md): the worst-case charge held before the call (402 when it
+// cannot be), settled to the actual charge after it, or released when the request ends without
+// one; and trace.billing. Amounts in nano-USD.
+import { GwError } from "../errors/gw-error.ts";
+import type { BillingMode } from "../store/repos/projects.ts";
+import type { Hold, Period, Terms } from "./account.ts";
+import type { Billing } from "./billing.ts";
+import { chargeNano, formatUsd, toNano, toUsd } from "./money.ts";
+
+/** The project's money for one request (trace.billing). */
+export interface BillingState {
+  mode: BillingMode;
+  /** The worst-case charge held before the call (0 when nothing needed holding). */
+  reserved: number;
+  hold?: Hold;
+  /** Set once by meter: cost plus markup (none on BYOK), 0 on a cache hit. */
+  charge?: number;
+  /** Budget notes: warn passed a budget, downgrade narrowed the models. */
+  notes?: string[];
+  /** Upstream anomalies meter clamped (usage past the request's worst case; a charge past what
+   * the credit covers): the charge is the clamped figure. */
+  anomaly?: string[];
+}
+
+/** budget_action downgrade: the tightest budget's remainder. */
+export interface BudgetRoom {
+  period: Period;
+  remaining: number;
+}
+
+export const newBillingState = (mode: BillingMode): BillingState => ({ mode, reserved: 0 });
+
+/** The room routing narrows models to under budget_action downgrade; undefined for other actions. */
+export function downgradeRoom(billing: Billing, projectId: string, terms: Terms | null, now: number): BudgetRoom | undefined {
+  if (!terms || terms.action !== "downgrade") return undefined;
+  return billing.account(projectId).budgetRoom(terms, now) ?? undefined;
+}
+
+export interface HoldAsk {
+  projectId: string;
+  requestId: string;
+  terms: Terms;
+  amount: number;
+  /** A tighter figure (the exact token count), tried only when `amount` is refused for money. */
+  smaller?: () => number;
+  /** The downgrade room routing used, noted when the hold is taken. */
+  room?: BudgetRoom;
+}
+
+/** Holds the charge into `state`, or throws the 402 (plan_limit, budget_exceeded,
+ * insufficient_credits). Returns the downgrade note for the routing reasons, if any. */
+export function holdCharge(billing: Billing, state: BillingState, ask: HoldAsk): string | null {
+  const { projectId, requestId, terms } = ask;
+  let amount = ask.amount;
+  let r = billing.reserve(projectId, requestId, terms, amount);
+  if (!r.ok && r.admission.code !== "plan_limit" && ask.smaller) {
+    const exact = ask.smaller();
+    if (exact < amount) (amount = exact), (r = billing.reserve(projectId, requestId, terms, amount));
+  }
+  // A budget event when a budget stops a request, or is passed by one under warn.
+  const event = r.ok ? terms.action === "warn" : r.admission.code === "budget_exceeded";
+  for (const o of event ? r.admission.overruns : []) {
+    billing.budgetEvent(projectId, requestId, o, terms.action);
+    if (r.ok) (state.notes ??= []).push(`${o.period} budget ${formatUsd(o.budget)} exceeded (${formatUsd(o.spent)} spent, ${formatUsd(o.reserved)} reserved, up to ${formatUsd(amount)} for this request): served under budget_action warn; a budget event marks the period`);
+  }
+  if (!r.ok) throw new GwError(r.admission.code, r.admission.message);
+  state.hold = r.hold;
+  state.reserved = amount;
+  if (!ask.room) return null;
+  const line = `budget_action downgrade: only models within the ${ask.room.period} budget's remaining ${formatUsd(ask.room.remaining)}`;
+  (state.notes ??= []).push(line);
+  return line;
+}
+
+export interface Charge {
+  requestId: string;
+  model: string;
+  /** The model cost in USD (before markup), and the saving a cache hit reports. */
+  cost: number;
+  saved: number;
+  byok: boolean;
+  hit: boolean;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** The answer's charge (0 on a cache hit) replaces the hold, once. `terms` are needed only when a
+ * hold exists: the credit is never overdrawn, a charge past the hold and the unreserved credit
+ * (a fallback to a dearer model, an input larger than its byte bound) is cut to what they cover. */
+export function settleCharge(billing: Billing, projectId: string, state: BillingState, terms: Terms | null, c: Charge): void {
+  if (state.charge !== undefined) return;
+  state.charge = c.hit ? 0 : chargeNano(c.cost, c.byok);
+  const cover = terms ? billing.account(projectId).coverable(terms, state.hold) : null;
+  if (cover !== null && state.charge > cover) {
+    (state.anomaly ??= []).push(`charge ${formatUsd(state.charge)} past what the hold and credit cover: billed ${formatUsd(cover)}`);
+    state.charge = cover;
+  }
+  billing.settle(projectId, state.hold, {
+    requestId: c.requestId, model: c.model, charge: state.charge, cost: toNano(c.cost),
+    inputTokens: c.inputTokens, outputTokens: c.outputTokens, byok: c.byok, cacheSaved: c.hit ? toNano(c.saved) : undefined,
+  });
+}
+
+/** A request that ends without a charge (failed, refused, cancelled) holds nothing. */
+export function releaseHold(billing: Billing, state: BillingState | undefined): void {
+  const held = state?.hold;
+  if (held?.open) billing.release(held);
+}
+
+/** trace.billing: USD figures; absent in test mode. */
+export function billingTrace(b: BillingState | undefined) {
+  if (!b) return undefined;
+  return {
+    mode: b.mode, reserved: toUsd(b.reserved), charge: toUsd(b.charge ?? 0), ...(b.notes ? { notes: b.notes } : {}),
+    ...(b.anomaly ? { anomaly: b.anomaly } : {}),
+  };
+}
