@@ -1,8 +1,6 @@
-// Personal requests (docs/cache.md "Classification"): "my account", "my order", "I forgot my password",
-// or personal data in the text (e-mail address, phone, card or IBAN number). Without a `user` to
-// scope the cache, such answers are never shared. Also phrased without a possessive before the
-// noun (issue 15): the owner after it ("the orders placed by me", "the account of mine"), or an
-// account-like noun followed by its number ("balance on acct 4471"). The rules live in scan-words.ts.
+// Personal requests (docs/cache.md "Classification"): personal phrases and possessives, personal
+// data in the text, the owner after the noun, account-like nouns with a number. Without a `user`
+// to scope the cache, such answers are never shared. The rules live in scan-words.ts.
 
 /** A possessive this many words before a personal noun makes the request personal ("my online banking password"). */
 export const POSSESSIVE_REACH = 3;

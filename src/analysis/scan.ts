@@ -1,7 +1,5 @@
-// One pass over a prompt window: every character is read once, each word is hashed as it is read
-// and looked up without making a string (word-table.ts), and CJK text is matched against a
-// substring index. No regex runs per word (only number tokens mixing digits with letters or
-// separators meet a small one).
+// One pass over a prompt window (docs/routing.md "Analysis"): every character read once, each
+// word hashed as it is read and looked up without making a string; no regex runs per word.
 import { newEntities, takeLinks } from "./entities.ts";
 import { CLASS, CLS_DIGIT, HINT_LANG, HINT_WEIGHT, SCRIPT_HINT, S_HANGUL, S_LATIN, S_THAI, wideScript } from "./language.ts";
 import { hasPersonalIdentifier } from "./personal.ts";

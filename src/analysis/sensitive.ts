@@ -1,10 +1,6 @@
 // Whether a text holds anything a redacting store would have to remove (docs/retention.md
-// "redacted"): personal data as the analyzer sees it (personal.ts through scan: e-mail addresses,
-// phone, card, IBAN and SSN numbers, "my name is"-style phrases, personal nouns after "my"), or a
-// secret (credentials by their well-known shapes). Errs on the side of "yes": a false positive
-// costs a cache entry or a replay, a false negative would store what should not be stored.
-// Secrets are the policy guard's catalogue (src/guard, docs/guard.md), so "a secret" means the
-// same thing to retention and to the `secrets` policy; this adds `password = ...` assignments.
+// "redacted"): personal data as the analyzer sees it, or a secret of the guard's catalogue, plus
+// `password = ...` assignments. Errs on the side of "yes".
 import { detect } from "../guard/detect.ts";
 import { scan } from "./scan.ts";
 

@@ -1,7 +1,6 @@
-// Token counts with gpt-tokenizer (o200k_base): counts for routing near a limit, test-mode usage
-// and streams an upstream did not meter. Linear and bounded per request (token-pieces.ts): exact up
-// to EXACT_CHARS, a sampled estimate beyond. The tables (~80 MB) load before the server listens
-// (preloadTokenizer), or on first use in tools.
+// Token counts with gpt-tokenizer (o200k_base; docs/routing.md "Analysis"): exact up to
+// EXACT_CHARS, a sampled estimate beyond (token-pieces.ts). The tables load before the server
+// listens (preloadTokenizer), or on first use in tools.
 import type { ChatMessage } from "../canonical/chat.ts";
 import { EXACT_CHARS, estimateBySample } from "./token-pieces.ts";
 

@@ -1,7 +1,6 @@
-// IP allowlists (docs/security.md "Boundaries"): CIDR ranges, IPv4 and IPv6, matched against
-// the caller's address. Addresses are compared as 128-bit numbers (IPv4 as IPv4-mapped IPv6), so
-// one rule serves both families and `::ffff:10.0.0.1` matches `10.0.0.0/8`. `addressRefusal` is the
-// one check every project-key call passes (docs/security.md "Boundaries").
+// IP allowlists (docs/security.md "Boundaries"): CIDR ranges of both families, compared as 128-bit
+// numbers (IPv4 as IPv4-mapped IPv6). `addressRefusal` is the one check every project-key call
+// passes.
 import { GwError } from "../errors/gw-error.ts";
 
 export interface Cidr {

@@ -1,7 +1,6 @@
-// One project's money in memory (docs/billing.md "Never overspent under concurrency"): balance, open holds, what the
-// current UTC day and month have spent, and the month's answered requests. gw is one process per
-// data directory, so an admission decided and held here in one synchronous call is atomic: no
-// other request can run between the check and the hold.
+// One project's money in memory (docs/billing.md "Never overspent under concurrency"): balance,
+// open holds, the day's and month's spending, the month's answered requests. One process per data
+// directory, so a check and hold made here in one synchronous call is atomic.
 import { dayKey, monthKey } from "./periods.ts";
 import { formatUsd } from "./money.ts";
 import type { AccountTotals } from "../store/repos/ledger.ts";

@@ -1,8 +1,6 @@
-// Ledger entries of the request path (holds, charges, releases, cache rows) are queued and written
-// together, one transaction per GROUP_MS window (group commit; docs/billing.md "The ledger"): one row
-// alone costs ~20 us to commit, one of a batch of 64 ~3 us. The in-memory accounts are already up
-// to date; the table follows within the window, and a crash loses at most that window. A failed
-// write or a queue at its bound fails gw closed (store/storage-health.ts) until writes succeed.
+// Ledger entries of the request path (holds, charges, releases, cache rows), queued and written one
+// transaction per GROUP_MS window (group commit; docs/billing.md "The ledger"). A failed write or a
+// queue at its bound fails gw closed (store/storage-health.ts) until writes succeed.
 import type { LedgerEntry, LedgerRepo } from "../store/repos/ledger.ts";
 import { within } from "../store/log-writer.ts";
 import type { StorageReporter } from "../store/storage-health.ts";

@@ -1,7 +1,6 @@
-// Rate-limit state across restarts (docs/rate-limits.md "Restarts"): the cells still filling are
-// written to <data>/rate-limits.json every few seconds and at a clean stop, and read back at
-// start, so a restart (or a crash, within the interval) does not hand every caller a full
-// allowance again. A missing or unreadable file starts empty: limits are never stricter than saved.
+// Rate-limit state across restarts (docs/rate-limits.md "Restarts"): cells still filling are saved to
+// <data>/rate-limits.json every few seconds and at a clean stop, and read back at start. A missing
+// or unreadable file starts empty: limits are never stricter than saved.
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RateLimiter, SavedCell } from "./rate-limit.ts";

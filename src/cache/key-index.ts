@@ -1,8 +1,6 @@
-// Every live cache key in memory (docs/cache.md "Storage"): project + key -> entry id and expiry,
-// so a miss is answered without touching SQLite. It holds every entry, not just the hot ones, so
-// it avoids one JS object and one string per key: keys (sha256 hex, 32 bytes), project numbers,
-// ids and expiries sit in typed arrays, found through an open-addressing table of positions.
-// 60 to 90 bytes per key against about 220 for a Map of strings (bench/cache/key-index-memory.ts).
+// Every live cache key in memory (docs/cache.md "Storage"), so a miss never touches SQLite: keys,
+// project numbers, ids and expiries sit in typed arrays behind an open-addressing table, 60 to 90
+// bytes per key rather than ~220 for a Map of strings (bench/cache/key-index-memory.ts).
 import { keyWords, KEY_WORDS } from "./key-words.ts";
 
 export interface IndexedKey {

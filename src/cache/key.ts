@@ -1,12 +1,6 @@
-// The response cache's keys (docs/cache.md "Keys"). The exact key covers every key component (project
-// and key mode, `user`, X-Gw-Cache-Scope, the routing and security policies, the caller's versions)
-// and the normalised request (model, messages with whitespace collapsed, response_format,
-// max_tokens, temperature, top_p, stop, and every other field that reaches the provider: seed,
-// penalties, logit_bias, logprobs, reasoning_effort, prediction, modalities, service_tier and any
-// pass-through field gw does not know). The semantic partition is the same without the user's
-// question: a semantic hit can only come from answers that differ in nothing but the question.
-// Each message is keyed with every field it carries (tool_calls, refusal, ...), not its text alone.
-// Projects belong to one company in gw, so the project id is the finest owner component.
+// The response cache's keys (docs/cache.md "Keys"): the exact key covers every key component and
+// every field that reaches the provider, each message with every field it carries; the semantic
+// partition is the same without the user's question.
 import { canonicalJson } from "../lib/json.ts";
 import type { ChatMessage, ChatRequest } from "../canonical/chat.ts";
 

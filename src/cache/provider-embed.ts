@@ -1,7 +1,6 @@
-// GW_SEMANTIC_EMBEDDER=provider: the semantic cache embeds questions with an embedding model of the
-// catalog (GW_SEMANTIC_EMBEDDING_MODEL, default the /embeddings default) through gw's own provider
-// adapter and the operator's key. These calls are the operator's cost: they are not any project's
-// requests, so they are neither logged nor charged (docs/cache.md).
+// GW_SEMANTIC_EMBEDDER=provider (docs/semantic-cache.md "Embedders"): questions embedded by a
+// catalog embedding model through gw's own adapter and the operator's key; the operator's cost,
+// neither logged nor charged to a project.
 import { DEFAULT_EMBEDDING_MODEL } from "../config/constants.ts";
 import type { ProviderRegistry } from "../providers/registry.ts";
 import type { Catalog } from "../routing/catalog.ts";

@@ -1,9 +1,6 @@
-// The semantic cache's hit decision (docs/semantic-cache.md "Hit decision"): given a question and its
-// nearest cached questions (cosine similarity, best first), decide whether the best one may answer it.
-// A hit needs (1) the literal guard to agree (numbers, ids, dates, e-mails, URLs, quoted strings,
-// names, negations), and (2) an adjusted similarity at or above the mode's threshold. The adjustment
-// is an ambiguity penalty: when another cached question that also agrees on the literals is almost
-// as close, the nearest is as likely a neighbour as the same question, so it must be closer still.
+// The semantic cache's hit decision (docs/semantic-cache.md "Hit decision"): the literal guard must
+// agree, and the similarity, less an ambiguity penalty when another agreeing question is almost as
+// close, must reach the mode's threshold.
 import { disagreement, guardEntities, type GuardEntities, type GuardKind } from "./semantic-guard.ts";
 
 export type SemanticMode = "conservative" | "balanced" | "aggressive";

@@ -1,8 +1,6 @@
-// The literal guard of a semantic cache hit (docs/semantic-cache.md "Literal guard"): two questions agree only when
-// their numbers, ids, dates, e-mails, URLs, quoted strings, names and negations are the same, once
-// normalised. The analyzer's extractor (analysis/scan.ts) finds them; this file adds what a cache
-// must not miss and the analyzer does not need: number words, every token with a digit, names at a
-// sentence start or in mixed case ("iPhone"), and negation forms folded together ("can't" = "cannot").
+// The literal guard of a semantic cache hit (docs/semantic-cache.md "Literal guard"): numbers, ids,
+// dates, e-mails, URLs, quoted strings, names and negations must match once normalised. Adds to
+// the analyzer's extractor what a cache must not miss (number words, mixed-case names).
 import { newEntities, takeLinks, type Entities } from "../analysis/entities.ts";
 import { scan } from "../analysis/scan.ts";
 import { STOPWORDS } from "./semantic-text.ts";

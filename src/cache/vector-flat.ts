@@ -1,8 +1,6 @@
 // A small partition of the semantic index (docs/semantic-cache.md "Memory"): unit vectors in one
-// Float32Array searched exhaustively. Every hnswlib graph costs about 2.6 MB before its first point
-// (65,536 label mutexes), so a scope holding a handful of questions is kept flat instead: its cost
-// is its vectors, it grows by doubling from one slot, and an exact search over a thousand vectors
-// takes well under a millisecond. Cosine similarity, as hnswlib's "cosine" space computes it.
+// Float32Array searched exhaustively, since an hnswlib graph costs ~2.6 MB before its first point.
+// Cosine similarity, as hnswlib's "cosine" space computes it.
 
 export interface Hit {
   id: number;

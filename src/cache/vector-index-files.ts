@@ -1,9 +1,6 @@
-// Persistence of the semantic index in the data directory (docs/semantic-cache.md "Persistence and restarts"): every flat partition
-// packed in one file, one hnswlib file per graph partition, and manifest.json (partitions in LRU
-// order with their project, labels, the hash of each file, the store id the index covers).
-// Anything missing, corrupt or built for another embedder makes load() answer false, and the caller
-// rebuilds the index from its store. Files are hashed before they are read: hnswlib's loader trusts
-// the sizes it finds in a file, and a corrupt one could crash the process instead of throwing.
+// Persistence of the semantic index (docs/semantic-cache.md "Persistence and restarts"). Files are
+// hashed before they are read: hnswlib's loader trusts the sizes it finds in a file, and a corrupt
+// one could crash the process instead of throwing.
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FlatPartition } from "./vector-flat.ts";

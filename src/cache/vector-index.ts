@@ -1,8 +1,6 @@
-// The semantic cache's vector index (docs/semantic-cache.md "Vector index", "Memory"): one
-// partition per cache scope, so a hit can only come from the same project, scope, user, system
-// prompt, tools and versions. A partition starts flat (vector-flat.ts) and becomes an HNSW graph
-// past `flatMax` entries. Memory is capped per project and in total; past a cap the least recently
-// used partitions are dropped whole, and their lookups miss until new answers fill them again.
+// The semantic cache's vector index (docs/semantic-cache.md "Vector index", "Memory"): one partition
+// per cache scope, flat until `flatMax` entries and then an HNSW graph; memory capped per project
+// and in total, least recently used partitions dropped whole.
 import { FlatPartition } from "./vector-flat.ts";
 import { loadIndex, saveIndex } from "./vector-index-files.ts";
 import { Partition, graphFromFlat, newGraph, type HnswParams } from "./vector-partition.ts";

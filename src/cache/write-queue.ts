@@ -1,7 +1,6 @@
-// The cache's queued SQLite writes (docs/cache.md "Storage"): at most one per (project, key), the
-// newest winning, flushed in one transaction shortly after the first is queued (off the request
-// path) and on flush(). A failed batch is kept and retried with backoff; newer writes for the same
-// key replace it, since every write deletes the key's row before inserting its own.
+// The cache's queued SQLite writes (docs/cache.md "Storage"): one per (project, key), the newest
+// winning, flushed in one transaction off the request path. A failed batch is retried with
+// backoff; every write deletes its key's row before inserting, so newer writes replace it.
 import type { CacheEntriesRepo, CacheRecord, CacheWrite } from "../store/repos/cache-entries.ts";
 
 const RETRY_MIN_MS = 1000;

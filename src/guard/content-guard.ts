@@ -1,7 +1,6 @@
-// The PII and secrets policy over a request's texts (`pii` [allow], `secrets`
-// [redact] of docs/api.md "Project policy"; docs/guard.md): scans what the policy asks for, replaces findings
-// of a `redact` category with placeholders, and reports a `block` category's findings so the
-// stage can refuse the request. The report holds counts and actions, never a value.
+// The PII and secrets policy over a request's texts (docs/guard.md): redacts the findings of a
+// `redact` category and reports a `block` category's for the stage to refuse. The report holds
+// counts and actions, never a value.
 import { GwError } from "../errors/gw-error.ts";
 import { CATEGORY, KINDS, NOUN, type Category, type Kind } from "./kinds.ts";
 import { Redactor } from "./redact.ts";

@@ -1,7 +1,5 @@
-// The detector (docs/guard.md): one pass over a text. Only two places start a look: an `@` (an
-// e-mail address around it) and the start of a word whose first character can open a finding: a
-// digit, `+` or `(` (phone, card), two capitals and two digits (IBAN), or a secret's known prefix.
-// Everything else costs one table lookup per character. Findings come out in order, without overlap.
+// The detector (docs/guard.md "What is found"): one pass over a text. Only an `@` or a word start
+// that can open a finding leads to a closer look; findings come out in order, without overlap.
 import { emailAt } from "./email.ts";
 import { ibanAt } from "./iban.ts";
 import type { Finding, Wanted } from "./kinds.ts";

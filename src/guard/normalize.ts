@@ -1,9 +1,6 @@
-// The text the detector reads (docs/guard.md "Normalisation"): what a model would read in a
-// string, with every position mapped back to the original so redaction replaces the original
-// characters. Escapes are decoded (JSON `\u0040`, URL `%40`, HTML `&#64;`), zero-width and
-// combining characters dropped, spaces folded, then each character NFKC'd and look-alikes folded
-// (fullwidth, Arabic-Indic and other decimal digits, Cyrillic and Greek capitals and letters).
-// One pass, linear; a pure-ASCII text without escapes is returned as is (no maps).
+// The text the detector reads (docs/guard.md "Normalisation"): escapes decoded, invisible
+// characters dropped, look-alikes folded, every position mapped back to the original so redaction
+// replaces the original characters. A pure-ASCII text without escapes is returned as is.
 
 /** The view and its way back: for each character of `text`, the original range it was read
  * from (a decoded escape or folded character: the whole unit). Removed characters belong to no

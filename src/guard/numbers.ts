@@ -1,7 +1,5 @@
-// Phone and payment card numbers at a word start (docs/guard.md): one hand-written reader collects
-// the digit groups and their separators, then shape rules classify the whole sequence or, cut at a
-// space, a shorter head of it ("4111 1111 1111 1111 12/26"). Plain numbers, dates, versions,
-// prices and ids fail the shapes: too few digits, the wrong grouping, no trunk or country prefix.
+// Phone and payment card numbers at a word start (docs/guard.md "What is found"): one reader
+// collects the digit groups and separators, then shape rules classify the sequence or a head of it.
 import { luhn } from "./checksums.ts";
 import type { Finding, PiiKind } from "./kinds.ts";
 

@@ -1,7 +1,5 @@
-// PEM and PGP private key blocks (docs/guard.md): from `-----BEGIN ... PRIVATE KEY-----` to its
-// END line. A block without an END line (a key cut off by a copy-paste) runs as far as key
-// material can: base64, whitespace, PEM header lines and JSON's escaped newlines. It stops at a
-// quote, so a truncated key inside tool arguments does not swallow the JSON around it.
+// PEM and PGP private key blocks (docs/guard.md "What is found"), BEGIN to END line; a block cut
+// off before its END runs as far as key material can and stops at a quote.
 import type { Finding } from "./kinds.ts";
 
 const BEGIN = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/y;

@@ -1,10 +1,5 @@
-// Every string a request carries to a provider (docs/guard.md "What is scanned"): every string
-// value and object key anywhere in the chat request (messages, parts, tool calls and their names
-// and ids, tool definitions and their schemas, response_format, stop, user, prediction, and any
-// field gw does not know, which providers receive as they came), large integers inside nested
-// values, and the payload of base64 `data:` URLs; for /embeddings, each input. Only gw's own
-// fields, which never leave gw, are skipped. Strings are replaced in place, so objects keep their
-// identity (the /responses codec knows its instructions message by it).
+// Every string a request carries to a provider (docs/guard.md "What is scanned"); only gw's own
+// fields are skipped. Strings are replaced in place, so objects keep their identity.
 import { createHmac, randomBytes } from "node:crypto";
 import type { ChatRequest } from "../canonical/chat.ts";
 

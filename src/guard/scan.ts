@@ -1,8 +1,6 @@
-// Findings over all the texts of one request (docs/guard.md "Normalisation" and "Across texts"):
-// each text is read through its normalised view (normalize.ts), then the texts are read joined in
-// order, with nothing and with a space between them, for values split across messages or parts.
-// A joined finding is kept only when it crosses a boundary and overlaps no finding of a single
-// text. Positions come back in each original text, so the redactor replaces the original characters.
+// Findings over all the texts of one request (docs/guard.md "Normalisation", "Across texts"): each
+// text alone through its normalised view, then joined, for values split across texts. Positions
+// come back in each original text.
 import { detect } from "./detect.ts";
 import { CATEGORY, type Finding, type Kind, type Wanted } from "./kinds.ts";
 import { originalRange, scanView, type ScanView } from "./normalize.ts";

@@ -1,7 +1,5 @@
-// Credentials by their shapes (docs/guard.md), tried only at a word start whose first characters
-// already match a known prefix: a clean text runs no regex at all. Each rule is a sticky regex
-// applied at that position; a few add a check a regex cannot say (a JWT's header decodes to JSON
-// with `alg`; a long token holds a digit, so hyphenated prose is not a key).
+// Credentials by their shapes (docs/guard.md "What is found"): a sticky regex per rule, tried only
+// where a word starts with a known prefix, so a clean text runs none.
 import type { Finding } from "./kinds.ts";
 import { privateKeyAt } from "./private-key.ts";
 

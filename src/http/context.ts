@@ -1,7 +1,6 @@
-// Every response carries X-Gw-Api-Version and X-Gw-Request-Id; every error leaves in
-// the envelope of docs/api.md "Errors", never as a bare 500. The hot route builds its
-// Response with all headers itself: Elysia then hands it to Bun untouched, where headers set on
-// `set.headers` would make it merge them into every response.
+// Every response carries X-Gw-Api-Version and X-Gw-Request-Id; every error leaves in the envelope of
+// docs/api.md "Errors". The hot route builds its Response with every header itself: headers on
+// `set.headers` would make Elysia merge them into every response.
 import { Elysia } from "elysia";
 import { API_VERSION } from "../config/constants.ts";
 import { GwError } from "../errors/gw-error.ts";

@@ -1,7 +1,5 @@
-// Gives memory back after a burst (docs/availability.md "Memory"): once requests stop for a few
-// seconds, one full garbage collection runs, so a process that served a large or hostile burst
-// returns near its idle size instead of keeping the peak until the next allocation pressure. Never
-// while requests are coming in, and at most once a minute.
+// Gives memory back after a burst (docs/availability.md "Memory"): a few seconds after requests
+// stop, one full garbage collection runs; never while requests come in, at most once a minute.
 import type { Lifecycle } from "./lifecycle.ts";
 
 const CHECK_MS = 5_000;

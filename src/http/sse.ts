@@ -1,7 +1,6 @@
-// The SSE encoders (docs/api.md "Chat completions", "Responses"). Chat: chunks, the gw.summary chunk or an error
-// line, then `data: [DONE]`; upstream chunks go out as the upstream wrote them (`raw`).
-// Responses: `event:`/`data:` pairs and no [DONE], as OpenAI sends them. Bytes appear only here;
-// a client that disconnects cancels the pipeline's stream.
+// The SSE encoders (docs/api.md "Chat completions", "Responses"): chat chunks then `data: [DONE]`;
+// Responses `event:`/`data:` pairs without it. Bytes appear only here; upstream chunks may go out as
+// the upstream wrote them (`raw`), and a client that disconnects cancels the pipeline's stream.
 import type { ResponsesEvent } from "../ingress/responses/stream.ts";
 import type { OutEvent } from "../pipeline/stream-out.ts";
 import { encodeSseData, encodeSseEvent } from "../providers/sse-decoder.ts";

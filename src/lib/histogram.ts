@@ -1,11 +1,6 @@
-// Fixed log-spaced histogram of millisecond durations (metrics latency and ttft, docs/observability.md
-// "Metrics and log growth"). Every histogram shares the same buckets, so histograms of any number
-// of rollup rows add up bucket by bucket and percentiles come from the sum.
-//
-// Buckets: one per millisecond below 32 ms (exact), then each bucket is about 8% wider than the
-// previous (width floor(0.08 x lower bound)), up to one hour; longer durations share the last
-// bucket. A percentile is reported as the middle of its bucket, so it is within 4% of the exact
-// nearest-rank percentile (exact below 32 ms); durations over an hour report one hour.
+// Fixed log-spaced histogram of millisecond durations (docs/observability.md "GET /v1/metrics"):
+// every histogram shares the same buckets, so rollups add bucket by bucket; a percentile is within
+// 4% of the exact one (exact below 32 ms, capped at one hour).
 
 const EXACT = 32;
 const GROWTH = 0.08;

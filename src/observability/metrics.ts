@@ -1,11 +1,6 @@
-// The metrics object of GET /metrics (docs/api.md "Metrics"), computed from the
-// rollups of the request log (store/repos/metrics.ts), never from the log rows themselves.
-// Definitions (docs/observability.md "Metrics and log growth"):
-// - window: the period's length in whole minutes, ending with the current (partial) minute;
-// - availability: 100 x (1 - server-side failures / requests that were not caller-side failures);
-//   100 when there are no such requests; error_rate counts every failure, caller-side included;
-// - latency: percentiles over requests that were not caller-side failures; ttft over requests
-//   that have one (streams); each within 4% (src/lib/histogram.ts), null when there is no data.
+// The metrics object of GET /metrics (docs/api.md "Metrics"), computed from the request log's
+// rollups (store/repos/metrics.ts), never from its rows. Each field's definition:
+// docs/observability.md "GET /v1/metrics".
 import { percentile } from "../lib/histogram.ts";
 import type { RollupTotals } from "../store/metrics-rollup.ts";
 import { MINUTE_MS, type MetricsRepo } from "../store/repos/metrics.ts";

@@ -1,7 +1,6 @@
-// The one info line per request (the operator's view of docs/api.md "Request log"), written in pino's own line
-// format to the logger's destination. Built by hand because it is the only line on the hot path:
-// pino's generic path (redaction, per-key serialisation) cost ~5 µs per request; this costs well
-// under one. Its fields are ids, codes and numbers only, never content.
+// The one info line per request, written by hand in pino's line format: pino's generic path cost
+// ~5 µs per request, this well under one. Its fields are ids, codes and numbers only, never
+// content.
 import pino, { type Logger } from "pino";
 
 export interface RequestLineFields {

@@ -1,7 +1,6 @@
-// Deadlines for upstream attempts without a timer per request: one sweeper (every 50 ms, only
-// while something is watched) aborts the controllers whose deadline has passed, with a reason that
-// marks the abort as a time-out. setTimeout/clearTimeout and AbortSignal.any per request were a
-// measurable share of the hot path; deadlines here are seconds long, so 50 ms of slack is fine.
+// Deadlines for upstream attempts without a timer per request (docs/availability.md "Deadlines"):
+// one sweeper, every 50 ms while something is watched, aborts what passed its deadline. Timers per
+// request were a measurable share of the hot path; 50 ms of slack on seconds-long deadlines is fine.
 const SWEEP_MS = 50;
 
 /** The abort reason of an attempt whose deadline passed. */

@@ -1,10 +1,6 @@
-// Chooses whose key serves a project's call to a provider (issue 4 item 7): the project's own key
-// when it stored one (BYOK: no markup), else the operator's. A gw key marked `byok` is served only
-// with the project's own keys, so its requests can never be billed at the operator's rates.
-// Resolved adapters are cached per project for a short time; admin writes clear the cache.
-// Keys fail closed (issue 15 item 5): a stored key that cannot be opened (secret.key lost,
-// GW_SECRET_KEY changed) makes the project's calls to that provider fail with 503, never go out
-// on the operator's key (the project would be billed with markup on an account it never chose).
+// Chooses whose key serves a project's call (docs/providers.md "Bring your own keys"): the project's
+// own when stored, else the operator's; a `byok` gw key only the project's. A stored key that cannot
+// be opened fails closed (503), never falls back to the operator's key.
 import { createHash } from "node:crypto";
 import { GwError } from "../errors/gw-error.ts";
 import type { SecretBox } from "../lib/secret-box.ts";

@@ -1,12 +1,6 @@
-// Quality from feedback (docs/api.md "Feedback"; docs/decisions.md "Feedback and retention"):
-// per (model, task kind) the router's quality is a Bayesian average of a prior and the ratings
-// received, so a few ratings move it little and many move it far. Ratings 1..5 map to 0..1.
-// Tenant-local: a project's ratings move its own routing at full weight; other projects see them
-// only through a cross-project prior where each project counts as at most PROJECT_CAP ratings (its
-// mean, capped weight), so no single project, however many ratings it sends, moves anyone else's
-// quality by more than PROJECT_CAP / (PRIOR_WEIGHT + PROJECT_CAP) of the gap. Test-mode ratings
-// (simulated answers) live in a pool of their own, per project only: they never reach another
-// project nor live routing. Fed by POST /requests/{id}/feedback and loaded from the feedback table.
+// Quality from feedback (docs/routing.md "Score"; docs/security.md "Tenant-local signals"): per
+// (model, task kind) a Bayesian average of a prior and the ratings; a project's ratings move its own
+// routing, others' reach it only through a capped prior. Test-mode ratings stay in their own pool.
 import { TASK_KINDS, type CatalogModel, type TaskKind } from "./catalog-types.ts";
 
 /** The prior counts as this many ratings. */

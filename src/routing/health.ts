@@ -1,31 +1,6 @@
-// Passive provider health (issue 5 item 6): attempt outcomes feed one circuit per provider and per
-// provider/model; routing asks admit/score/expectedLatencyMs. Pure and in-memory; time is `now()`.
-//
-// Decisions:
-// - Blame. rate_limit, transient, timeout and credential count against the provider key and the
-//   model key; model_gone only against the model key. caller, context_length, content_filter and
-//   any class not listed are the request's fault: not a failure, not a success (they only give a
-//   half-open probe slot back). An open provider key rejects every one of its models.
-// - Opening. A closed key opens on `openAfterFailures` consecutive counted failures, or when the
-//   EWMA error rate (1 failure / 0 success, weight `halfLife` = alpha of the newest sample) reaches
-//   `openErrorRate` after at least `minSamples` counted outcomes since the key last closed.
-// - Half-open. After the cooldown, admit() hands out up to `halfOpenProbes` concurrent probes
-//   (`probe: true`); the caller passes that flag back to record(). A probe success closes the key
-//   and resets its counters and cooldown; a probe failure re-opens it with the cooldown doubled up
-//   to `maxCooldownMs` (5 min). A probe never reported frees its slot after one cooldown, so a
-//   lost report cannot wedge a key half-open.
-// - Stale outcomes. A non-probe report for a key that is not closed (an attempt admitted before
-//   the key opened) changes no state; a success still updates the latency EWMA.
-// - Score. Per key: open 0, closed 1 - errorRate, half-open half that; provider x model. Unknown
-//   keys score 1. expectedLatencyMs is the model key's EWMA of successful attempts only.
-// - Model ids may be given bare ("gpt-4o-mini") or catalog-style ("openai/gpt-4o-mini"); both name
-//   the key "openai/gpt-4o-mini". Keys are created only by record() of a counted outcome; past
-//   `maxKeys` the oldest model key (then provider key) is dropped, so memory stays bounded.
-// - Tenant credentials (issue 15 item 2). A call made with a project's own key or endpoint (BYOK)
-//   passes `credential` (ResolvedProvider.healthKey: project + credential). Its outcomes feed
-//   breakers of their own, kept in a separate bounded instance, so a project's failing endpoint
-//   opens only its own circuit and never the shared one every other project is routed by; its
-//   admissions ask only that circuit (the operator's outage says nothing about the project's key).
+// Passive provider health (docs/routing.md "Provider health"): attempt outcomes feed one circuit per
+// provider and per provider/model, and separate bounded ones per project credential; routing asks
+// admit/score/expectedLatencyMs. Pure and in-memory; time is `now()`.
 import { ADMIT, CircuitBreaker, PROBE, REJECT } from "./circuit-breaker.ts";
 import type { Admission, BreakerConfig, CircuitState } from "./circuit-breaker.ts";
 

@@ -1,7 +1,6 @@
-// Scored routing (docs/routing.md "Score"): a profile or routing mode sets the
-// quality the request needs and the weights of quality, cost and latency (by workload); every
-// eligible model gets a score, models below the required quality go last, and the ranked list
-// prefers another provider for each next attempt. Pure: exclusions and latency come from the caller.
+// Scored routing (docs/routing.md "Score"): a profile or mode sets the required quality and the
+// weights of quality, cost and latency; models below it go last, and each next attempt prefers
+// another provider. Pure: exclusions and latency come from the caller.
 import type { RoutingProfile } from "../config/constants.ts";
 import type { CatalogModel, TaskKind } from "./catalog-types.ts";
 import { maxCostOf } from "./cost.ts";

@@ -1,8 +1,6 @@
-// Session stickiness (docs/routing.md "Sessions"): a conversation stays
-// on the model and provider that answered its last turn, so the provider's prompt cache keeps
-// hitting, unless that model is excluded for this turn or its provider is unhealthy. In memory,
-// per project, bounded (50,000 in all, 10,000 per project, least recently used dropped); a session
-// unused for an hour is forgotten.
+// Session stickiness (docs/routing.md "Sessions"): a conversation stays on the model and provider of
+// its last turn unless excluded or unhealthy. In memory, per project, bounded (50,000 in all, 10,000
+// per project, least recently used dropped); a session unused for an hour is forgotten.
 import { invalidRequest } from "../errors/gw-error.ts";
 
 const TTL_MS = 60 * 60 * 1000;

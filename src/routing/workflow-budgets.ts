@@ -1,8 +1,6 @@
-// Workflow budgets (`gw.workflow_budget`, docs/routing.md "Workflow budgets"): the summed cost of a
-// workflow's requests may not pass its budget. Each attempt reserves its model's predicted
-// upper-bound cost before the call and settles to the actual cost after it, so concurrent steps
-// of one workflow cannot overspend together. Spent totals start from the request log (earlier
-// process lifetimes) and are then kept in memory, ahead of the log's asynchronous writes.
+// Workflow budgets (`gw.workflow_budget`, docs/routing.md "Workflow budgets"): each attempt reserves
+// its predicted upper-bound cost and settles to the actual, so concurrent steps cannot overspend;
+// totals start from the request log, then live in memory ahead of its writes.
 export interface Reservation {
   key: string;
   amount: number;

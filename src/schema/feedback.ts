@@ -1,7 +1,6 @@
-// POST /requests/{request_id}/feedback body (docs/api.md "Feedback"): `{rating}`, an integer from
-// 1 to 5. Bad input answers 422 `{message, errors}` (docs/api.md "Errors"), like /cache/invalidate. Other
-// fields are ignored, as on every gw body. Written by hand: one field needs no schema compiler, and
-// each failure gets a message that says what to send.
+// POST /requests/{request_id}/feedback body (docs/api.md "Feedback"): `{rating}`, an integer 1 to 5;
+// bad input answers the 422 body of docs/api.md "Errors". Written by hand: one field needs no schema
+// compiler, and each failure gets a message that says what to send.
 import { isObject } from "../lib/json.ts";
 import type { FieldErrors } from "./cache-invalidate.ts";
 import { LIMITS } from "../config/constants.ts";
@@ -32,7 +31,7 @@ export function parseFeedback(text: string): ParsedFeedback {
   if (!isObject(value)) return failure("body", "must be a JSON object");
   const rating = value.rating;
   if (rating === undefined || rating === null) return failure("rating", `is required and ${RATING}`);
-  // A string "5" is refused, not coerced: the spec's type is integer.
+  // A string "5" is refused, not coerced: the rating is an integer (docs/api.md "Feedback").
   if (typeof rating !== "number" || !Number.isInteger(rating) || rating < 1 || rating > 5) return failure("rating", RATING);
   return { ok: true, value: { rating } };
 }

@@ -1,7 +1,6 @@
-// POST /responses body (docs/api.md "Responses"): OpenAI's Responses request as far as gw serves it
-// (text, images, function tools and the items of a tool round trip), plus the extension fields of
-// 4.3, which are checked by the chat schema once the body became a chat request (ingress/responses).
-// Unknown fields are accepted, as on /chat/completions; unsupported ones are refused by the codec.
+// POST /responses body (docs/api.md "Responses"): OpenAI's Responses request as far as gw serves it.
+// Extension fields are checked by the chat schema once the codec (ingress/responses) made a chat
+// request; unknown fields pass, unsupported ones are refused by the codec.
 import { Type, type Static } from "@sinclair/typebox";
 
 const open = { additionalProperties: true } as const;
@@ -46,7 +45,7 @@ export const InputItemSchema = Type.Union([MessageItem, FunctionCallItem, Functi
 /** Each item kind on its own, so that a bad item's error names the field, not just `input[i]`. */
 export const INPUT_ITEM_KINDS = { message: MessageItem, function_call: FunctionCallItem, function_call_output: FunctionCallOutputItem, reasoning: ReasoningItem };
 
-/** Responses' flat function tool, and the chat format the spec also allows. */
+/** Responses' flat function tool, and the chat format gw also accepts (docs/api.md "Responses"). */
 const FlatFunctionTool = Type.Object({
   type: Type.Literal("function"),
   name: ToolName,

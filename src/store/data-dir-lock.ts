@@ -1,7 +1,6 @@
-// One server per data directory (docs/availability.md "One owner"): a server holds an exclusive
-// SQLite lock on <data>/gw.lock for its whole life. The kernel drops the lock when the process
-// dies (kill -9 included), so a stale lock never blocks a restart; offline CLI commands do not
-// take it and keep working beside a running server.
+// One server per data directory (docs/availability.md "One owner"): an exclusive SQLite lock on
+// <data>/gw.lock for the server's life, dropped by the kernel when the process dies (kill -9 too);
+// offline CLI commands do not take it.
 import { Database } from "bun:sqlite";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,9 +1,6 @@
-// How request-log rows are queued and cross to the log worker: text, two lines per row (the row's
-// column values as a JSON array, then its trace as JSON or `null`). JSON.stringify escapes every
-// newline, so "\n" separates safely. A row is encoded when it is queued, so the queue holds one
-// string per row rather than the objects of its trace; the trace is stored as that text, and the
-// worker never parses it. Traces are stored compactly (trace-codec.ts). Also the column order of
-// the requests table's inserts.
+// How request-log rows are queued and cross to the log worker: one string, two JSON lines per row
+// (column values, then the trace or `null`), encoded when queued; the worker never parses a trace.
+// Also the column order of the requests table's inserts.
 import type { RequestRecord } from "./repos/requests.ts";
 import { encodeTrace } from "./trace-codec.ts";
 

@@ -1,8 +1,6 @@
-// Keeps the request log's growth bounded (docs/observability.md "Metrics and log growth"): compacts
-// finished hours of metrics rollups into hour rows, deletes log rows and traces older than the
-// retention period, and rollup rows past their own (longer) keep. Runs in the log worker on its own
-// connection, in transactions of at most `batch` rows per project with pauses between them, so the
-// request thread never waits on it and other writers wait at most one small transaction.
+// Keeps the request log's growth bounded (docs/observability.md "Retention of the request log"):
+// compacts rollups into hour rows and deletes expired rows, in the log worker, in small per-project
+// transactions, so the request thread never waits on it.
 import type { Database } from "bun:sqlite";
 import { requestIdAt } from "../lib/ids.ts";
 import { metricsRepo, type MetricsRepo } from "./repos/metrics.ts";

@@ -1,7 +1,6 @@
-// A LogSink backed by the log worker thread. A batch crosses as one string (log-batch-codec.ts),
-// far cheaper on the request thread than structured-cloning the rows. Each
-// batch resolves when the worker has committed it. A worker that dies is replaced, and its
-// unanswered batches fail so the LogWriter retries them.
+// A LogSink backed by the log worker thread: a batch crosses as one string (log-batch-codec.ts) and
+// resolves when committed. A worker that dies is replaced, and its unanswered batches fail so the
+// LogWriter retries them.
 import type { LogSink } from "./log-writer.ts";
 import type { LogWorkerReply, LogWorkerRequest } from "./log-worker.ts";
 

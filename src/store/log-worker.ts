@@ -1,8 +1,6 @@
-// The log worker thread: its own SQLite connection to the data directory's database, writing the
-// request-log batches the main thread sends (rows, traces and metrics rollups), so inserts never
-// run on the request path; and, once asked, the log's maintenance (log-maintenance.ts) between them.
-// On `close` it has written every batch sent before it (messages run in order), checkpoints the
-// WAL into the database file and closes its connection, so the file alone is a whole backup.
+// The log worker thread (docs/observability.md "Rollups, not scans"): its own SQLite connection
+// writes log batches and rollups off the request path, with maintenance between them. On `close`
+// it writes every batch sent, checkpoints the WAL and closes: the file alone is a whole backup.
 import { Database } from "bun:sqlite";
 import { decodeLogBatch } from "./log-batch-codec.ts";
 import { logMaintenance, type MaintenanceOptions } from "./log-maintenance.ts";

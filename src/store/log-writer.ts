@@ -1,8 +1,6 @@
-// Queues request-log rows off the response path and writes them in batches, through a sink: the
-// log worker (a thread with its own SQLite connection) in the server, or a repo directly in
-// tools and tests. A failing write is reported and retried; it never fails the request it records,
-// but it fails gw closed (storage-health.ts), as does a queue at its bound. Rows are encoded as
-// they are queued (log-batch-codec.ts): a batch is one string.
+// Queues request-log rows off the response path and writes them in batches through a sink (the log
+// worker, or a repo in tools and tests). A failing write is retried and never fails its request,
+// but fails gw closed (docs/availability.md "Storage"), as does a queue at its bound.
 import { encodeLogRow } from "./log-batch-codec.ts";
 import type { RequestRecord } from "./repos/requests.ts";
 import type { StorageReporter } from "./storage-health.ts";

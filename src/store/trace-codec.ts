@@ -1,8 +1,6 @@
-// How a trace is stored (docs/observability.md "Trace storage"): short top-level keys, and the
-// objects every trace repeats (candidates, attempts, detected, cache, optimization, billing,
-// versions) as tuples in a fixed key order; decoding gives back the object the record stage made,
-// key for key and in the same order, so GET /requests/{id} is unchanged. Anything that does not
-// fit a tuple exactly is stored as it is. Traces stored before this (no "~" key) decode as they are.
+// How a trace is stored (docs/observability.md "Trace storage"): short keys, and the objects every
+// trace repeats as tuples in a fixed key order; decoding gives back the same object, key for key.
+// Traces stored before this (no "~" key) decode as they are.
 import type { JsonObject } from "../lib/json.ts";
 
 /** Format 1. Its key lists below never change once released: a new layout is format 2. */

@@ -1,7 +1,6 @@
-// Loads Universal Sentence Encoder Lite (Apache-2.0, 512 dimensions) from files embedded in the
-// binary, never from the network or a node_modules folder (docs/semantic-cache.md "Embedders").
-// Runs inside the embedder worker (use-worker.ts). @energetic-ai/core is patched (patches/) so that
-// importing it does not start the wasm backend before the paths below are set.
+// Loads Universal Sentence Encoder Lite from files embedded in the binary, never from the network
+// (docs/semantic-cache.md "Embedders"). Runs in the embedder worker. @energetic-ai/core is patched
+// (patches/) so importing it does not start the wasm backend before the paths below are set.
 import * as core from "@energetic-ai/core";
 import { EmbeddingsModel } from "@energetic-ai/embeddings";
 import wasmPlain from "@energetic-ai/core/dist/tfjs-backend-wasm.wasm" with { type: "file" };

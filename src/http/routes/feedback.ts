@@ -1,7 +1,6 @@
-// POST /requests/{request_id}/feedback (docs/api.md "Feedback"): a rating from 1 to 5 of one of
-// the calling key's project's requests. Stored (table feedback), and fed to the project's own per
-// (model, task) quality the router uses, other projects seeing it only through a capped prior
-// (routing/feedback-quality.ts). Only upstream-answered requests count, never cache hits. Scope `chat`.
+// POST /requests/{request_id}/feedback (docs/api.md "Feedback"): a rating of one of the key's
+// project's requests, stored and fed to the router's quality for that project (docs/routing.md
+// "Score"). Only upstream-answered requests count, never cache hits. Scope `chat`.
 import { Elysia } from "elysia";
 import type { Deps } from "../../pipeline/deps.ts";
 import { GwError } from "../../errors/gw-error.ts";

@@ -1,7 +1,6 @@
-// A recorded request as OTLP spans (docs/observability.md "Export"): one span per gw span, the
-// root `request` span as the SERVER span, llm spans as CLIENT spans carrying the OpenTelemetry
-// GenAI attributes. Built from the log row and its trace only: prompts and answers are never
-// in a RequestRecord, so they cannot reach a collector.
+// A recorded request as OTLP spans (docs/observability.md "Span model"): the root span as SERVER,
+// llm spans as CLIENT with the GenAI attributes. Built from the log row and trace only, so no
+// prompt or answer can reach a collector.
 import { COMPONENT_VERSIONS } from "../../config/versions.ts";
 import type { RequestRecord } from "../../store/repos/requests.ts";
 import { expandSpans, type Span, type StoredSpan } from "../trace.ts";

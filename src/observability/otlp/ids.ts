@@ -1,8 +1,6 @@
-// OTLP trace and span ids for gw's own ids (docs/observability.md "Export"). Derived, never
-// minted: the same project and gw trace id always give the same OTLP trace id, so one project's
-// requests that share X-Gw-Trace-Id share one OpenTelemetry trace, in every process and after a
-// restart. The project is part of it: two tenants choosing the same id never share a trace in
-// the operator's backend (docs/security.md "Admin").
+// OTLP trace and span ids derived from gw's own, never minted (docs/observability.md "Span model"):
+// the same project and trace id give the same OTLP trace id in every process; the project is part
+// of it, so two tenants never share a trace (docs/security.md "Admin").
 import { sha256Hex } from "../../lib/hash.ts";
 
 const TRACE_HEX = /^[0-9a-f]{32}$/;

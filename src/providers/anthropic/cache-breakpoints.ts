@@ -1,27 +1,6 @@
-// Anthropic prompt-cache breakpoints (spec 4.13, "provider prompt cache"): marks the stable prefix of
-// a Messages API body with `cache_control: {type: "ephemeral"}` so repeated agent turns read it from
-// Anthropic's prompt cache instead of paying for it again. Pure; the tokenizer never runs here.
-//
-// Decisions (issue 4 item 5):
-// - Anthropic caches the prefix tools -> system -> messages up to and including a marked block, and
-//   accepts at most 4 marks (a 5th is a 400). gw sets at most 3: on the last tool (the tool list is
-//   shared by every session of an agent), on the last system block (the system prompt), and on the
-//   last block before the final user turn (the history of an agent loop, which the next turn repeats;
-//   the final user turn is what changes). The 4th slot stays free.
-// - A mark is set only when the prefix up to it reaches the model's minimum cacheable length. Below
-//   it Anthropic ignores the mark (no error, no charge), so the gate only keeps short bodies exactly
-//   as they were; an estimate that runs high merely sets a mark Anthropic ignores, while one that runs
-//   low forfeits a cacheable prefix. Both the estimate and the minimums therefore err low on the
-//   threshold side: UTF-8 bytes / 3 per token (Claude averages ~3.5-4 bytes per token on English
-//   prose and ~3 on code and JSON; a CJK character is 3 bytes and at least one token, which a
-//   UTF-16 length would count as a third), images at the ~1,600 tokens of a full-size image, and
-//   the lower figure where published minimums disagree.
-// - Only `cache_control` is added, on copies of the marked blocks; nothing is reordered or rewritten,
-//   so an OpenAI-style client's next turn sends a byte-identical prefix. (Anthropic matches the
-//   prefix without the marks: its own pattern moves the mark forward every turn.)
-// - Never on empty text blocks (Anthropic answers 400) or on types that take no mark (thinking).
-// - Anthropic-style cache_control from the caller cannot reach here through the OpenAI shape, so a
-//   body is assumed to carry none.
+// Anthropic prompt-cache breakpoints (docs/providers.md "Anthropic prompt caching"): at most three
+// `cache_control: {type: "ephemeral"}` marks on the stable prefix of a Messages body, each only past
+// the model's minimum cacheable length, on copies of the blocks. Pure; no tokenizer runs here.
 import type { AnthropicMessage, AnthropicTool, CacheControl, ContentBlock, MessagesBody } from "./wire.ts";
 
 /** Anthropic's limit per request. */

@@ -1,13 +1,5 @@
-// Turns an OpenAI tool's JSON Schema into Gemini's `parameters` Schema (an OpenAPI 3.0 subset,
-// ai.google.dev/api/caching#Schema) that generateContent accepts without a 400 (pure).
-//
-// Kept: type (upper-cased), format (only the ones Gemini documents), title, description, nullable,
-// enum (strings only), items, min/maxItems, properties, required, min/maxProperties,
-// min/maxLength, pattern, example, default, anyOf, propertyOrdering, minimum, maximum.
-// Rewritten: `type: [T, "null"]` and `anyOf: [.., {type:"null"}]` -> nullable; `oneOf` -> anyOf
-// (Gemini reads them alike); `const` -> a one-value STRING enum; local `$ref`s (#/$defs/..,
-// #/definitions/..) are inlined. Dropped: everything else, e.g. additionalProperties, $schema,
-// $id, $defs, definitions, strict, allOf, not, examples, patternProperties.
+// Turns an OpenAI tool's JSON Schema into the OpenAPI 3.0 subset Gemini's `parameters` accept
+// (docs/providers.md "Gemini tool schemas" lists what is kept, rewritten and dropped). Pure.
 import { isObject, type JsonObject } from "../../lib/json.ts";
 
 const COPIED = new Set([

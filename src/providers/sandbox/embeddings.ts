@@ -39,7 +39,7 @@ export function testVector(text: string, dims = TEST_EMBEDDING_DIMENSIONS): numb
 }
 
 /** The simulated result: always 16 dimensions, whatever `dimensions` asked (checked against the
- * model by the route stage, then ignored: the spec fixes test vectors at 16). */
+ * model by the route stage, then ignored: test vectors have 16, docs/api.md "Embeddings"). */
 export function simulateEmbeddings(call: EmbedCall): EmbeddingResult {
   // One token budget for all inputs (analysis/token-pieces.ts), not one per input.
   const tokens = countTextsTokens(call.input);

@@ -1,7 +1,6 @@
--- Idempotency keys (docs/idempotency.md): one row per (project, key) claims
--- the key; the primary key makes the claim one atomic INSERT. `state` is running, stored or
--- not_kept; status, headers and body are set when a result is stored (body: the exact bytes sent).
--- A rowid table, not WITHOUT ROWID: stored bodies can be large.
+-- Idempotency keys (docs/idempotency.md "Storage and retention"): one row per (project, key); the
+-- primary key makes the claim one atomic INSERT. `state`: running, stored or not_kept; the body is
+-- the exact bytes sent. A rowid table, not WITHOUT ROWID: stored bodies can be large.
 CREATE TABLE idempotency_keys (
   project_id  TEXT NOT NULL,
   key         TEXT NOT NULL,

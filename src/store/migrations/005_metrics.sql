@@ -1,8 +1,6 @@
--- Metrics rollups (docs/observability.md "Metrics and log growth").
--- Minute rows are written by the log worker in the same transaction as the request-log rows they
--- count; hour rows are compacted from minute rows once an hour is over, so GET /metrics sums at
--- most ~840 rows for 30 days instead of scanning the log. `bucket_ms` is 60000 or 3600000,
--- `start_ms` the bucket's start. Histograms: (bucket, count) uint32 pairs, src/lib/histogram.ts.
+-- Metrics rollups (docs/observability.md "Rollups, not scans"): minute rows written with the log
+-- rows they count, compacted into hour rows once an hour is over. `bucket_ms` is 60000 or 3600000;
+-- histograms are (bucket, count) uint32 pairs (src/lib/histogram.ts).
 CREATE TABLE metrics_rollups (
   bucket_ms       INTEGER NOT NULL,
   start_ms        INTEGER NOT NULL,

@@ -1,8 +1,6 @@
--- Ratings of requests (docs/decisions.md "Feedback and retention"). One row per
--- (project, request): a second rating replaces the first. model_id and task are copied from the
--- request's log row when rated, so the router's quality sums can be rebuilt at start without
--- reading the log. `counted` says whether the rating feeds those sums (a model answered it now
--- or from the exact cache); `test` keeps test-mode ratings in their own pool.
+-- Ratings of requests (docs/decisions.md "Feedback and retention"): one per (project, request), the
+-- latest wins; model_id and task are copied from the log row so quality sums rebuild without it.
+-- `counted`: the rating feeds those sums; `test`: test-mode ratings, in a pool of their own.
 CREATE TABLE feedback (
   project_id TEXT NOT NULL,
   request_id TEXT NOT NULL,

@@ -1,11 +1,6 @@
--- Billing (docs/billing.md "The ledger"): the append-only ledger every
--- balance, spent budget, plan allowance and invoice is derived from, and budget events.
--- Amounts are integer nano-USD (1e-9 USD): sums stay exact, unlike sums of REAL dollars.
---   credit   +amount to the balance (admin credits, CLI, balances carried over from before 007)
---   hold     amount reserved before a call (no balance change)
---   release  a hold given back whole (the request failed, or the process died: note 'restart')
---   charge   what the balance loses for an answered request; closes its hold (settlement)
---   cache    an answer from gw's cache: amount 0, `saved` for the invoice's cached savings
+-- Billing (docs/billing.md "The ledger"): the append-only ledger every balance, budget, allowance
+-- and invoice is derived from, in integer nano-USD; kinds credit, hold, release, charge (closes
+-- its hold) and cache (amount 0, `saved` for the invoice); and budget events.
 CREATE TABLE ledger (
   seq           INTEGER PRIMARY KEY,
   project_id    TEXT NOT NULL,

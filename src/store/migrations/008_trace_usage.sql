@@ -1,8 +1,6 @@
--- Stored trace size per project (docs/observability.md "Trace storage"): kept by triggers as traces
--- are written and deleted (retention), so the per-project budget (GW_PROJECT_LOG_MB) is one key
--- lookup. Counts the characters of the stored trace JSON. Traces stored before this migration are
--- not counted: summing them would read every trace at upgrade (about a minute for 6 GB) under the
--- write lock. Their deletion by retention does not take usage below zero.
+-- Stored trace size per project (docs/observability.md "Trace storage"), kept by triggers so the
+-- GW_PROJECT_LOG_MB budget is one key lookup. Traces stored before this migration are not counted,
+-- and their deletion by retention does not take usage below zero.
 CREATE TABLE trace_usage (
   project_id TEXT PRIMARY KEY,
   bytes INTEGER NOT NULL

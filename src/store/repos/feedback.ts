@@ -1,7 +1,6 @@
-// Ratings of requests (docs/api.md "Feedback"; migration 006): one per (project, request), the
-// last one wins. Every read and write takes the project id; the start-up aggregate is the one
-// read across projects, grouped by project: the router's quality is per project, with a capped
-// cross-project prior (routing/feedback-quality.ts).
+// Ratings of requests (docs/api.md "Feedback"; migration 006): one per (project, request), the last
+// one wins. Every read and write takes the project id, except the start-up aggregate, grouped by
+// project (routing/feedback-quality.ts).
 import type { Database } from "bun:sqlite";
 
 export interface FeedbackInput {

@@ -1,8 +1,6 @@
-// Metrics rollups (docs/observability.md "Rollups, not scans"; migration 005). The requests repo adds every row it
-// inserts to its project's minute row, in the same transaction; `compact` turns finished hours
-// into hour rows. GET /metrics sums hour rows for whole compacted hours and minute rows for the
-// rest, so a 30-day window reads at most ~840 rows. Every read takes the project id (compaction,
-// which reads every project's minutes of an hour, is the worker's own).
+// Metrics rollups (docs/observability.md "Rollups, not scans"; migration 005): the requests repo adds
+// each row to its minute row in the same transaction; `compact` makes hour rows. Every read takes
+// the project id, except the worker's own compaction.
 import type { Database } from "bun:sqlite";
 import {
   addRow, addStored, addTotals, COL, emptyTotals, STORED_COLUMNS, storedValues,
