@@ -11,6 +11,8 @@ const watched = new Map<AbortController, number>();
 const reasons = new WeakMap<AbortController, unknown>();
 let sweeper: ReturnType<typeof setInterval> | null = null;
 
+// Wall clock, not Deps' clock: these deadlines abort real sockets from a real timer, and the call
+// stage sets the request's deadline from Date.now() too; a moved test clock would never fire them.
 function sweep(): void {
   const now = Date.now();
   for (const [controller, at] of watched) {

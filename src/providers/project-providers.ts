@@ -3,6 +3,7 @@
 // be opened fails closed (503), never falls back to the operator's key.
 import { createHash } from "node:crypto";
 import { GwError } from "../errors/gw-error.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import type { ProviderKeysRepo } from "../store/repos/provider-keys.ts";
 import { createProvider, type ProviderRegistry } from "./registry.ts";
@@ -48,6 +49,8 @@ export class ProjectProviders {
     private readonly operator: ProviderRegistry,
     private readonly transport: TransportOptions,
     private readonly onError: (err: unknown, projectId: string, provider: string) => void,
+    /** Ages the per-project cache (TTL_MS); buildDeps passes Deps' clock. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Throws provider_unavailable when the project stored a key for this provider that cannot be opened. */
@@ -80,7 +83,7 @@ export class ProjectProviders {
   }
 
   private ownProviders(projectId: string): Own {
-    const now = Date.now();
+    const now = this.clock.now();
     const hit = this.cache.get(projectId);
     if (hit && hit.expires > now) return hit.own;
     const own: Own = new Map();
