@@ -1,5 +1,5 @@
 // Reads an Anthropic Message (POST /v1/messages, non-streaming) into the canonical chat
-// completion (pure). Usage follows the canonical convention of providers/types.ts.
+// completion (pure). Usage follows the canonical convention of canonical/completion.ts.
 import { isObject, type JsonObject } from "../../lib/json.ts";
 import type { ChatCompletion, Usage } from "../../canonical/completion.ts";
 import type { ToolCall } from "../../canonical/chat.ts";
