@@ -66,6 +66,8 @@ export function openRepos(db: Database): Repos {
 
 export function buildDeps(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Deps {
   const logger = options.logger ?? createLogger(config.logLevel);
+  // TTLs, windows, periods and ages read this one clock (tests pass a ManualClock).
+  const clock = options.clock ?? systemClock;
   const db = openDatabase(config.dataDir);
   const repos = openRepos(db);
   const file = readConfigFile(config.configFile);
@@ -98,12 +100,13 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const answers = new SqliteAnswerStore(cacheEntriesRepo(db), {
     memoryBytes: config.cacheMemoryBytes,
     onError: (err, context) => logger.error({ err }, context),
+    clock,
   });
   const catalog = buildCatalog(undefined, file.models ?? []);
   const embedder = config.semanticEmbedder === "off" ? null
     : config.semanticEmbedder === "provider" ? providerEmbedder(catalog, providers, config.semanticEmbeddingModel)
     : createEmbedder(config.semanticEmbedder);
-  const semantic = embedder ? new EmbeddedSemanticCache(embedder, answers, config.dataDir, logger, {
+  const semantic = embedder ? new EmbeddedSemanticCache(embedder, answers, config.dataDir, logger, clock, {
     maxBytes: config.semanticIndexBytes, maxProjectBytes: config.semanticIndexProjectBytes,
   }).open() : undefined;
   // Exporters listen to every recorded request (record stage); each only queues or counts.
@@ -115,23 +118,23 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const billing = new Billing(repos.ledger, (err, context) => logger.error({ err }, context), {
     reporter: storage.reporter("ledger"),
     onDrop: (dropped) => logger.error({ dropped }, "ledger queue over twice its bound: an entry was dropped"),
-  });
+  }, clock);
   const requestListeners: Deps["requestListeners"] = [];
   if (otlp) requestListeners.push(otlp.listener);
   if (prometheus) requestListeners.push(prometheus.listener);
   // Token admissions are estimates; the recorded usage corrects them.
-  const rateLimits = new RateLimiter();
+  const rateLimits = new RateLimiter({ now: () => clock.now() });
   requestListeners.push(rateLimits.listener);
   return {
     config,
-    clock: options.clock ?? systemClock,
+    clock,
     db,
     repos,
     catalog,
     providers,
     projectProviders,
-    health: new ProviderHealth(),
-    sessions: new SessionStore(),
+    health: new ProviderHealth({ now: () => clock.now() }),
+    sessions: new SessionStore(() => clock.now()),
     // Ratings survive a restart: the router's quality sums are rebuilt from the stored ones.
     feedback: FeedbackQuality.from(repos.feedback.aggregates()),
     billing,

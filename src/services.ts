@@ -114,9 +114,9 @@ export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => numb
     }),
     // Rate limits carry over a restart (docs/rate-limits.md "Restarts").
     timed("rate-limit state", () => {
-      const kept = loadRateLimits(deps.rateLimits, config.dataDir, (err) => logger.warn({ err }, "saved rate-limit state not read; limits start full"));
+      const kept = loadRateLimits(deps.rateLimits, config.dataDir, deps.clock, (err) => logger.warn({ err }, "saved rate-limit state not read; limits start full"));
       if (kept > 0) logger.info({ cells: kept }, "rate-limit state restored");
-      return keepRateLimits(deps.rateLimits, config.dataDir, (err) => logger.warn({ err }, "rate-limit state not saved"));
+      return keepRateLimits(deps.rateLimits, config.dataDir, deps.clock, (err) => logger.warn({ err }, "rate-limit state not saved"));
     }),
     timed("idle gc", () => startIdleGc(lifecycle, () => deps.logSink.collect())),
   );

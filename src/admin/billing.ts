@@ -34,9 +34,10 @@ export function addCredits(book: CreditBook, projectId: string, amount: number, 
   return { object: "credits", balance: toUsd(book.credit(projectId, amount, note)) };
 }
 
-export function listInvoices(repo: LedgerRepo, project: Project, month: string | null | undefined) {
+/** `now` decides which month is still open (deps.clock.now() in the server). */
+export function listInvoices(repo: LedgerRepo, project: Project, month: string | null | undefined, now = Date.now()) {
   if (month !== undefined && month !== null && !monthRange(month)) {
     throw invalidRequest(`'month' must be a month as YYYY-MM (UTC), e.g. 2026-11; got '${month}'.`, "month");
   }
-  return invoicesFor(repo, project, month ?? undefined);
+  return invoicesFor(repo, project, month ?? undefined, now);
 }

@@ -1,6 +1,7 @@
 // The billing service (docs/billing.md): in-memory accounts in front of the append-only ledger.
 // reserve -> (call) -> settle | release, each a synchronous step on one account; ledger rows for
 // them are queued (ledger-writer.ts). Credits are written at once. Built once per process.
+import { systemClock, type Clock } from "../lib/clock.ts";
 import type { LedgerRepo } from "../store/repos/ledger.ts";
 import { Account, type Admission, type Hold, type Terms } from "./account.ts";
 import { LedgerWriter, type LedgerWriterOptions } from "./ledger-writer.ts";
@@ -35,13 +36,15 @@ export class Billing {
     private readonly repo: LedgerRepo,
     private readonly onError: (err: unknown, context: string) => void,
     writerOptions: LedgerWriterOptions = {},
+    /** Periods, holds and budget events read it (deps.clock; tests move it). */
+    private readonly clock: Clock = systemClock,
   ) {
     this.writer = new LedgerWriter(repo, (err, rows) => onError(err, `ledger write of ${rows} entries failed; will retry`), writerOptions);
     this.creditCursor = repo.lastCreditSeq();
   }
 
   /** Start of a process: holds a dead process left open are released (their requests are gone). */
-  recover(now = Date.now()): number {
+  recover(now = this.clock.now()): number {
     return this.repo.releaseOpenHolds(now);
   }
 
@@ -52,7 +55,7 @@ export class Billing {
 
   /** The account, read from the ledger on first use (after writing what is queued, so the sums
    * include every entry of this process). */
-  account(projectId: string, now = Date.now()): Account {
+  account(projectId: string, now = this.clock.now()): Account {
     let a = this.accounts.get(projectId);
     if (a) return a;
     this.writer.flush();
@@ -62,7 +65,7 @@ export class Billing {
   }
 
   /** Admission and hold in one synchronous call: atomic within the process. */
-  reserve(projectId: string, requestId: string, terms: Terms, amount: number, now = Date.now()): Reservation {
+  reserve(projectId: string, requestId: string, terms: Terms, amount: number, now = this.clock.now()): Reservation {
     const account = this.account(projectId, now);
     const admission = account.admit(terms, amount, now);
     if (!admission.ok) return { ok: false, admission };
@@ -73,7 +76,7 @@ export class Billing {
 
   /** The answer's charge: closes its hold, if any, and updates a loaded account. A project with
    * nothing to check has no account in memory; its row alone records the charge. */
-  settle(projectId: string, hold: Hold | undefined, s: Settlement, now = Date.now()): void {
+  settle(projectId: string, hold: Hold | undefined, s: Settlement, now = this.clock.now()): void {
     const cache = s.cacheSaved !== undefined;
     const account = hold ? this.account(projectId, now) : this.accounts.get(projectId);
     account?.settle(hold, s.charge, !cache, now);
@@ -85,7 +88,7 @@ export class Billing {
   }
 
   /** A request that ends without an answer gives its whole hold back. */
-  release(hold: Hold, now = Date.now()): void {
+  release(hold: Hold, now = this.clock.now()): void {
     if (!hold.open) return;
     this.accounts.get(hold.projectId)?.release(hold);
     hold.open = false;
@@ -93,7 +96,7 @@ export class Billing {
   }
 
   /** Adds credit (a payment on postpaid), written before it is acknowledged; returns the balance. */
-  credit(projectId: string, usd: number, note: string | null, now = Date.now()): number {
+  credit(projectId: string, usd: number, note: string | null, now = this.clock.now()): number {
     const amount = toNano(usd);
     this.repo.append({ projectId, kind: "credit", amount, note, createdAt: now });
     this.pollCredits();
@@ -108,7 +111,7 @@ export class Billing {
     return this.repo.balanceOf(projectId);
   }
 
-  budgetEvent(projectId: string, requestId: string, o: { period: string; key: string; budget: number; spent: number; reserved: number }, action: string, now = Date.now()): void {
+  budgetEvent(projectId: string, requestId: string, o: { period: string; key: string; budget: number; spent: number; reserved: number }, action: string, now = this.clock.now()): void {
     const account = this.accounts.get(projectId);
     const id = `${o.period}:${o.key}:${action}`;
     if (!account || account.fired.has(id)) return;

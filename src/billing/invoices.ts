@@ -17,7 +17,7 @@ export interface InvoiceLine {
   charge: number;
 }
 
-export function invoiceFor(repo: LedgerRepo, project: Project, month: string, now = Date.now()) {
+export function invoiceFor(repo: LedgerRepo, project: Project, month: string, now: number) {
   const range = monthRange(month);
   if (!range) throw new RangeError(`not a month: ${month}`);
   const sums = repo.monthSums(project.id, range.start, range.end);
@@ -62,7 +62,7 @@ export type Invoice = ReturnType<typeof invoiceFor>;
 
 /** `month` given: that month's invoice (empty when nothing happened). Else every month with ledger
  * activity, and always the current one, newest first. */
-export function invoicesFor(repo: LedgerRepo, project: Project, month?: string, now = Date.now()) {
+export function invoicesFor(repo: LedgerRepo, project: Project, month: string | undefined, now: number) {
   const months = month ? [month] : [...new Set([monthKey(now), ...repo.activeMonths(project.id)])].sort().reverse();
   return { object: "list", data: months.map((m) => invoiceFor(repo, project, m, now)) };
 }

@@ -3,6 +3,7 @@
 // or unreadable file starts empty: limits are never stricter than saved.
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Clock } from "../lib/clock.ts";
 import type { RateLimiter, SavedCell } from "./rate-limit.ts";
 
 export const RATE_LIMIT_FILE = "rate-limits.json";
@@ -13,7 +14,7 @@ const isSaved = (v: unknown): v is SavedCell =>
   && Number.isFinite((v as SavedCell).reqTat) && Number.isFinite((v as SavedCell).tokTat);
 
 /** Reads the saved cells into the limiter; returns how many were taken back. */
-export function loadRateLimits(limiter: RateLimiter, dataDir: string, onError: (err: unknown) => void): number {
+export function loadRateLimits(limiter: RateLimiter, dataDir: string, clock: Clock, onError: (err: unknown) => void): number {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(join(dataDir, RATE_LIMIT_FILE), "utf8"));
@@ -22,18 +23,18 @@ export function loadRateLimits(limiter: RateLimiter, dataDir: string, onError: (
     return 0;
   }
   const cells = Array.isArray(parsed) ? parsed.filter(isSaved) : [];
-  return limiter.restore(cells, Date.now());
+  return limiter.restore(cells, clock.now());
 }
 
 /** Writes the cells still filling; a write goes to a temporary file renamed into place. */
-export function saveRateLimits(limiter: RateLimiter, dataDir: string): void {
+export function saveRateLimits(limiter: RateLimiter, dataDir: string, clock: Clock): void {
   const file = join(dataDir, RATE_LIMIT_FILE);
-  writeFileSync(`${file}.tmp`, JSON.stringify(limiter.saved(Date.now())));
+  writeFileSync(`${file}.tmp`, JSON.stringify(limiter.saved(clock.now())));
   renameSync(`${file}.tmp`, file);
 }
 
 /** Saves every few seconds while something is limited; `stop` saves once more. */
-export function keepRateLimits(limiter: RateLimiter, dataDir: string, onError: (err: unknown) => void): { stop(): void } {
+export function keepRateLimits(limiter: RateLimiter, dataDir: string, clock: Clock, onError: (err: unknown) => void): { stop(): void } {
   // Nothing limited twice in a row: nothing to write. A failing write is reported once per run.
   let wroteEmpty = false;
   let failing = false;
@@ -41,7 +42,7 @@ export function keepRateLimits(limiter: RateLimiter, dataDir: string, onError: (
     try {
       const empty = limiter.size.cells === 0;
       if (empty && wroteEmpty) return;
-      saveRateLimits(limiter, dataDir);
+      saveRateLimits(limiter, dataDir, clock);
       wroteEmpty = empty;
       failing = false;
     } catch (err) {

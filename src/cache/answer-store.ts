@@ -1,6 +1,7 @@
 // The exact answer store of the response cache (docs/cache.md "Storage"): a byte-bounded LRU over
 // SQLite, a key index of every live key, queued writes, an expiry sweep and invalidation. SQLite
 // errors surface as throws: the pipeline turns them into misses. Never logs content.
+import { systemClock, type Clock } from "../lib/clock.ts";
 import type { CacheEntriesRepo, CacheRecord } from "../store/repos/cache-entries.ts";
 import type { AnswerStore, CachedAnswer, Invalidation, NewCachedAnswer } from "./answer-store-types.ts";
 import { entryBytes } from "./entry-bytes.ts";
@@ -16,6 +17,8 @@ export interface AnswerStoreOptions {
   /** Between expiry sweeps once startSweeper() runs; 0 turns the timer off (tests call sweep()). */
   sweepIntervalMs?: number;
   onError?: (err: unknown, context: string) => void;
+  /** Expiry is judged on it (deps.clock; tests move it). */
+  clock?: Clock;
 }
 
 const FLUSH_DELAY_MS = 5;
@@ -38,8 +41,10 @@ export class SqliteAnswerStore implements AnswerStore {
   private readonly sweepIntervalMs: number;
   private lastId: number;
   private closed = false;
+  private readonly clock: Clock;
 
-  constructor(private readonly repo: CacheEntriesRepo, options: AnswerStoreOptions, now = Date.now()) {
+  constructor(private readonly repo: CacheEntriesRepo, options: AnswerStoreOptions, now = (options.clock ?? systemClock).now()) {
+    this.clock = options.clock ?? systemClock;
     this.lru = new ByteLru(options.memoryBytes);
     this.onError = options.onError ?? (() => {});
     // Keys only, at start; bodies stay on disk until asked for.
@@ -101,7 +106,7 @@ export class SqliteAnswerStore implements AnswerStore {
 
   invalidate(projectId: string, what: Invalidation): number {
     if (this.closed) throw new Error("answer store is closed");
-    const now = Date.now();
+    const now = this.clock.now();
     const removed: Array<{ id: number; expiresAt: number }> = [];
     // SQLite first: when it fails, nothing in memory has changed and the caller gets the error.
     if ("all" in what) {
@@ -129,7 +134,7 @@ export class SqliteAnswerStore implements AnswerStore {
   }
 
   /** Deletes up to `limit` expired rows; returns how many rows went. */
-  sweep(now = Date.now(), limit = SWEEP_BATCH): number {
+  sweep(now = this.clock.now(), limit = SWEEP_BATCH): number {
     const rows = this.repo.deleteExpired(now, limit);
     const ids: number[] = [];
     for (const row of rows) {
@@ -145,7 +150,7 @@ export class SqliteAnswerStore implements AnswerStore {
     this.listeners.push(listener);
   }
 
-  *semanticEntries(now = Date.now()): Iterable<Pick<CachedAnswer, "id" | "partition" | "question" | "projectId" | "provider">> {
+  *semanticEntries(now = this.clock.now()): Iterable<Pick<CachedAnswer, "id" | "partition" | "question" | "projectId" | "provider">> {
     for (const r of this.repo.semanticRows(now)) {
       if (this.index.holds(r.project_id, r.key, r.id)) yield { id: r.id, partition: r.partition, question: r.question, projectId: r.project_id, provider: r.provider };
     }

@@ -2,6 +2,7 @@
 // vector index over the store's semantic entries, indexed off the request path, saved at stop and
 // reconciled or rebuilt at start (docs/semantic-cache.md "Persistence and restarts").
 import { join } from "node:path";
+import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../observability/logger.ts";
 import { SANDBOX_PROVIDER } from "../providers/sandbox/index.ts";
 import type { AnswerStore } from "./answer-store-types.ts";
@@ -35,7 +36,7 @@ export class EmbeddedSemanticCache implements SemanticCache {
   /** A live provider embeds (its name is "provider:<model>"): test keys' questions stay away from it. */
   readonly callsProvider: boolean;
 
-  constructor(private readonly embedder: Embedder, private readonly store: AnswerStore, dataDir: string, private readonly logger: Logger, limits: SemanticIndexLimits = {}) {
+  constructor(private readonly embedder: Embedder, private readonly store: AnswerStore, dataDir: string, private readonly logger: Logger, private readonly clock: Clock, limits: SemanticIndexLimits = {}) {
     this.index = new VectorIndex({ dimensions: embedder.dimensions, tag: `${embedder.name}-${embedder.dimensions}`, ...limits });
     this.callsProvider = embedder.name.startsWith("provider:");
     this.maxBytes = Math.min(limits.maxBytes ?? Infinity, 2 ** 40);
@@ -108,7 +109,7 @@ export class EmbeddedSemanticCache implements SemanticCache {
       for (let at = 0; at < jobs.length; at += REBUILD_BATCH) {
         const batch = jobs.slice(at, at + REBUILD_BATCH);
         const vectors = await this.embedder.embed(batch.map((e) => e.question));
-        const now = Date.now();
+        const now = this.clock.now();
         batch.forEach((e, i) => {
           // Removed while the batch was embedded: not indexed.
           if (vectors[i] && this.store.byId(e.projectId, e.id, now)) this.index.add(e.id, vectors[i]!, e.partition, e.projectId);
@@ -139,7 +140,7 @@ export class EmbeddedSemanticCache implements SemanticCache {
     const work = this.embedder.embed([question]).then(
       ([vector]) => {
         // Removed while it was being embedded (invalidated, replaced): not indexed.
-        if (vector && this.store.byId(projectId, id, Date.now())) this.index.add(id, vector, partition, projectId);
+        if (vector && this.store.byId(projectId, id, this.clock.now())) this.index.add(id, vector, partition, projectId);
       },
       (err: unknown) => this.logger.warn({ err }, "a cached answer could not be indexed for semantic lookups"),
     );

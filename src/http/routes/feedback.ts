@@ -38,7 +38,7 @@ export const feedbackRoute = (deps: Deps) =>
       const target = ratingTarget(rated);
       const previous = deps.repos.feedback.rate({
         projectId, requestId: rated.id, modelId: rated.selectedModel, task: rated.task, test: rated.test,
-        counted: target !== null, rating, now: Date.now(),
+        counted: target !== null, rating, now: deps.clock.now(),
       });
       // The last rating replaces the first: the request counts once, with its latest rating.
       if (target) {

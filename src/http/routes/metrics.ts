@@ -17,7 +17,7 @@ export const metricsRoute = (deps: Deps) => {
       const period = parseMetricsQuery(query);
       // Read-your-writes: rows still queued from just-served requests are counted too.
       if (deps.logWriter.pending > 0) await deps.logWriter.drainWithin(READ_DRAIN_LIMIT_MS);
-      return projectMetrics(rollups, auth.project.id, period, Date.now());
+      return projectMetrics(rollups, auth.project.id, period, deps.clock.now());
     },
     { scope: "requests" },
   );
