@@ -3,6 +3,7 @@
 // 100,000 keys in rotation (a large table). Limits are high, so nothing is refused.
 import { bench, do_not_optimize, group } from "mitata";
 import type { AuthContext } from "../../src/auth/api-keys.ts";
+import { compileRules } from "../../src/auth/project-rules.ts";
 import { RateLimiter } from "../../src/billing/rate-limit.ts";
 import type { Deps } from "../../src/pipeline/deps.ts";
 import { SpanRecorder } from "../../src/observability/trace.ts";
@@ -17,7 +18,7 @@ const http = new Request("http://127.0.0.1/v1/chat/completions", { method: "POST
 function authOf(keyId: string, policy: Record<string, unknown>): AuthContext {
   const project = { id: "prj_bench", name: "bench", plan: "pro", policy, createdAt: 0 } as unknown as AuthContext["project"];
   const key = { id: keyId, projectId: "prj_bench", mode: "live", scopes: ["chat"] } as unknown as AuthContext["key"];
-  return { project, key, test: false };
+  return { project, key, test: false, rules: compileRules(project, key) };
 }
 
 /** States made up front, as the pipeline has them when the stage runs (after analysis). */

@@ -50,9 +50,10 @@ export function updateProject(repo: ProjectsRepo, id: string, patch: UpdateProje
 /** Splits `policy` keys set to null (to unset) from the rest (to validate and merge). */
 export function splitNullPolicyKeys(body: unknown): { body: unknown; nullKeys: string[] } {
   if (!isObject(body) || body.policy === undefined) return { body, nullKeys: [] };
-  if (!isObject(body.policy)) throw invalidRequest("'policy' must be an object.", "policy");
-  const nullKeys = Object.keys(body.policy).filter((k) => body.policy !== null && (body.policy as JsonObject)[k] === null);
-  const policy = Object.fromEntries(Object.entries(body.policy).filter(([, v]) => v !== null));
+  const raw = body.policy;
+  if (!isObject(raw)) throw invalidRequest("'policy' must be an object.", "policy");
+  const nullKeys = Object.keys(raw).filter((k) => raw[k] === null);
+  const policy = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
   return { body: { ...body, policy }, nullKeys };
 }
 

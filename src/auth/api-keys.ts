@@ -4,17 +4,14 @@ import { GwError } from "../errors/gw-error.ts";
 import { sha256Hex } from "../lib/hash.ts";
 import { newKeyId, newKeySecret } from "../lib/ids.ts";
 import type { ApiKey, ApiKeysRepo, KeyMode } from "../store/repos/api-keys.ts";
-import type { Project, ProjectsRepo } from "../store/repos/projects.ts";
+import type { ProjectsRepo } from "../store/repos/projects.ts";
 import type { AuthCache } from "./auth-cache.ts";
+import type { AuthContext } from "./auth-context.ts";
+import { compileRules } from "./project-rules.ts";
+
+export type { AuthContext } from "./auth-context.ts";
 
 const KEY_PATTERN = /^gw_(live|test)_[0-9a-z]{40}$/;
-
-export interface AuthContext {
-  project: Project;
-  key: ApiKey;
-  /** True for `gw_test_` keys: simulated answers, provider `sandbox`. */
-  test: boolean;
-}
 
 export interface NewKeyInput {
   projectId: string;
@@ -68,7 +65,8 @@ export function authenticate(
   if (key.revokedAt !== null) throw unauthorized("This API key has been revoked.");
   const project = repos.projects.get(key.projectId);
   if (!project) throw unauthorized("The project of this API key no longer exists.");
-  const auth = { project, key, test: key.mode === "test" };
+  // The project's rules are compiled here, once per cached key, not per request.
+  const auth: AuthContext = { project, key, test: key.mode === "test", rules: compileRules(project, key) };
   cache?.set(token, auth, now);
   return auth;
 }

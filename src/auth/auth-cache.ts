@@ -1,7 +1,7 @@
 // Caches resolved keys for a short time, so the hot path skips hashing and two SQLite lookups.
 // Admin changes made through this process clear it at once; changes made by the CLI in another
 // process take effect within TTL_MS (docs/decisions.md).
-import type { AuthContext } from "./api-keys.ts";
+import type { AuthContext } from "./auth-context.ts";
 
 const TTL_MS = 2_000;
 const MAX_ENTRIES = 10_000;

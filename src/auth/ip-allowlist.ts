@@ -68,16 +68,7 @@ export function parseCidr(text: string): Cidr | null {
 
 export const inRanges = (ip: bigint, ranges: readonly Cidr[]): boolean => ranges.some((r) => (ip & r.mask) === r.base);
 
-/** Parsed once per distinct list (keys and policies are cached objects, lists rarely change). */
-const parsed = new WeakMap<readonly string[], Cidr[]>();
-export function rangesOf(list: readonly string[]): Cidr[] {
-  let ranges = parsed.get(list);
-  if (!ranges) {
-    ranges = list.map(parseCidr).filter((c): c is Cidr => c !== null);
-    parsed.set(list, ranges);
-  }
-  return ranges;
-}
+export const rangesOf = (list: readonly string[]): Cidr[] => list.map(parseCidr).filter((c): c is Cidr => c !== null);
 
 /** The caller's address: the socket peer, or, when the peer is a trusted proxy, the right-most
  * X-Forwarded-For address that is not itself a trusted proxy. */
@@ -94,25 +85,26 @@ export function clientAddress(peer: string | null, forwardedFor: string | null, 
   return ip;
 }
 
-const listOf = (v: unknown): readonly string[] | null => (Array.isArray(v) && v.length > 0 ? (v as string[]) : null);
-
-/** What the check needs of an authenticated call: the key's list and the project's policy. */
-export interface AllowlistSubject {
-  key: { ipAllowlist?: readonly string[] | null };
-  project: { policy: unknown };
+/** An authenticated key's allowlists, parsed once with its project's rules (project-rules.ts):
+ * the project's and the key's own, null when it has none. An entry that does not parse matches
+ * nothing, so a list of only such entries admits no one. */
+export interface Allowlists {
+  readonly project: readonly Cidr[] | null;
+  readonly key: readonly Cidr[] | null;
 }
+
+export const allowlistOf = (list: readonly string[] | null | undefined): readonly Cidr[] | null =>
+  Array.isArray(list) && list.length > 0 ? Object.freeze(rangesOf(list)) : null;
 
 /** The refusal for a caller outside the project's or the key's allowlist, or null when admitted.
  * A caller whose address is unknown (no peer, as under app.handle) is refused when a list exists. */
-export function addressRefusal(subject: AllowlistSubject, peer: () => string | null, forwardedFor: string | null, trusted: readonly Cidr[]): GwError | null {
-  const keyList = listOf(subject.key.ipAllowlist);
-  const projectList = listOf((subject.project.policy as { ip_allowlist?: unknown } | null)?.ip_allowlist);
-  if (!keyList && !projectList) return null;
+export function addressRefusal(lists: Allowlists, peer: () => string | null, forwardedFor: string | null, trusted: readonly Cidr[]): GwError | null {
+  if (!lists.project && !lists.key) return null;
   // The peer is asked for only here: most projects have no list, and the lookup is not free.
   const ip = clientAddress(peer(), forwardedFor, trusted);
-  const allowed = (list: readonly string[] | null) => list === null || (ip !== null && inRanges(ip, rangesOf(list)));
-  if (!allowed(projectList)) return new GwError("permission_denied", "The project does not accept requests from this IP address (policy ip_allowlist).");
-  if (!allowed(keyList)) return new GwError("permission_denied", "This API key does not accept requests from this IP address (its ip_allowlist).");
+  const allowed = (ranges: readonly Cidr[] | null) => ranges === null || (ip !== null && inRanges(ip, ranges));
+  if (!allowed(lists.project)) return new GwError("permission_denied", "The project does not accept requests from this IP address (policy ip_allowlist).");
+  if (!allowed(lists.key)) return new GwError("permission_denied", "This API key does not accept requests from this IP address (its ip_allowlist).");
   return null;
 }
 

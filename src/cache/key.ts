@@ -3,13 +3,17 @@
 // partition is the same without the user's question.
 import { canonicalJson } from "../lib/json.ts";
 import type { ChatMessage, ChatRequest } from "../canonical/chat.ts";
+import type { Policy } from "../schema/admin.ts";
+
+/** The routing and security settings of the policy, which join the key. */
+export type KeyPolicy = Pick<Policy, "pii" | "secrets" | "allowed_providers" | "blocked_providers" | "regions" | "retention">;
 
 export interface KeyContext {
   projectId: string;
   /** "live" or "test": a simulated answer must never reach a live key. */
   mode: string;
   scope: string | null;
-  policy: Record<string, unknown>;
+  policy: KeyPolicy;
 }
 
 /** Whitespace runs become one space; most texts have none to collapse, which one scan finds. */

@@ -3,6 +3,9 @@
 // Pure: reads the parsed request, the analysis, the project policy and two headers.
 import type { Analysis } from "../analysis/analyzer.ts";
 import type { ChatRequest } from "../canonical/chat.ts";
+import type { Policy } from "../schema/admin.ts";
+import type { KeyPolicy } from "./key.ts";
+import { SEMANTIC_THRESHOLDS } from "./semantic-decision.ts";
 
 /** Why the cache was not used; recorded as `trace.cache.miss_reason`. */
 export type SkipReason =
@@ -30,16 +33,43 @@ export interface CacheDecision {
   semantic: { eligible: boolean; reason: string | null };
 }
 
-export interface ProjectCachePolicy {
-  cache?: unknown;
-  semantic_cache?: unknown;
-  retention?: unknown;
+/** The project's cache settings, compiled once per authenticated key (auth/project-rules.ts). */
+export interface CacheRules {
+  /** `cache: false` turns the response cache off for the project. */
+  readonly off: boolean;
+  readonly semantic: boolean;
+  /** `semantic_threshold` when above 0, else the threshold of `semantic_mode` (balanced). */
+  readonly semanticThreshold: number;
+  /** `cache_ttl` in seconds; unset: the TTL follows the content (ttl-and-tags.ts). */
+  readonly ttlSeconds: number | undefined;
+  /** The policy settings that join the exact key (key.ts). */
+  readonly keyPolicy: KeyPolicy;
+}
+
+export function cacheRulesOf(p: Policy): CacheRules {
+  const threshold = p.semantic_threshold;
+  return Object.freeze({
+    off: p.cache === false,
+    semantic: p.semantic_cache === true,
+    semanticThreshold: threshold !== undefined && threshold > 0 ? threshold : SEMANTIC_THRESHOLDS[p.semantic_mode ?? "balanced"],
+    ttlSeconds: p.cache_ttl,
+    keyPolicy: Object.freeze({
+      pii: p.pii, secrets: p.secrets, allowed_providers: p.allowed_providers, blocked_providers: p.blocked_providers,
+      regions: p.regions, retention: p.retention,
+    }),
+  });
+}
+
+/** What the decision reads of the compiled rules. */
+export interface CacheDecisionRules {
+  readonly cache: CacheRules;
+  readonly retention: string;
 }
 
 /** About 500 tokens (docs/cache.md "Semantic lookups"): a short question, not a document. */
 export const SEMANTIC_MAX_TOKENS = 500;
 
-function skipReason(req: ChatRequest, analysis: Analysis, policy: ProjectCachePolicy, headerOff: boolean): SkipReason | null {
+function skipReason(req: ChatRequest, analysis: Analysis, rules: CacheDecisionRules, headerOff: boolean): SkipReason | null {
   // Tool results are live by nature (the analyzer flags them too); the more precise reason first.
   if (req.messages.some((m) => m.role === "tool")) return "tool_messages";
   if (analysis.liveData) return "live_data";
@@ -48,11 +78,11 @@ function skipReason(req: ChatRequest, analysis: Analysis, policy: ProjectCachePo
   const field = uncacheableField(req);
   if (field) return field;
   if (analysis.personal && !req.user) return "personal_without_user";
-  if (policy.cache === false) return "policy_off";
+  if (rules.cache.off) return "policy_off";
   // Minimal and zero retention keep no content, and the cache is content (docs/retention.md);
   // redacted reads it, and cache-store decides what it may store.
-  if (policy.retention === "minimal") return "retention_minimal";
-  if (policy.retention === "zero") return "retention_zero";
+  if (rules.retention === "minimal") return "retention_minimal";
+  if (rules.retention === "zero") return "retention_zero";
   if (headerOff) return "header_off";
   const cache = req.cache as { mode?: unknown } | undefined;
   if (cache?.mode === "bypass") return "bypass";
@@ -60,8 +90,8 @@ function skipReason(req: ChatRequest, analysis: Analysis, policy: ProjectCachePo
 }
 
 /** A single short user question, at most one system message, no response_format, nothing personal. */
-function semanticEligibility(req: ChatRequest, analysis: Analysis, policy: ProjectCachePolicy, inputTokens: number): CacheDecision["semantic"] {
-  if (policy.semantic_cache !== true) return { eligible: false, reason: "semantic_off" };
+function semanticEligibility(req: ChatRequest, analysis: Analysis, cache: CacheRules, inputTokens: number): CacheDecision["semantic"] {
+  if (!cache.semantic) return { eligible: false, reason: "semantic_off" };
   const users = req.messages.filter((m) => m.role === "user");
   const systems = req.messages.filter((m) => m.role === "system" || m.role === "developer");
   if (users.length !== 1 || systems.length > 1 || users.length + systems.length !== req.messages.length) {
@@ -74,9 +104,9 @@ function semanticEligibility(req: ChatRequest, analysis: Analysis, policy: Proje
   return { eligible: true, reason: null };
 }
 
-export function decideCache(req: ChatRequest, analysis: Analysis, policy: ProjectCachePolicy, headerOff: boolean, inputTokens: number): CacheDecision {
-  const skip = skipReason(req, analysis, policy, headerOff);
+export function decideCache(req: ChatRequest, analysis: Analysis, rules: CacheDecisionRules, headerOff: boolean, inputTokens: number): CacheDecision {
+  const skip = skipReason(req, analysis, rules, headerOff);
   if (skip) return { read: false, write: false, skip, refresh: false, semantic: { eligible: false, reason: skip } };
   const refresh = (req.cache as { refresh?: unknown } | undefined)?.refresh === true;
-  return { read: !refresh, write: true, skip: null, refresh, semantic: semanticEligibility(req, analysis, policy, inputTokens) };
+  return { read: !refresh, write: true, skip: null, refresh, semantic: semanticEligibility(req, analysis, rules.cache, inputTokens) };
 }

@@ -29,7 +29,7 @@ export const authPlugin = (deps: Deps) =>
         const auth = authenticate(request.headers.get("authorization"), deps.repos, deps.authCache);
         requireScope(auth, scope);
         const peer = () => (server as PeerServer | null)?.requestIP(request)?.address ?? null;
-        const refusal = addressRefusal(auth, peer, request.headers.get("x-forwarded-for"), deps.config.trustedProxies);
+        const refusal = addressRefusal(auth.rules.ipAllowlists, peer, request.headers.get("x-forwarded-for"), deps.config.trustedProxies);
         if (refusal) {
           if (!PIPELINE_PATHS.has(path)) throw refusal;
           deferred.set(request, refusal);

@@ -10,7 +10,7 @@ import { SpanRecorder } from "../observability/trace.ts";
 import {
   claimKey, IDEMPOTENCY_HEADER, idempotencyKeyError, requestFingerprint, settleClaim, type Claim,
 } from "../pipeline/idempotency.ts";
-import { keepsContent, mayKeepResult, retentionOf } from "../pipeline/retention.ts";
+import { keepsContent, mayKeepResult } from "../pipeline/retention.ts";
 import { record } from "../pipeline/stages/record.ts";
 import { newState, type Endpoint } from "../pipeline/state.ts";
 import { readBodyText } from "../schema/validate.ts";
@@ -77,7 +77,7 @@ async function runIdempotent(deps: Deps, ctx: IdempotentContext, endpoint: Endpo
 async function execute(deps: Deps, ctx: IdempotentContext, claim: Claim, body: unknown, bodyText: string, run: Run): Promise<Response> {
   // Retention (docs/retention.md): whether the result's bytes may be kept; a stream's bytes are
   // not even collected when the mode keeps no content.
-  const retention = retentionOf(ctx.auth.project.policy);
+  const retention = ctx.auth.rules.retention;
   const mayKeep = (bytes: Uint8Array) => mayKeepResult(retention, body, bytes);
   let res: Response;
   let bytes: Uint8Array | null = null;

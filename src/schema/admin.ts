@@ -38,8 +38,8 @@ export type Policy = Static<typeof PolicySchema>;
 const storedPolicy = TypeCompiler.Compile(Type.Object(PolicySchema.properties));
 const fieldChecks = new Map(Object.entries(PolicySchema.properties).map(([k, s]) => [k, TypeCompiler.Compile(s)]));
 
-/** A policy as stored (JSON gw wrote, or an admin merge): a known key whose value does not fit is
- * unset, as every reader treated such a value before; unknown keys are kept as they are. */
+/** A stored policy (JSON gw wrote, or an admin merge), typed: a known key whose value does not
+ * fit is unset (the admin API never writes one); unknown keys are kept as they are. */
 export function policyFrom(stored: unknown): Policy {
   if (typeof stored !== "object" || stored === null || Array.isArray(stored)) return {};
   const out: Record<string, unknown> = { ...stored };

@@ -10,6 +10,10 @@ import { guard } from "../../src/pipeline/stages/guard.ts";
 import { newState } from "../../src/pipeline/state.ts";
 import { SpanRecorder } from "../../src/observability/trace.ts";
 import type { AuthContext } from "../../src/auth/api-keys.ts";
+import { compileRules } from "../../src/auth/project-rules.ts";
+import type { Policy } from "../../src/schema/admin.ts";
+import type { ApiKey } from "../../src/store/repos/api-keys.ts";
+import type { Project } from "../../src/store/repos/projects.ts";
 import type { ChatRequest } from "../../src/canonical/chat.ts";
 import type { Deps } from "../../src/pipeline/deps.ts";
 import { GwError } from "../../src/errors/gw-error.ts";
@@ -109,8 +113,10 @@ describe("what is scanned in a chat request", () => {
 
 describe("the guard stage", () => {
   const deps = { config: { trustedProxies: [] } } as unknown as Deps;
-  function stateWith(policy: Record<string, unknown>, content: string) {
-    const auth = { project: { id: "prj_1", policy }, key: { ipAllowlist: null }, test: true } as unknown as AuthContext;
+  function stateWith(policy: Policy, content: string) {
+    const project: Project = { id: "prj_1", name: "p", plan: "pro", billingMode: "postpaid", balance: 0, creditLimit: null, policy, createdAt: 0 };
+    const key: ApiKey = { id: "key_1", projectId: "prj_1", name: null, keyHash: "", mode: "test", scopes: ["chat"], byok: false, ipAllowlist: null, createdAt: 0, revokedAt: null };
+    const auth: AuthContext = { project, key, test: true, rules: compileRules(project, key) };
     const state = newState({ requestId: "req_1", traceId: "t", parentSpanId: null, auth, http: new Request("http://gw/v1/chat/completions"), spans: new SpanRecorder(0), t0: 0 });
     state.request = { model: "m", messages: [{ role: "user", content }] };
     return state;
