@@ -4,6 +4,7 @@ import { isObject } from "../../src/lib/json.ts";
 import { type ScriptedAnthropic, startScriptedAnthropic } from "../helpers/scripted-anthropic.ts";
 import { type ScriptedGemini, startScriptedGemini } from "../helpers/scripted-gemini.ts";
 import { type ScriptedUpstream, startScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { upstreamEnv } from "../helpers/start-gw.ts";
 
 type Json = Record<string, unknown>;
 export interface ToolSpec { name: string; args: Json }
@@ -41,7 +42,7 @@ export async function openaiDriver(): Promise<Driver> {
   const u: ScriptedUpstream = await startScriptedUpstream();
   return {
     format: "openai", model: "openai/gpt-4o-mini",
-    env: { OPENAI_API_KEY: "sk-conformance", OPENAI_BASE_URL: u.url },
+    env: upstreamEnv("openai", u.url, "sk-conformance"),
     lastBody: () => (u.calls.at(-1)?.body ?? {}) as Json,
     calls: () => u.calls.length, aborted: () => u.aborted, reset: () => u.reset(),
     text: (content) => u.script({ content }),
@@ -62,7 +63,7 @@ export async function anthropicDriver(): Promise<Driver> {
   const u: ScriptedAnthropic = await startScriptedAnthropic({ apiKey: "sk-ant-conformance" });
   return {
     format: "anthropic", model: "anthropic/claude-sonnet-4-5",
-    env: { ANTHROPIC_API_KEY: "sk-ant-conformance", ANTHROPIC_BASE_URL: u.url },
+    env: upstreamEnv("anthropic", u.url, "sk-ant-conformance"),
     lastBody: () => (u.calls.at(-1)?.body ?? {}) as Json,
     calls: () => u.calls.length, aborted: () => u.aborted, reset: () => u.reset(),
     text: (text) => u.script({ text }),
@@ -85,7 +86,7 @@ export async function googleDriver(): Promise<Driver> {
   const config = (b: Json): Json => (isObject(b.generationConfig) ? b.generationConfig : {});
   return {
     format: "google", model: "google/gemini-2.5-flash",
-    env: { GEMINI_API_KEY: "gm-conformance", GEMINI_BASE_URL: u.url },
+    env: upstreamEnv("gemini", u.url, "gm-conformance"),
     lastBody: () => (u.calls.at(-1)?.body ?? {}) as Json,
     calls: () => u.calls.length, aborted: () => u.aborted, reset: () => u.reset(),
     text: (text) => u.script({ text }),

@@ -3,22 +3,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { type ScriptedUpstream, startScriptedUpstream } from "../helpers/scripted-upstream.ts";
-import { ADMIN_TOKEN, startTestGw, type TestGw } from "../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../helpers/start-gw.ts";
+import { ADMIN_TOKEN, type TestGw } from "../helpers/test-gw.ts";
 
 const PROJECT_KEY = "sk-project-own-1111111111";
 
 let projectUpstream: ScriptedUpstream;
 let gw: TestGw;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  projectUpstream = await startScriptedUpstream();
-  gw = await startTestGw();
+  ({ gw, spare: { projectUpstream }, stop } = await startGw({ spare: { projectUpstream: openaiUpstream() } }));
 });
-afterAll(async () => {
-  await gw.stop();
-  await projectUpstream.stop();
-});
+afterAll(() => stop());
 
 const admin = (method: string, path: string, body?: unknown) =>
   fetch(`${gw.url.replace(/\/v1$/, "")}/v1/admin${path}`, {

@@ -1,23 +1,21 @@
 // POST /responses on the wire: clear 400s for what gw does not serve, the error envelope before a
 // stream starts, named SSE events without [DONE], cached tokens, and the request-log row.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
-import { post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../helpers/start-gw.ts";
+import { post, type TestGw } from "../helpers/test-gw.ts";
 import { requestDetail } from "../helpers/flow-helpers.ts";
 
 let gw: TestGw;
 let upstream: ScriptedUpstream;
 let liveKey: string;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  upstream = await startScriptedUpstream();
-  gw = await startTestGw({ OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: upstream.url });
+  ({ gw, upstreams: { openai: upstream }, stop } = await startGw({ upstreams: { openai: openaiUpstream() } }));
   liveKey = gw.key({ mode: "live", scopes: ["chat", "requests"] });
 });
-afterAll(async () => {
-  await gw.stop();
-  await upstream.stop();
-});
+afterAll(() => stop());
 
 const responses = (body: unknown, key = gw.testKey) => post(`${gw.url}/responses`, key, body);
 

@@ -6,17 +6,17 @@ import { chargeNano, toUsd } from "../../../src/billing/money.ts";
 import { buildCatalog } from "../../../src/routing/catalog.ts";
 import { maxCostOf } from "../../../src/routing/cost.ts";
 import type { ChatMessage } from "../../../src/canonical/chat.ts";
-import { type ScriptedUpstream, startScriptedUpstream, type UpstreamOptions } from "../../helpers/scripted-upstream.ts";
+import type { ScriptedUpstream, UpstreamOptions } from "../../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
 import { admin, addCredits, billedProject } from "../../helpers/admin-api.ts";
-import { post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
+import { post, type TestGw } from "../../helpers/test-gw.ts";
 
 export const OPENAI_KEY = "sk-billing-operator-000000";
 export const MODEL = "openai/gpt-4o-mini";
 
 export async function startBillingGw(options: UpstreamOptions = {}, env: Record<string, string> = {}) {
-  const upstream = await startScriptedUpstream(options);
-  const gw = await startTestGw({ OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: upstream.url, GW_SEMANTIC_EMBEDDER: "off", ...env });
-  return { gw, upstream, stop: async () => { await gw.stop(); await upstream.stop(); } };
+  const { gw, upstreams, stop } = await startGw({ upstreams: { openai: openaiUpstream(options, OPENAI_KEY) }, env: { GW_SEMANTIC_EMBEDDER: "off", ...env } });
+  return { gw, upstream: upstreams.openai, stop };
 }
 
 export const user = (content: string): ChatMessage[] => [{ role: "user", content }];

@@ -2,24 +2,22 @@
 // streams from and into the cache, every key component, TTL classes, tags and invalidation, and
 // a failing store being a miss. A live key against a scripted upstream counts the upstream calls.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { startScriptedUpstream, type ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { ADMIN_TOKEN, post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import { ADMIN_TOKEN, post, type TestGw } from "../../helpers/test-gw.ts";
 import { sseData } from "../../helpers/flow-helpers.ts";
 
 let gw: TestGw;
 let up: ScriptedUpstream;
 let key: string;
 let n = 0;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  up = await startScriptedUpstream();
-  gw = await startTestGw({ OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: up.url });
+  ({ gw, upstreams: { openai: up }, stop } = await startGw({ upstreams: { openai: openaiUpstream() } }));
   key = gw.key({ mode: "live", scopes: ["chat", "requests", "cache"] });
 });
-afterAll(async () => {
-  await gw.stop();
-  await up.stop();
-});
+afterAll(() => stop());
 beforeEach(() => up.reset());
 
 interface Answer {

@@ -3,19 +3,21 @@
 // A live key (test keys never reach a live embedder: test/security/keys-test-embed.test.ts) whose
 // project answers with its own key on a second upstream, so `up` sees only the embedding calls.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startScriptedUpstream, type ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { ADMIN_TOKEN, post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import { ADMIN_TOKEN, post, type TestGw } from "../../helpers/test-gw.ts";
 
 let gw: TestGw;
 let up: ScriptedUpstream;
 let chatUp: ScriptedUpstream;
 let key: string;
+let stop: () => Promise<void>;
 const DIMS = 1536; // openai/text-embedding-3-small in the catalog
 
 beforeAll(async () => {
-  up = await startScriptedUpstream();
-  chatUp = await startScriptedUpstream();
-  gw = await startTestGw({ GW_SEMANTIC_EMBEDDER: "provider", OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: up.url });
+  ({ gw, upstreams: { openai: up }, spare: { chatUp }, stop } = await startGw({
+    upstreams: { openai: openaiUpstream() }, spare: { chatUp: openaiUpstream() }, env: { GW_SEMANTIC_EMBEDDER: "provider" },
+  }));
   const project = gw.newProject("semantic-provider");
   await fetch(`${gw.url}/admin/projects/${project}`, {
     method: "PATCH", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ policy: { semantic_cache: true } }),
@@ -25,11 +27,7 @@ beforeAll(async () => {
   });
   key = gw.key({ projectId: project, scopes: ["chat"], mode: "live" });
 });
-afterAll(async () => {
-  await gw.stop();
-  await up.stop();
-  await chatUp.stop();
-});
+afterAll(() => stop());
 
 const vectorReply = (dims: number) => ({ body: { object: "list", model: "text-embedding-3-small", data: [{ object: "embedding", index: 0, embedding: Array.from({ length: dims }, (_, i) => Math.sin(i + 1)) }], usage: { prompt_tokens: 9, total_tokens: 9 } } });
 

@@ -3,15 +3,17 @@
 // and against scripted OpenAI and Anthropic upstreams with live keys.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { startScriptedAnthropic, type ScriptedAnthropic } from "../../helpers/scripted-anthropic.ts";
-import { startScriptedUpstream, type ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { startTestGw, type TestGw } from "../../helpers/test-gw.ts";
+import type { ScriptedAnthropic } from "../../helpers/scripted-anthropic.ts";
+import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
+import { anthropicUpstream, openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import type { TestGw } from "../../helpers/test-gw.ts";
 
 let gw: TestGw;
 let openaiUp: ScriptedUpstream;
 let anthropicUp: ScriptedAnthropic;
 let test_: OpenAI;
 let live: OpenAI;
+let stop: () => Promise<void>;
 
 const weatherTool = {
   type: "function" as const,
@@ -22,20 +24,13 @@ const weatherTool = {
 };
 
 beforeAll(async () => {
-  openaiUp = await startScriptedUpstream();
-  anthropicUp = await startScriptedAnthropic();
-  gw = await startTestGw({
-    OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: openaiUp.url,
-    ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: anthropicUp.url,
-  });
+  ({ gw, upstreams: { openai: openaiUp, anthropic: anthropicUp }, stop } = await startGw({
+    upstreams: { openai: openaiUpstream(), anthropic: anthropicUpstream() },
+  }));
   test_ = new OpenAI({ apiKey: gw.testKey, baseURL: gw.url, maxRetries: 0 });
   live = new OpenAI({ apiKey: gw.key({ mode: "live", scopes: ["chat", "requests"] }), baseURL: gw.url, maxRetries: 0 });
 });
-afterAll(async () => {
-  await gw.stop();
-  await openaiUp.stop();
-  await anthropicUp.stop();
-});
+afterAll(() => stop());
 
 describe("responses.create (non-streaming)", () => {
   test("answers a Responses object with output, output_text, usage and gw, and the gw headers", async () => {

@@ -1,8 +1,9 @@
 // A gw over a scripted OpenAI for the guard's flow tests (docs/guard.md): projects made through
 // the admin API with a given policy, live keys for them, and what the upstream was sent.
 import { expect } from "bun:test";
-import { type ScriptedUpstream, startScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { ADMIN_TOKEN, type TestGw, startTestGw } from "../../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import { ADMIN_TOKEN, type TestGw } from "../../helpers/test-gw.ts";
 
 export interface GuardGw {
   gw: TestGw;
@@ -13,8 +14,9 @@ export interface GuardGw {
 }
 
 export async function startGuardGw(env: Record<string, string> = {}): Promise<GuardGw> {
-  const upstream = await startScriptedUpstream();
-  const gw = await startTestGw({ OPENAI_API_KEY: "sk-upstream-guard", OPENAI_BASE_URL: upstream.url, GW_SEMANTIC_EMBEDDER: "off", ...env });
+  const { gw, upstreams: { openai: upstream }, stop } = await startGw({
+    upstreams: { openai: openaiUpstream({}, "sk-upstream-guard") }, env: { GW_SEMANTIC_EMBEDDER: "off", ...env },
+  });
   let n = 0;
   return {
     gw,
@@ -28,10 +30,7 @@ export async function startGuardGw(env: Record<string, string> = {}): Promise<Gu
       const { id } = (await res.json()) as { id: string };
       return { key: gw.key({ projectId: id, mode: "live", scopes: ["chat", "embeddings", "requests"] }), projectId: id };
     },
-    async stop() {
-      await gw.stop();
-      await upstream.stop();
-    },
+    stop,
   };
 }
 

@@ -4,8 +4,9 @@
 // a key whose result was not kept.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { ProviderHealth } from "../../../src/routing/health.ts";
-import { type ScriptedUpstream, startScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import type { TestGw } from "../../helpers/test-gw.ts";
 import { waitFor } from "../../helpers/flow-helpers.ts";
 
 const MODEL = "openai/gpt-4o-mini";
@@ -14,20 +15,17 @@ const longText = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
 let upstream: ScriptedUpstream;
 let gw: TestGw;
 let key: string;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  upstream = await startScriptedUpstream({ content: longText });
-  gw = await startTestGw({ OPENAI_API_KEY: "sk-idem", OPENAI_BASE_URL: upstream.url });
+  ({ gw, upstreams: { openai: upstream }, stop } = await startGw({ upstreams: { openai: openaiUpstream({ content: longText }, "sk-idem") } }));
   key = gw.key({ mode: "live", scopes: ["chat", "requests"] });
 });
 afterEach(() => {
   upstream.reset();
   gw.deps.health = new ProviderHealth();
 });
-afterAll(async () => {
-  await gw.stop();
-  await upstream.stop();
-});
+afterAll(() => stop());
 
 let seq = 0;
 const newKey = () => `up-${Date.now()}-${++seq}`;
@@ -112,15 +110,14 @@ describe("docs/idempotency.md: streams", () => {
     let paced: ScriptedUpstream;
     let pgw: TestGw;
     let pkey: string;
+    let pstop: () => Promise<void>;
     beforeAll(async () => {
-      paced = await startScriptedUpstream({ chunkDelayMs: 25, content: longText });
-      pgw = await startTestGw({ OPENAI_API_KEY: "sk-paced", OPENAI_BASE_URL: paced.url });
+      ({ gw: pgw, upstreams: { openai: paced }, stop: pstop } = await startGw({
+        upstreams: { openai: openaiUpstream({ chunkDelayMs: 25, content: longText }, "sk-paced") },
+      }));
       pkey = pgw.key({ mode: "live", scopes: ["chat", "requests"] });
     });
-    afterAll(async () => {
-      await pgw.stop();
-      await paced.stop();
-    });
+    afterAll(() => pstop());
 
     test("leaves a key whose result was not kept: 409 afterwards, and the upstream is not called again", async () => {
       const idemKey = newKey();

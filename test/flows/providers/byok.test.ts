@@ -12,8 +12,9 @@ import { loadConfig } from "../../../src/config/env.ts";
 import { buildDeps } from "../../../src/deps.ts";
 import { createLogger } from "../../../src/observability/logger.ts";
 import { startServer } from "../../../src/server.ts";
-import { type ScriptedUpstream, startScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { ADMIN_TOKEN, post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import { ADMIN_TOKEN, post, type TestGw } from "../../helpers/test-gw.ts";
 
 const OPERATOR_KEY = "sk-operator-0000000000";
 const PROJECT_KEY = "sk-project-own-1111111111";
@@ -21,17 +22,14 @@ const PROJECT_KEY = "sk-project-own-1111111111";
 let operatorUpstream: ScriptedUpstream;
 let projectUpstream: ScriptedUpstream;
 let gw: TestGw;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  operatorUpstream = await startScriptedUpstream();
-  projectUpstream = await startScriptedUpstream();
-  gw = await startTestGw({ OPENAI_API_KEY: OPERATOR_KEY, OPENAI_BASE_URL: operatorUpstream.url });
+  ({ gw, upstreams: { openai: operatorUpstream }, spare: { projectUpstream }, stop } = await startGw({
+    upstreams: { openai: openaiUpstream({}, OPERATOR_KEY) }, spare: { projectUpstream: openaiUpstream() },
+  }));
 });
-afterAll(async () => {
-  await gw.stop();
-  await operatorUpstream.stop();
-  await projectUpstream.stop();
-});
+afterAll(() => stop());
 
 const admin = (method: string, path: string, body?: unknown) =>
   fetch(`${gw.url.replace(/\/v1$/, "")}/v1/admin${path}`, {

@@ -7,10 +7,11 @@ import { updateProject } from "../../../src/admin/projects.ts";
 import { countTextTokens } from "../../../src/analysis/tokens.ts";
 import modelsFile from "../../../src/routing/models.json" with { type: "json" };
 import { embedValues } from "../../helpers/scripted-gemini-bodies.ts";
-import { type ScriptedGemini, startScriptedGemini } from "../../helpers/scripted-gemini.ts";
+import type { ScriptedGemini } from "../../helpers/scripted-gemini.ts";
 import { embeddingsJson } from "../../helpers/scripted-upstream-bodies.ts";
-import { type ScriptedUpstream, startScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { type TestGw, get, post, startTestGw } from "../../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
+import { geminiUpstream, openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import { type TestGw, get, post } from "../../helpers/test-gw.ts";
 import { requestDetail } from "../../helpers/flow-helpers.ts";
 
 let upstream: ScriptedUpstream;
@@ -18,13 +19,12 @@ let gemini: ScriptedGemini;
 let gw: TestGw;
 let live: string;
 let liveLog: string;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  upstream = await startScriptedUpstream();
-  gemini = await startScriptedGemini();
-  gw = await startTestGw({
-    OPENAI_API_KEY: "sk-upstream-embed", OPENAI_BASE_URL: upstream.url, GEMINI_API_KEY: "gm-test", GEMINI_BASE_URL: gemini.url,
-  });
+  ({ gw, upstreams: { openai: upstream, gemini }, stop } = await startGw({
+    upstreams: { openai: openaiUpstream({}, "sk-upstream-embed"), gemini: geminiUpstream() },
+  }));
   live = gw.key({ mode: "live" });
   liveLog = gw.key({ mode: "live", scopes: ["embeddings", "requests"] });
 });
@@ -32,11 +32,7 @@ afterEach(() => {
   upstream.reset();
   gemini.reset();
 });
-afterAll(async () => {
-  await gw.stop();
-  await upstream.stop();
-  await gemini.stop();
-});
+afterAll(() => stop());
 
 interface EmbeddingsBody {
   data: Array<{ index: number; embedding: number[] }>;

@@ -4,8 +4,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import modelsFile from "../../../src/routing/models.json" with { type: "json" };
 import { type ChatAnswer, chatStreamFrames, promptTokens } from "../../helpers/scripted-upstream-bodies.ts";
-import { type ScriptedUpstream, startScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { type TestGw, get, post, startTestGw } from "../../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import { type TestGw, get, post } from "../../helpers/test-gw.ts";
 import { requestDetail, sseData } from "../../helpers/flow-helpers.ts";
 
 const OPENAI_KEY = "sk-upstream-openai-0123456789";
@@ -14,18 +15,15 @@ let upstream: ScriptedUpstream;
 let gw: TestGw;
 let live: string;
 let liveLog: string;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  upstream = await startScriptedUpstream();
-  gw = await startTestGw({ OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: upstream.url });
+  ({ gw, upstreams: { openai: upstream }, stop } = await startGw({ upstreams: { openai: openaiUpstream({}, OPENAI_KEY) } }));
   live = gw.key({ mode: "live" });
   liveLog = gw.key({ mode: "live", scopes: ["chat", "models", "requests"] });
 });
 afterEach(() => upstream.reset());
-afterAll(async () => {
-  await gw.stop();
-  await upstream.stop();
-});
+afterAll(() => stop());
 
 const chat = (body: Record<string, unknown>, key = live) => post(`${gw.url}/chat/completions`, key, body);
 const user = (content: string) => [{ role: "user", content }];

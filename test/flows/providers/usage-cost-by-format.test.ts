@@ -2,10 +2,11 @@
 // done-when): each upstream reports usage in its own terms; gw answers OpenAI's canonical usage
 // and charges each token once, at its price.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type ScriptedAnthropic, startScriptedAnthropic } from "../../helpers/scripted-anthropic.ts";
-import { type ScriptedGemini, startScriptedGemini } from "../../helpers/scripted-gemini.ts";
-import { type ScriptedUpstream, startScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
+import type { ScriptedAnthropic } from "../../helpers/scripted-anthropic.ts";
+import type { ScriptedGemini } from "../../helpers/scripted-gemini.ts";
+import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
+import { anthropicUpstream, geminiUpstream, openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import { post, type TestGw } from "../../helpers/test-gw.ts";
 import { sseData } from "../../helpers/flow-helpers.ts";
 
 let openai: ScriptedUpstream;
@@ -13,22 +14,15 @@ let anthropic: ScriptedAnthropic;
 let gemini: ScriptedGemini;
 let gw: TestGw;
 let key: string;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  openai = await startScriptedUpstream();
-  anthropic = await startScriptedAnthropic({ apiKey: "sk-ant-usage" });
-  gemini = await startScriptedGemini({ apiKey: "gm-usage" });
-  gw = await startTestGw({
-    OPENAI_API_KEY: "sk-usage", OPENAI_BASE_URL: openai.url,
-    ANTHROPIC_API_KEY: "sk-ant-usage", ANTHROPIC_BASE_URL: anthropic.url,
-    GEMINI_API_KEY: "gm-usage", GEMINI_BASE_URL: gemini.url,
-  });
+  ({ gw, upstreams: { openai, anthropic, gemini }, stop } = await startGw({
+    upstreams: { openai: openaiUpstream({}, "sk-usage"), anthropic: anthropicUpstream({ apiKey: "sk-ant-usage" }), gemini: geminiUpstream({ apiKey: "gm-usage" }) },
+  }));
   key = gw.key({ mode: "live" });
 });
-afterAll(async () => {
-  await gw.stop();
-  await Promise.all([openai.stop(), anthropic.stop(), gemini.stop()]);
-});
+afterAll(() => stop());
 
 interface Answer {
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number }; completion_tokens_details?: { reasoning_tokens?: number } };

@@ -3,8 +3,9 @@
 // clients that leave (gateway-api.md 2.2, 4.4, 7; contracts.md 2, 4; architecture rule 2).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { ProviderHealth } from "../../../src/routing/health.ts";
-import { type ScriptedUpstream, startScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { type TestGw, post, startTestGw } from "../../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import { type TestGw, post } from "../../helpers/test-gw.ts";
 import { requestDetail, sseData, waitFor } from "../../helpers/flow-helpers.ts";
 
 // gw-auto lists openai/gpt-4o-mini first and deepseek/deepseek-chat later; with only these two
@@ -17,14 +18,13 @@ let a: ScriptedUpstream;
 let b: ScriptedUpstream;
 let gw: TestGw;
 let key: string;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  a = await startScriptedUpstream();
-  b = await startScriptedUpstream();
-  gw = await startTestGw({
-    OPENAI_API_KEY: "sk-a", OPENAI_BASE_URL: a.url, DEEPSEEK_API_KEY: "sk-b", DEEPSEEK_BASE_URL: b.url,
-    GW_UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS),
-  });
+  ({ gw, upstreams: { openai: a, deepseek: b }, stop } = await startGw({
+    upstreams: { openai: openaiUpstream({}, "sk-a"), deepseek: openaiUpstream({}, "sk-b") },
+    env: { GW_UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS) },
+  }));
   key = gw.key({ mode: "live", scopes: ["chat", "requests"] });
 });
 afterEach(() => {
@@ -34,10 +34,7 @@ afterEach(() => {
   // circuits for the next cases (provider health has its own tests).
   gw.deps.health = new ProviderHealth();
 });
-afterAll(async () => {
-  await gw.stop();
-  await Promise.all([a.stop(), b.stop()]);
-});
+afterAll(() => stop());
 
 const user = (content: string) => [{ role: "user", content }];
 const chat = (body: Record<string, unknown>) => post(`${gw.url}/chat/completions`, key, body);
@@ -210,19 +207,18 @@ describe("architecture (streams) / gateway-api.md 2.1: paced streams, slow strea
   let paced: ScriptedUpstream;
   let pgw: TestGw;
   let pkey: string;
+  let pstop: () => Promise<void>;
   const longText = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
 
   beforeAll(async () => {
-    paced = await startScriptedUpstream({ chunkDelayMs: 25, content: longText });
     // The transport time-out bounds the wait for headers only, never a stream already flowing.
-    pgw = await startTestGw({ OPENAI_API_KEY: "sk-paced", OPENAI_BASE_URL: paced.url, GW_UPSTREAM_TIMEOUT_MS: "300" });
+    ({ gw: pgw, upstreams: { openai: paced }, stop: pstop } = await startGw({
+      upstreams: { openai: openaiUpstream({ chunkDelayMs: 25, content: longText }, "sk-paced") }, env: { GW_UPSTREAM_TIMEOUT_MS: "300" },
+    }));
     pkey = pgw.key({ mode: "live", scopes: ["chat", "requests"] });
   });
   afterEach(() => paced.reset());
-  afterAll(async () => {
-    await pgw.stop();
-    await paced.stop();
-  });
+  afterAll(() => pstop());
 
   test("a stream that lasts longer than the header time-out completes", async () => {
     const started = performance.now();

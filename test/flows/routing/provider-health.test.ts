@@ -2,8 +2,9 @@
 // circuit; while it is open its models are skipped without an upstream call (trace.health), the
 // fallback serves, and with no fallback the request answers 503 provider_unavailable at once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type ScriptedUpstream, startScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import { post, type TestGw } from "../../helpers/test-gw.ts";
 import { requestDetail } from "../../helpers/flow-helpers.ts";
 
 const FIRST = "openai/gpt-4o-mini";
@@ -11,17 +12,15 @@ let a: ScriptedUpstream;
 let b: ScriptedUpstream;
 let gw: TestGw;
 let key: string;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  a = await startScriptedUpstream();
-  b = await startScriptedUpstream();
-  gw = await startTestGw({ OPENAI_API_KEY: "sk-a", OPENAI_BASE_URL: a.url, DEEPSEEK_API_KEY: "sk-b", DEEPSEEK_BASE_URL: b.url });
+  ({ gw, upstreams: { openai: a, deepseek: b }, stop } = await startGw({
+    upstreams: { openai: openaiUpstream({}, "sk-a"), deepseek: openaiUpstream({}, "sk-b") },
+  }));
   key = gw.key({ mode: "live", scopes: ["chat", "requests"] });
 });
-afterAll(async () => {
-  await gw.stop();
-  await Promise.all([a.stop(), b.stop()]);
-});
+afterAll(() => stop());
 
 // Cache off: every request must reach the providers for their health to show.
 const ask = (model = FIRST) => post(`${gw.url}/chat/completions`, key, { model, messages: [{ role: "user", content: "hello" }] }, { "x-gw-cache": "off" });

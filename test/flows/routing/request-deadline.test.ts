@@ -1,7 +1,8 @@
 // The request's overall deadline (issue 4 item 6): per-attempt time-outs cannot add up past
 // GW_REQUEST_TIMEOUT_MS across fallbacks; the last attempt gets only what is left.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type ScriptedUpstream, startScriptedUpstream } from "../../helpers/scripted-upstream.ts";
+import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
 import { post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
 import { requestDetail } from "../../helpers/flow-helpers.ts";
 
@@ -10,19 +11,16 @@ const REQUEST_MS = 450;
 
 let slow: ScriptedUpstream;
 let gw: TestGw;
+let stop: () => Promise<void>;
 beforeAll(async () => {
-  slow = await startScriptedUpstream({ delayMs: ATTEMPT_MS * 10 });
-  gw = await startTestGw({
-    // Four enabled providers, all slow: four candidates for gw-auto.
-    OPENAI_API_KEY: "sk-a", OPENAI_BASE_URL: slow.url, DEEPSEEK_API_KEY: "sk-b", DEEPSEEK_BASE_URL: slow.url,
-    GROQ_API_KEY: "sk-c", GROQ_BASE_URL: slow.url, MISTRAL_API_KEY: "sk-d", MISTRAL_BASE_URL: slow.url,
-    GW_UPSTREAM_TIMEOUT_MS: String(ATTEMPT_MS), GW_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
-  });
+  // Four enabled providers, all answered by one slow upstream: four candidates for gw-auto.
+  const one = openaiUpstream({ delayMs: ATTEMPT_MS * 10 });
+  ({ gw, upstreams: { openai: slow }, stop } = await startGw({
+    upstreams: { openai: one, deepseek: one, groq: one, mistral: one },
+    env: { GW_UPSTREAM_TIMEOUT_MS: String(ATTEMPT_MS), GW_REQUEST_TIMEOUT_MS: String(REQUEST_MS) },
+  }));
 });
-afterAll(async () => {
-  await gw.stop();
-  await slow.stop();
-});
+afterAll(() => stop());
 
 describe("GW_REQUEST_TIMEOUT_MS", () => {
   test("a profile with several candidates stops after the deadline: 504 timeout after two attempts, not one per candidate", async () => {
