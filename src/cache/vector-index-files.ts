@@ -4,9 +4,27 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FlatPartition } from "./vector-flat.ts";
-import { Partition } from "./vector-partition.ts";
+import { Partition, type HnswParams } from "./vector-partition.ts";
 import { loadHnsw } from "./hnsw-addon.ts";
-import type { Slot, VectorIndex } from "./vector-index.ts";
+
+/** One partition with its owner and the bytes last counted for it. */
+export interface Slot {
+  project: string;
+  part: FlatPartition | Partition;
+  bytes: number;
+  promoting?: boolean;
+  /** Evicted or emptied: late rebuilds and promotions leave the counts alone. */
+  dropped?: boolean;
+}
+
+/** What saving and loading need of the index (VectorIndex): its partitions, replaced whole on load. */
+export interface StoredIndex {
+  readonly params: HnswParams;
+  readonly watermark: number;
+  entries(): IterableIterator<[string, Slot]>;
+  clear(): void;
+  replaceAll(slots: Map<string, Slot>, watermark: number): void;
+}
 
 const VERSION = 2;
 const MANIFEST = "manifest.json";
@@ -35,7 +53,7 @@ const hashOf = (bytes: Uint8Array): string => Bun.hash(bytes).toString(16);
 
 /** Writes every partition, then the manifest; files of an earlier save go only once the new
  * manifest is in place, so a crash mid-save leaves the previous save loadable. Blocks while writing. */
-export function saveIndex(index: VectorIndex, dir: string, tag: string): void {
+export function saveIndex(index: StoredIndex, dir: string, tag: string): void {
   mkdirSync(dir, { recursive: true });
   const generation = Date.now().toString(36);
   const partitions: ManifestPartition[] = [];
@@ -94,7 +112,7 @@ function readChecked(dir: string, ref: FileRef): Uint8Array | null {
   return hashOf(bytes) === ref.hash ? bytes : null;
 }
 
-function readGraph(index: VectorIndex, dir: string, entry: Extract<ManifestPartition, { kind: "graph" }>): Partition | null {
+function readGraph(index: StoredIndex, dir: string, entry: Extract<ManifestPartition, { kind: "graph" }>): Partition | null {
   if (readChecked(dir, entry) === null) return null;
   const graph = new (loadHnsw().HierarchicalNSW)("cosine", index.params.dimensions);
   graph.readIndexSync(join(dir, entry.file));
@@ -107,7 +125,7 @@ function readGraph(index: VectorIndex, dir: string, entry: Extract<ManifestParti
   return p;
 }
 
-function readSlots(index: VectorIndex, dir: string, manifest: Manifest): Map<string, Slot> | null {
+function readSlots(index: StoredIndex, dir: string, manifest: Manifest): Map<string, Slot> | null {
   const dims = index.params.dimensions;
   let flat: Float32Array | null = null;
   if (manifest.flat !== null) {
@@ -132,7 +150,7 @@ function readSlots(index: VectorIndex, dir: string, manifest: Manifest): Map<str
 }
 
 /** Replaces the index's content with the saved one; false (and an empty index) when it cannot. */
-export function loadIndex(index: VectorIndex, dir: string, tag: string): boolean {
+export function loadIndex(index: StoredIndex, dir: string, tag: string): boolean {
   const manifest = readManifest(dir);
   let slots: Map<string, Slot> | null = null;
   if (manifest !== null && manifest.tag === tag && manifest.dimensions === index.params.dimensions) {

@@ -2,7 +2,7 @@
 // per cache scope, flat until `flatMax` entries and then an HNSW graph; memory capped per project
 // and in total, least recently used partitions dropped whole.
 import { FlatPartition } from "./vector-flat.ts";
-import { loadIndex, saveIndex } from "./vector-index-files.ts";
+import { loadIndex, saveIndex, type Slot } from "./vector-index-files.ts";
 import { Partition, graphFromFlat, newGraph, type HnswParams } from "./vector-partition.ts";
 
 export interface VectorHit {
@@ -27,15 +27,6 @@ export interface VectorIndexOptions extends Partial<HnswParams> {
   maxProjectBytes?: number;
 }
 
-/** One partition with its owner and the bytes last counted for it. */
-export interface Slot {
-  project: string;
-  part: FlatPartition | Partition;
-  bytes: number;
-  promoting?: boolean;
-  /** Evicted or emptied: late rebuilds and promotions leave the counts alone. */
-  dropped?: boolean;
-}
 
 export interface IndexStats {
   entries: number;

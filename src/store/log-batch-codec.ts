@@ -1,7 +1,7 @@
 // How request-log rows are queued and cross to the log worker: one string, two JSON lines per row
 // (column values, then the trace or `null`), encoded when queued; the worker never parses a trace.
 // Also the column order of the requests table's inserts.
-import type { RequestRecord } from "./repos/requests.ts";
+import type { RequestRecord } from "./request-record.ts";
 import { encodeTrace } from "./trace-codec.ts";
 
 /** Column names in insert order; `toValues` yields the values in this order. */

@@ -5,49 +5,10 @@ import { parseStored, type JsonObject } from "../../lib/json.ts";
 import { COLUMNS, decodeLogBatch, type PreparedRow, type SqlValue } from "../log-batch-codec.ts";
 import { tracesRepo, type TracesRepo } from "./traces.ts";
 import { metricsRepo, type MetricsRepo } from "./metrics.ts";
+import type { RequestRecord } from "../request-record.ts";
+import type { RequestFilters } from "../../schema/requests.ts";
 
-export interface RequestRecord {
-  id: string;
-  projectId: string;
-  keyId: string | null;
-  traceId: string;
-  createdAt: number;
-  endpoint: string;
-  requestedModel: string | null;
-  selectedModel: string | null;
-  provider: string | null;
-  task: string | null;
-  taskSubtype: string | null;
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
-  saved: number;
-  cache: string | null;
-  status: number;
-  errorCode: string | null;
-  errorMessage: string | null;
-  errorCategory: string | null;
-  latencyMs: number;
-  ttftMs: number | null;
-  overheadMs: number | null;
-  fallbacks: number;
-  workflowId: string | null;
-  step: string | null;
-  tags: string[];
-  stream: boolean;
-  test: boolean;
-  /** Null when the trace was not kept. */
-  trace: JsonObject | null;
-}
-
-export interface RequestFilters {
-  limit: number;
-  after?: string | undefined;
-  model?: string | undefined;
-  status?: number | undefined;
-  workflowId?: string | undefined;
-  traceId?: string | undefined;
-}
+export type { RequestRecord };
 
 interface RequestRow {
   id: string; project_id: string; key_id: string | null; trace_id: string; created_at: number;
