@@ -11,7 +11,7 @@ import {
   claimKey, IDEMPOTENCY_HEADER, idempotencyKeyError, requestFingerprint, settleClaim, type Claim,
 } from "../pipeline/idempotency.ts";
 import { keepsContent, mayKeepResult } from "../pipeline/retention.ts";
-import { record } from "../pipeline/stages/record.ts";
+import { finish } from "../pipeline/finish.ts";
 import { newState, type Endpoint } from "../pipeline/state.ts";
 import { readBodyText } from "../schema/validate.ts";
 import type { IdempotencyRecord } from "../store/repos/idempotency.ts";
@@ -128,6 +128,6 @@ function refuse(deps: Deps, ctx: IdempotentContext, endpoint: Endpoint, t0: numb
   state.error = error;
   state.status = error.status;
   state.failedStep = "idempotency";
-  record(deps, state);
+  finish(deps, state, { meter: false });
   return errorResponse(error, ctx.requestId);
 }

@@ -1,4 +1,21 @@
-// The request state the pipeline stages read and write (see the manifest in index.ts).
+// The request state: one typed slice per stage, written by that stage and read by later ones.
+
+//   slice           added by               used by
+//   RequestBase     http edge (newState)   every stage; the edge's in-flight tracking (cancel)
+//   ParseSlice      parse                  every later stage; `stream` picks the tail
+//   AnalyzeSlice    analyze                rate_limit, cache, optimize, route, reserve, cache-store, record
+//   GuardSlice      guard                  record (trace.guard)
+//   RateLimitSlice  rate_limit             gw headers (gw-object.ts), on answers and errors
+//   CacheSlice      cache; cache-store     runner (a hit skips route and call), stream-out, meter, gw object, record
+//   OptimizeSlice   optimize               record (trace.optimization)
+//   RouteSlice      route; call (health)   reserve, call, meter (profile), record
+//   BillingSlice    reserve; meter         meter (settles), record (releases, trace.billing)
+//   CallSlice       call; a cache hit      stream-out, meter, cache-store, gw object, record
+//   MeterSlice      meter; stream-out      cache-store, gw object, record
+//   OutcomeSlice    runner; stream-out     meter, cache-store, record
+//
+// Embeddings add their job (embed/embed-state.ts). A stage reads an earlier slice through need():
+// a slice missing there is the manifest's bug, reported as an internal error that names it.
 import type { AuthContext } from "../auth/api-keys.ts";
 import { GwError } from "../errors/gw-error.ts";
 import type { Reservation } from "../routing/workflow-budgets.ts";

@@ -1,19 +1,17 @@
 // Taps a provider stream on its way to the client: time to first token, usage (counted when the
 // upstream sends none), then the gw.summary chunk, or an in-stream error (gateway-api.md 4.4, 7.1).
-// When the stream ends for any reason, the llm span closes and meter and record run. The answer
+// When the stream ends for any reason, the llm span closes and the tail runs (finish.ts). The answer
 // text is bounded (upstream-limits.ts): past it the upstream is aborted and the stream fails.
 import { GwError, toGwError } from "../errors/gw-error.ts";
 import { isObject } from "../lib/json.ts";
 import { attemptLimits, oversize } from "../providers/upstream-limits.ts";
 import { UpstreamFailure } from "../canonical/failure.ts";
-import type { ChatChunk, ChunkEvent } from "../canonical/completion.ts";
+import type { ChatChunk, ChatCompletion, ChunkEvent } from "../canonical/completion.ts";
 import { normalizeUsage } from "../providers/usage.ts";
 import type { Deps } from "./deps.ts";
-import { storeAnswer } from "./cache-store.ts";
 import { estimateUsage } from "./estimate-usage.ts";
 import { gwObject } from "./gw-object.ts";
-import { meter } from "./stages/meter.ts";
-import { record } from "./stages/record.ts";
+import { finish } from "./finish.ts";
 import { cancelledError } from "./stages/call.ts";
 import { cancel, settleDisconnected, type RequestState } from "./state.ts";
 
@@ -74,6 +72,8 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
   let finishReason: string | null = null;
   let upstreamModel: string | null = null;
   let finished = false;
+  let failure: GwError | null = null;
+  let store: ChatCompletion | null = null;
   // Only an answer the cache will store is collected whole.
   const collect = state.cache?.write === true && state.cache.result !== "hit";
   const maxText = attemptLimits(state.attemptAbort)?.textChars ?? Number.POSITIVE_INFINITY;
@@ -107,25 +107,22 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
     finished = true;
     closeLlmSpan(state, null);
     const usage = (state.usage ??= estimateUsage(state, produced));
-    meter(deps, state);
     // The answer as one completion, for the response cache (tool calls are never cached).
-    if (collect) storeAnswer(deps, state, {
+    if (collect) store = {
       id: streamId ?? "", object: "chat.completion", created, model: upstreamModel ?? state.selected?.id ?? "",
       choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finishReason }], usage,
-    });
-    yield { type: "summary", body: { id: streamId, object: "gw.summary", created, model: state.selected?.id, choices: [], gw: gwObject(state) } };
+    };
   } catch (err) {
     // The client went away and its abort broke the upstream read: that is a disconnect (finally
     // below), not a provider failure to log and count against availability. A shutdown that
     // stopped the stream still tells the client so, in the stream.
-    if (!finished && state.cancelReason === "client") return;
-    const error = streamFailure(deps, state, err, finished);
-    if (!finished) closeLlmSpan(state, error.code);
-    state.error = error;
-    state.failedStep = "call";
-    if (!state.usage) state.usage = estimateUsage(state, produced);
-    meter(deps, state);
-    yield { type: "error", body: error.toBody(state.requestId) };
+    if (finished || state.cancelReason !== "client") {
+      failure = streamFailure(deps, state, err, finished);
+      if (!finished) closeLlmSpan(state, failure.code);
+      state.error = failure;
+      state.failedStep = "call";
+      state.usage ??= estimateUsage(state, produced);
+    }
   } finally {
     if (!finished && !state.error) {
       // The client went away: stop the upstream and still meter what was produced.
@@ -134,9 +131,11 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
       // Logged with its own status, not as a 200 success (issue 15 item 7).
       settleDisconnected(state);
       closeLlmSpan(state, null);
-      if (!state.usage) state.usage = estimateUsage(state, produced);
-      meter(deps, state);
+      state.usage ??= estimateUsage(state, produced);
     }
-    record(deps, state);
+    // The tail, once, however the stream ended: what was produced is metered and recorded.
+    finish(deps, state, { meter: true, store });
   }
+  if (failure) yield { type: "error", body: failure.toBody(state.requestId) };
+  else if (finished) yield { type: "summary", body: { id: streamId, object: "gw.summary", created, model: state.selected?.id, choices: [], gw: gwObject(state) } };
 }
