@@ -1,6 +1,7 @@
 // The response cache's stored answers (docs/cache.md "Storage"): what one entry holds and what the
 // store offers the pipeline (cache-lookup and cache-store stages) and POST /cache/invalidate.
 import type { Usage } from "../canonical/completion.ts";
+import type { Invalidation } from "../schema/cache-invalidate.ts";
 
 export interface CachedAnswer {
   /** Row id; also the semantic index's label for this entry. */
@@ -26,8 +27,6 @@ export interface CachedAnswer {
 }
 
 export type NewCachedAnswer = Omit<CachedAnswer, "id">;
-
-export type Invalidation = { all: true } | { tags: string[] };
 
 export interface AnswerStore {
   /** The live entry for this project and key, or null (expired entries are misses). Served from

@@ -3,7 +3,8 @@
 // errors surface as throws: the pipeline turns them into misses. Never logs content.
 import { systemClock, type Clock } from "../lib/clock.ts";
 import type { CacheEntriesRepo, CacheRecord } from "../store/repos/cache-entries.ts";
-import type { AnswerStore, CachedAnswer, Invalidation, NewCachedAnswer } from "./answer-store-types.ts";
+import type { Invalidation } from "../schema/cache-invalidate.ts";
+import type { AnswerStore, CachedAnswer, NewCachedAnswer } from "./answer-store-types.ts";
 import { entryBytes } from "./entry-bytes.ts";
 import { KeyIndex } from "./key-index.ts";
 import { ByteLru } from "./lru.ts";

@@ -1,7 +1,7 @@
 // Validated configuration from flags and environment (docs/running.md "Configuration"), frozen once at start.
 import { resolve } from "node:path";
-import { parseOtlpConfig, type OtlpConfig } from "../observability/otlp/config.ts";
-import { parseCidr, type Cidr } from "../auth/ip-allowlist.ts";
+import { parseOtlpConfig, type OtlpConfig } from "./otlp.ts";
+import { parseCidr, type Cidr } from "../lib/ip.ts";
 
 export interface ProviderEnv {
   apiKey: string | null;

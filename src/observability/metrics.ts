@@ -2,11 +2,9 @@
 // rollups (store/repos/metrics.ts), never from its rows. Each field's definition:
 // docs/observability.md "GET /v1/metrics".
 import { percentile } from "../lib/histogram.ts";
+import { METRICS_PERIODS, type MetricsPeriod } from "../schema/metrics.ts";
 import type { RollupTotals } from "../store/metrics-rollup.ts";
 import { MINUTE_MS, type MetricsRepo } from "../store/repos/metrics.ts";
-
-export const METRICS_PERIODS = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 } as const;
-export type MetricsPeriod = keyof typeof METRICS_PERIODS;
 
 export interface ProjectMetrics {
   object: "metrics";

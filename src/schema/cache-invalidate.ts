@@ -4,7 +4,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { TypeCompiler, type ValueError } from "@sinclair/typebox/compiler";
 import { ValueErrorType } from "@sinclair/typebox/errors";
-import type { Invalidation } from "../cache/answer-store-types.ts";
 import { LIMITS } from "../config/constants.ts";
 import { isObject } from "../lib/json.ts";
 import { paramOf } from "./validate.ts";
@@ -18,6 +17,9 @@ export const CacheInvalidateBody = Type.Object({
   all: Type.Optional(Type.Boolean()),
 });
 export type CacheInvalidateBody = Static<typeof CacheInvalidateBody>;
+
+/** What to remove from a project's response cache (cache/answer-store.ts). */
+export type Invalidation = { all: true } | { tags: string[] };
 
 /** Field (`tags`, `tags[3]`, `all`, or `body` for the body as a whole) -> what is wrong with it. */
 export type FieldErrors = Record<string, string[]>;

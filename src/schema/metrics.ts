@@ -3,7 +3,10 @@
 // every answer against it).
 import { Type, type Static } from "@sinclair/typebox";
 import { invalidRequest } from "../errors/gw-error.ts";
-import { METRICS_PERIODS, type MetricsPeriod } from "../observability/metrics.ts";
+
+/** The windows GET /metrics reports over, in ms. */
+export const METRICS_PERIODS = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 } as const;
+export type MetricsPeriod = keyof typeof METRICS_PERIODS;
 
 export const DEFAULT_METRICS_PERIOD: MetricsPeriod = "24h";
 

@@ -2,7 +2,16 @@
 // converted here so an out-of-range value answers 400 naming the param.
 import { LIMITS } from "../config/constants.ts";
 import { invalidRequest } from "../errors/gw-error.ts";
-import type { RequestFilters } from "../store/repos/requests.ts";
+
+/** A page of the request log: the store reads it (store/repos/requests.ts). */
+export interface RequestFilters {
+  limit: number;
+  after?: string | undefined;
+  model?: string | undefined;
+  status?: number | undefined;
+  workflowId?: string | undefined;
+  traceId?: string | undefined;
+}
 
 const MAX_FILTER_LENGTH = 200;
 

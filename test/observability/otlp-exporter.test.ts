@@ -1,7 +1,7 @@
 // The OTLP exporter's parts (docs/observability.md "Export"): settings, derived ids, the bounded
 // queue, batching, retries and partial success, against a scripted collector.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { parseOtlpConfig, type OtlpConfig } from "../../src/observability/otlp/config.ts";
+import { parseOtlpConfig, type OtlpConfig } from "../../src/config/otlp.ts";
 import { encodeRequest } from "../../src/observability/otlp/encode.ts";
 import { OtlpExporter } from "../../src/observability/otlp/exporter.ts";
 import { otlpParentSpanId, otlpTraceId } from "../../src/observability/otlp/ids.ts";

@@ -2,7 +2,7 @@
 // every failure (the source address, never the token), and a per-address limit on failures so
 // the token cannot be guessed at request speed. Shared by the admin API and the Prometheus route.
 import { timingSafeEqual } from "node:crypto";
-import { clientAddress, formatIp } from "../../auth/ip-allowlist.ts";
+import { clientAddress, formatIp } from "../../lib/ip.ts";
 import type { Deps } from "../../pipeline/deps.ts";
 import { GwError } from "../../errors/gw-error.ts";
 

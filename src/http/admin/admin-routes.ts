@@ -9,7 +9,7 @@ import { GwError, invalidRequest } from "../../errors/gw-error.ts";
 import { CreateKeyBody, CreateProjectBody, CreditsBody, ProviderKeyBody, UpdateProjectBody } from "../../schema/admin.ts";
 import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import type { Deps } from "../../pipeline/deps.ts";
-import { parseCidr } from "../../auth/ip-allowlist.ts";
+import { parseCidr } from "../../lib/ip.ts";
 import { adminGateOf } from "./admin-gate.ts";
 
 const validateCreate = compileValidator(CreateProjectBody);

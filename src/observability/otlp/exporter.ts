@@ -3,7 +3,7 @@
 // time, retried with backoff. A collector that is slow or down costs queued spans, never requests.
 import type { Logger } from "../logger.ts";
 import type { RequestRecord } from "../../store/repos/requests.ts";
-import type { OtlpConfig } from "./config.ts";
+import type { OtlpConfig } from "../../config/otlp.ts";
 import { encodeRequest, traceRequestBody, type OtlpSpan } from "./encode.ts";
 import { SpanQueue, spanCountOf } from "./span-queue.ts";
 
