@@ -5,6 +5,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { SqliteAnswerStore } from "../../src/cache/answer-store.ts";
 import { cacheEntriesRepo } from "../../src/store/repos/cache-entries.ts";
 import { entry, fixture, HOUR, NOW, rowCount, type Fixture } from "./answer-store-helpers.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let f: Fixture;
 afterEach(() => f.cleanup());
@@ -27,7 +28,7 @@ describe("gateway-api.md 4.13: get, put and replace", () => {
     f = fixture({ flushDelayMs: 1 });
     for (let i = 0; i < 5; i++) f.store.put(entry());
     expect(rowCount(f.db, "cache_entries")).toBe(0);
-    for (let i = 0; i < 100 && rowCount(f.db, "cache_entries") < 5; i++) await Bun.sleep(2);
+    await waitFor(() => rowCount(f.db, "cache_entries") >= 5, { what: "the batch write" });
     expect(rowCount(f.db, "cache_entries")).toBe(5);
   });
 
@@ -155,7 +156,7 @@ describe("gateway-api.md 4.13 TTLs: expiry and the sweep", () => {
     f = fixture({ sweepIntervalMs: 5 });
     const e = f.store.put(entry({ expiresAt: Date.now() - 1 }));
     f.store.flush();
-    for (let i = 0; i < 100 && f.removed.length === 0; i++) await Bun.sleep(5);
+    await waitFor(() => f.removed.length > 0, { what: "the sweep" });
     expect(f.removed).toEqual([e.id]);
   });
 });

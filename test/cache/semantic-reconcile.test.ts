@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DB_FILE } from "../../src/store/db.ts";
 import { killAll, Served } from "../helpers/served.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const ADMIN = "reconcile-admin-token-0123456789";
 const KEY_RE = /gw_test_[0-9a-z]{40}/;
@@ -36,7 +37,7 @@ async function storedOnDisk(question: string): Promise<void> {
   const db = new Database(join(dir, DB_FILE), { readonly: true });
   try {
     const q = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM cache_entries WHERE question = ?");
-    for (let i = 0; i < 400 && q.get(question)!.n === 0; i++) await Bun.sleep(25);
+    await waitFor(() => q.get(question)!.n > 0, { timeoutMs: 10_000, what: "the answer on disk" });
     expect(q.get(question)!.n).toBe(1);
   } finally {
     db.close();

@@ -1,5 +1,5 @@
-// Small helpers shared by the flow tests: reading an SSE body into its data lines, and awaiting a
-// condition with a bounded poll instead of a fixed sleep.
+// Small helpers shared by the flow tests: reading an SSE body into its data lines, and reading a
+// request's log row and trace (GET /requests/{id}). Waiting for a condition: wait-for.ts.
 
 /** The `data:` payloads of an SSE body, in order (the final `[DONE]` included). */
 export async function sseData(res: Response): Promise<string[]> {
@@ -9,16 +9,6 @@ export async function sseData(res: Response): Promise<string[]> {
     for (const line of frame.split("\n")) if (line.startsWith("data: ")) out.push(line.slice(6));
   }
   return out;
-}
-
-/** Polls `cond` every few milliseconds until it holds or `ms` run out; returns whether it held. */
-export async function waitFor(cond: () => boolean | Promise<boolean>, ms = 3000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await cond()) return true;
-    await Bun.sleep(5);
-  }
-  return cond();
 }
 
 export interface LogDetail {

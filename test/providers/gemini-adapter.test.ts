@@ -10,6 +10,7 @@ import { buildCatalog } from "../../src/routing/catalog.ts";
 import { type ScriptedGemini, startScriptedGemini } from "../helpers/scripted-gemini.ts";
 import { weatherTool } from "../fixtures/tools.ts";
 import { rejection } from "../helpers/upstream-failures.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const model = buildCatalog().get("google/gemini-2.5-flash")!;
 let upstream: ScriptedGemini;
@@ -33,11 +34,6 @@ async function collect(events: AsyncIterable<ChunkEvent>): Promise<ChatChunk[]> 
   const out: ChatChunk[] = [];
   for await (const e of events) out.push(e.chunk);
   return out;
-}
-
-async function waitFor(cond: () => boolean, ms = 2000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond() && Date.now() < until) await Bun.sleep(5);
 }
 
 describe("complete()", () => {

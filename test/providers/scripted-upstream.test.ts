@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import OpenAI, { APIError } from "openai";
 import { type ScriptedUpstream, startScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { weatherTool } from "../fixtures/tools.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let upstream: ScriptedUpstream;
 let client: OpenAI;
@@ -16,12 +17,6 @@ afterEach(() => upstream.reset());
 afterAll(() => upstream.stop());
 
 const user = (content: string) => [{ role: "user" as const, content }];
-
-
-async function waitFor(cond: () => boolean, ms = 2000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond() && Date.now() < until) await Bun.sleep(5);
-}
 
 describe("chat completions", () => {
   test("non-streaming create", async () => {

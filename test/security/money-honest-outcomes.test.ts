@@ -2,7 +2,8 @@
 // never past the request's bound; a stream that fails before any content is not billed; a client
 // that leaves is logged 499 and charged only for what was produced up to then.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { requestDetail, waitFor } from "../helpers/flow-helpers.ts";
+import { requestDetail } from "../helpers/flow-helpers.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 import { addCredits, billedProject, ledgerOf, MODEL, startBillingGw, user, type ScriptedUpstream, type TestGw } from "../flows/billing/billing-helpers.ts";
 
 let gw: TestGw;

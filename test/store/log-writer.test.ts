@@ -11,6 +11,7 @@ import { openDatabase } from "../../src/store/db.ts";
 import { encodeLogBatch } from "../../src/store/log-batch-codec.ts";
 import { LogWriter } from "../../src/store/log-writer.ts";
 import { requestsRepo, type RequestRecord, type RequestsRepo } from "../../src/store/repos/requests.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const PROJECT = "prj_logwriter";
 
@@ -24,15 +25,6 @@ function row(overrides: Partial<RequestRecord> = {}): RequestRecord {
     stream: false, test: true, trace: { spans: [], attempts: [] },
     ...overrides,
   };
-}
-
-/** Polls a condition with a bounded deadline (for timer-driven behaviour that has nothing to await). */
-async function until(condition: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(2);
-  }
 }
 
 /** A repo whose insertBatch fails the next `failures` times, then writes through. */
@@ -97,7 +89,7 @@ describe("LogWriter (architecture rule 5: queued, batched log writes)", () => {
     writer.enqueue(row());
     writer.enqueue(row());
     expect(count(db)).toBe(0);
-    await until(() => count(db) === 2, "the interval flush");
+    await waitFor(() => count(db) === 2, { what: "the interval flush" });
     expect(performance.now() - started).toBeGreaterThanOrEqual(15);
     expect(writer.pending).toBe(0);
     expect(writer.totalWritten).toBe(2);

@@ -3,7 +3,8 @@
 // worst-case charge fits what is left and says so in the trace, warn serves and records an event.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { toNano } from "../../../src/billing/money.ts";
-import { requestDetail, waitFor } from "../../helpers/flow-helpers.ts";
+import { requestDetail } from "../../helpers/flow-helpers.ts";
+import { waitFor } from "../../helpers/wait-for.ts";
 import { boundMessageTokens } from "../../../src/analysis/tokens.ts";
 import { answerWith, billedProject, chat, errorCode, startBillingGw, usd, user, worstChargeNano, type ScriptedUpstream, type TestGw } from "./billing-helpers.ts";
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { monthKey } from "../../../src/billing/periods.ts";
-import { waitFor } from "../../helpers/flow-helpers.ts";
+import { waitFor } from "../../helpers/wait-for.ts";
 import { addCredits, admin, answerWith, balanceUsd, billedProject, chat, user, startBillingGw, type ScriptedUpstream, type TestGw } from "./billing-helpers.ts";
 
 let gw: TestGw;
@@ -85,7 +85,7 @@ describe("credits (contracts.md 3)", () => {
     const printed = await cli("credits", "add", "--project", p.id, "--amount", "4.25");
     expect(printed).toEqual({ object: "credits", balance: 7.25 });
     // The server polls the ledger for credits another process wrote.
-    expect(await waitFor(() => gw.deps.billing.account(p.id).balance === 7.25e9, 5_000)).toBe(true);
+    expect(await waitFor(() => gw.deps.billing.account(p.id).balance === 7.25e9, { timeoutMs: 5_000 })).toBe(true);
     expect(await balanceUsd(gw, p.id)).toBe(7.25);
     const rows = gw.deps.db.query<{ amount: number; note: string }, [string]>("SELECT amount, note FROM ledger WHERE project_id = ? AND kind = 'credit' ORDER BY seq").all(p.id);
     expect(rows).toEqual([{ amount: 3e9, note: "admin api" }, { amount: 4.25e9, note: "cli" }]);

@@ -2,7 +2,8 @@
 // chunk, and a stream the client leaves mid-way by the tokens it had received, its hold closed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chargeNano, toNano } from "../../../src/billing/money.ts";
-import { requestDetail, sseData, waitFor } from "../../helpers/flow-helpers.ts";
+import { requestDetail, sseData } from "../../helpers/flow-helpers.ts";
+import { waitFor } from "../../helpers/wait-for.ts";
 import { addCredits, billedProject, ledgerOf, MODEL, startBillingGw, user, type ScriptedUpstream, type TestGw } from "./billing-helpers.ts";
 
 let gw: TestGw;

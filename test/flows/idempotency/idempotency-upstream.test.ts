@@ -7,7 +7,7 @@ import { ProviderHealth } from "../../../src/routing/health.ts";
 import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
 import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
 import type { TestGw } from "../../helpers/test-gw.ts";
-import { waitFor } from "../../helpers/flow-helpers.ts";
+import { waitFor } from "../../helpers/wait-for.ts";
 
 const MODEL = "openai/gpt-4o-mini";
 const longText = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../../../src/observability/logger.ts";
 import { recoverInterruptedClaims, startIdempotencySweeper } from "../../../src/pipeline/idempotency.ts";
 import { ADMIN_TOKEN, post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
-import { waitFor } from "../../helpers/flow-helpers.ts";
+import { waitFor } from "../../helpers/wait-for.ts";
 
 let gw: TestGw;
 beforeAll(async () => {

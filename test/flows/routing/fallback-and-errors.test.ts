@@ -6,7 +6,8 @@ import { ProviderHealth } from "../../../src/routing/health.ts";
 import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
 import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
 import { type TestGw, post } from "../../helpers/test-gw.ts";
-import { requestDetail, sseData, waitFor } from "../../helpers/flow-helpers.ts";
+import { requestDetail, sseData } from "../../helpers/flow-helpers.ts";
+import { waitFor } from "../../helpers/wait-for.ts";
 
 // gw-auto lists openai/gpt-4o-mini first and deepseek/deepseek-chat later; with only these two
 // providers enabled the ranked list is exactly [A: openai, B: deepseek].
