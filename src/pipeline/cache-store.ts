@@ -32,7 +32,7 @@ export function storeAnswer(deps: Deps, state: RequestState, completion: ChatCom
     const task = need(state, "task");
     const tags = cacheTagsOf(request, projectId, task);
     const ttl = ttlOf(request, task, [...tags, ...state.tags], state.inputTokens, state.auth.rules.cache.ttlSeconds);
-    const now = Date.now();
+    const now = deps.clock.now();
     const { id: _id, ...answer } = completion;
     if (state.auth.rules.retention === "redacted") {
       // Both sides: the answer is stored, and the request's text as the semantic question (and

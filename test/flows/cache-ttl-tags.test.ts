@@ -1,12 +1,15 @@
 // The response cache's TTL classes, tags and invalidation through the pipeline, expiry, and a
 // failing store being a miss (gateway-api.md 4.13, 4.8; issue 7). Test keys: no upstream needed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ManualClock } from "../../src/lib/clock.ts";
 import { ADMIN_TOKEN, post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
 
 let gw: TestGw;
 let n = 0;
+// TTLs are judged on gw's clock: the expiry test moves it instead of sleeping.
+const clock = new ManualClock();
 beforeAll(async () => {
-  gw = await startTestGw();
+  gw = await startTestGw({}, { clock });
 });
 afterAll(() => gw.stop());
 
@@ -53,7 +56,7 @@ describe("TTL by content", () => {
     const res = await fetch(`${gw.url}/requests/${first.gw.request_id}`, { headers: { authorization: `Bearer ${k}` } });
     expect(((await res.json()) as { trace: { cache: { stored: unknown } } }).trace.cache.stored).toMatchObject({ ttl_class: "policy", ttl_s: 1 });
     expect((await ask(b, k)).gw.cache).toBe("exact");
-    await Bun.sleep(1100);
+    clock.advance(1100);
     expect((await ask(b, k)).gw.cache).toBeNull();
   });
 });

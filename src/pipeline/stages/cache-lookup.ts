@@ -34,7 +34,7 @@ export function cacheLookup(deps: Deps, state: RequestState): void | Promise<voi
     cache.exactKey = keys.exact;
     cache.partition = keys.partition;
     if (!decision.read) return;
-    const entry = deps.answers.get(state.auth.project.id, keys.exact, Date.now());
+    const entry = deps.answers.get(state.auth.project.id, keys.exact, deps.clock.now());
     if (entry && serveCached(deps, state, entry, "exact")) return;
     cache.missReason = entry ? "model_gone" : "not_found";
     if (decision.semantic.eligible && deps.semantic) return semanticLookup(deps, state);

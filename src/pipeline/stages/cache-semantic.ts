@@ -18,7 +18,7 @@ export async function semanticLookup(deps: Deps, state: RequestState): Promise<v
   const projectId = state.auth.project.id;
   try {
     const near = await deps.semantic!.search(projectId, cache.partition!, question);
-    const now = Date.now();
+    const now = deps.clock.now();
     const candidates: SemanticCandidate[] = [];
     for (const n of near) {
       const entry = deps.answers.byId(projectId, n.id, now);
