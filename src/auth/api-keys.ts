@@ -50,6 +50,7 @@ export function authenticate(
   header: string | null,
   repos: { apiKeys: ApiKeysRepo; projects: ProjectsRepo },
   cache?: AuthCache,
+  now = Date.now(),
 ): AuthContext {
   if (!header) throw unauthorized("Missing API key. Send it as 'Authorization: Bearer <API_KEY>'.");
   if (!header.startsWith("Bearer ")) {
@@ -57,7 +58,6 @@ export function authenticate(
   }
   const token = header.slice(7).trim();
   if (!KEY_PATTERN.test(token)) throw unauthorized("Malformed API key. gw keys start with gw_live_ or gw_test_.");
-  const now = Date.now();
   const cached = cache?.get(token, now);
   if (cached) return cached;
   const key = repos.apiKeys.findByHash(sha256Hex(token));

@@ -26,7 +26,7 @@ export const authPlugin = (deps: Deps) =>
     scope: (scope: KeyScope) => ({
       resolve({ request, path, server }) {
         const t0 = performance.now();
-        const auth = authenticate(request.headers.get("authorization"), deps.repos, deps.authCache);
+        const auth = authenticate(request.headers.get("authorization"), deps.repos, deps.authCache, deps.clock.now());
         requireScope(auth, scope);
         const peer = () => (server as PeerServer | null)?.requestIP(request)?.address ?? null;
         const refusal = addressRefusal(auth.rules.ipAllowlists, peer, request.headers.get("x-forwarded-for"), deps.config.trustedProxies);
