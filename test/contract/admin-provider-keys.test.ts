@@ -5,7 +5,8 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { openaiUpstream, startGw } from "../helpers/start-gw.ts";
-import { ADMIN_TOKEN, type TestGw } from "../helpers/test-gw.ts";
+import { admin as adminCall } from "../helpers/admin-api.ts";
+import type { TestGw } from "../helpers/test-gw.ts";
 
 const PROJECT_KEY = "sk-project-own-1111111111";
 
@@ -18,12 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => stop());
 
-const admin = (method: string, path: string, body?: unknown) =>
-  fetch(`${gw.url.replace(/\/v1$/, "")}/v1/admin${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+const admin = (method: string, path: string, body?: unknown) => adminCall(gw, method, path, body);
 
 describe("admin: PUT/DELETE /admin/projects/{id}/provider-keys/{provider}", () => {
   test("stores the key sealed and answers without it; the database holds no plain key", async () => {

@@ -1,7 +1,8 @@
 // POST /requests/{request_id}/feedback (docs/api.md "Feedback", "Errors"): the feedback object,
 // 422 {message, errors} for bad input, 404 and project isolation, the chat scope.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
+import { feedbackCalls } from "../helpers/feedback.ts";
+import { startTestGw, type TestGw } from "../helpers/test-gw.ts";
 
 let gw: TestGw;
 beforeAll(async () => {
@@ -9,15 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-const MODEL = "openai/gpt-4o-mini";
-let n = 0;
-/** A request no other test sends (the exact cache would answer a repeat). */
-async function served(model = MODEL, key = gw.testKey): Promise<string> {
-  const res = await post(`${gw.url}/chat/completions`, key, { model, messages: [{ role: "user", content: `Translate "good morning, number ${++n}" into French.` }] });
-  await res.text();
-  return res.headers.get("x-gw-request-id")!;
-}
-const rate = (id: string, body: unknown, key: string | null = gw.testKey) => post(`${gw.url}/requests/${id}/feedback`, key, body);
+const { served, rate } = feedbackCalls(() => gw);
 
 describe("gateway-api.md 4.11: the feedback object", () => {
   test("a rating sent right after the answer (its log row may still be queued) answers the feedback object", async () => {

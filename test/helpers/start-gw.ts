@@ -31,6 +31,12 @@ export const anthropicUpstream = (options: AnthropicUpstreamOptions = {}): Upstr
 export const geminiUpstream = (options: GeminiUpstreamOptions = {}): UpstreamSpec<ScriptedGemini> =>
   ({ key: options.apiKey ?? "gm-test", start: () => startScriptedGemini(options) });
 
+/**
+ * Two OpenAI-compatible upstreams for fallback tests: gw-auto ranks openai/gpt-4o-mini before
+ * deepseek/deepseek-chat, so with only these enabled the list is exactly [openai, deepseek].
+ */
+export const fallbackPair = () => ({ openai: openaiUpstream({}, "sk-a"), deepseek: openaiUpstream({}, "sk-b") });
+
 /** An upstream that misbehaves on cue (slow headers, garbage, cut streams). */
 export const hostileUpstream = (key = "sk-test"): UpstreamSpec<HostileUpstream> => ({ key, start: () => startHostileUpstream() });
 

@@ -14,7 +14,8 @@ import { createLogger } from "../../../src/observability/logger.ts";
 import { startServer } from "../../../src/server.ts";
 import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
 import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
-import { ADMIN_TOKEN, post, type TestGw } from "../../helpers/test-gw.ts";
+import { admin as adminCall } from "../../helpers/admin-api.ts";
+import { post, type TestGw } from "../../helpers/test-gw.ts";
 
 const OPERATOR_KEY = "sk-operator-0000000000";
 const PROJECT_KEY = "sk-project-own-1111111111";
@@ -31,12 +32,7 @@ beforeAll(async () => {
 });
 afterAll(() => stop());
 
-const admin = (method: string, path: string, body?: unknown) =>
-  fetch(`${gw.url.replace(/\/v1$/, "")}/v1/admin${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+const admin = (method: string, path: string, body?: unknown) => adminCall(gw, method, path, body);
 // Cache off: every call must reach an upstream to show whose key it carried.
 const chat = (key: string) => post(`${gw.url}/chat/completions`, key, { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }, { "x-gw-cache": "off" });
 const lastAuth = (u: ScriptedUpstream) => u.calls.at(-1)?.headers.authorization;

@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { ProviderHealth } from "../../../src/routing/health.ts";
 import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import { fallbackPair, openaiUpstream, startGw } from "../../helpers/start-gw.ts";
 import { type TestGw, post } from "../../helpers/test-gw.ts";
 import { requestDetail, sseData } from "../../helpers/flow-helpers.ts";
 import { waitFor } from "../../helpers/wait-for.ts";
@@ -23,7 +23,7 @@ let stop: () => Promise<void>;
 
 beforeAll(async () => {
   ({ gw, upstreams: { openai: a, deepseek: b }, stop } = await startGw({
-    upstreams: { openai: openaiUpstream({}, "sk-a"), deepseek: openaiUpstream({}, "sk-b") },
+    upstreams: fallbackPair(),
     env: { GW_UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS) },
   }));
   key = gw.key({ mode: "live", scopes: ["chat", "requests"] });

@@ -6,6 +6,7 @@ import { loadConfig } from "../../../src/config/env.ts";
 import { createLogger } from "../../../src/observability/logger.ts";
 import { buildDeps, closeStorage } from "../../../src/deps.ts";
 import { ratingTarget } from "../../../src/routing/feedback-quality.ts";
+import { feedbackCalls } from "../../helpers/feedback.ts";
 import { post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
 
 let gw: TestGw;
@@ -15,14 +16,7 @@ beforeAll(async () => {
 afterAll(() => gw.stop());
 
 const MODEL = "openai/gpt-4o-mini";
-let n = 0;
-/** A request no other test sends (the exact cache would answer a repeat). */
-async function served(model = MODEL, key = gw.testKey): Promise<string> {
-  const res = await post(`${gw.url}/chat/completions`, key, { model, messages: [{ role: "user", content: `Translate "good morning, number ${++n}" into French.` }] });
-  await res.text();
-  return res.headers.get("x-gw-request-id")!;
-}
-const rate = (id: string, body: unknown, key: string | null = gw.testKey) => post(`${gw.url}/requests/${id}/feedback`, key, body);
+const { served, rate } = feedbackCalls(() => gw, MODEL);
 
 describe("docs/decisions.md Feedback: a second rating, and what counts", () => {
   test("the last rating replaces the first: the request counts once, with its latest rating", async () => {

@@ -3,7 +3,7 @@
 // fallback serves, and with no fallback the request answers 503 provider_unavailable at once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import { fallbackPair, startGw } from "../../helpers/start-gw.ts";
 import { post, type TestGw } from "../../helpers/test-gw.ts";
 import { requestDetail } from "../../helpers/flow-helpers.ts";
 
@@ -16,7 +16,7 @@ let stop: () => Promise<void>;
 
 beforeAll(async () => {
   ({ gw, upstreams: { openai: a, deepseek: b }, stop } = await startGw({
-    upstreams: { openai: openaiUpstream({}, "sk-a"), deepseek: openaiUpstream({}, "sk-b") },
+    upstreams: fallbackPair(),
   }));
   key = gw.key({ mode: "live", scopes: ["chat", "requests"] });
 });
