@@ -1,5 +1,5 @@
 // gw's long-lived services, listed once in start order; a stop runs them in reverse (docs/
-// availability.md "Shutdown"): the database closes after every writer, the OTLP exporter sends last.
+// availability.md "Shutdown"): the database closes last, after every writer and the OTLP send.
 import { keepRateLimits, loadRateLimits } from "./billing/rate-limit-state.ts";
 import { startIdleGc } from "./http/idle-gc.ts";
 import type { Lifecycle } from "./http/lifecycle.ts";
@@ -32,8 +32,9 @@ function timed(name: string, begin: () => { stop(): void }): Service {
 }
 
 /** The store's services: what closeStorage stops too, without a server. `flushMs` is read when a
- * stop begins (what is left of the stop's time); `left` receives what could not be written. */
-export function storageServices(deps: Deps, flushMs: () => number, left: Unwritten): Service[] {
+ * stop begins (what is left of the stop's time); `left` receives what could not be written. An
+ * `exporter` given stops after the writers, before the database. */
+export function storageServices(deps: Deps, flushMs: () => number, left: Unwritten, exporter?: Service): Service[] {
   const { db, storage, billing, logWriter, logSink, repos, logger } = deps;
   return [
     {
@@ -48,6 +49,7 @@ export function storageServices(deps: Deps, flushMs: () => number, left: Unwritt
         db.close(false);
       },
     },
+    ...(exporter ? [exporter] : []),
     { name: "storage health", start: () => void storage.start(), stop: async () => storage.stop() },
     {
       name: "billing",
@@ -88,10 +90,11 @@ export function storageServices(deps: Deps, flushMs: () => number, left: Unwritt
 /** Every service of a serving gw, in start order. */
 export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => number, left: Unwritten): Service[] {
   const { logger, config, otlp, semantic, answers } = deps;
-  const services: Service[] = [];
-  // Started first, stopped last: every recorded request's spans are queued before its last send.
-  if (otlp) services.push({ name: "otlp exporter", start: noop, stop: () => otlp.shutdown(Math.min(OTLP_FLUSH_LIMIT_MS, flushMs())) });
-  services.push(...storageServices(deps, flushMs, left));
+  // The last send of queued spans begins once every request is recorded ("otlp last send" below),
+  // runs alongside the flushes, and is awaited before the database closes (docs/observability.md
+  // "Shutdown"). shutdown() is idempotent: both entries share one send.
+  const lastSend = otlp ? () => otlp.shutdown(Math.min(OTLP_FLUSH_LIMIT_MS, flushMs())) : null;
+  const services = storageServices(deps, flushMs, left, lastSend ? { name: "otlp exporter", start: noop, stop: lastSend } : undefined);
   services.push({
     name: "response cache",
     start: () => answers.startSweeper(),
@@ -106,6 +109,7 @@ export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => numb
   });
   // The index is saved (else rebuilt at the next start), within what is left of the stop's time.
   if (semantic) services.push({ name: "semantic index", start: () => semantic.start(), stop: () => Promise.race([semantic.close(), Bun.sleep(flushMs())]) });
+  if (lastSend) services.push({ name: "otlp last send", start: noop, stop: async () => void lastSend().catch(noop) });
   services.push(
     timed("idempotency sweeper", () => {
       // Before the first request: claims left running by a previous process can no longer finish.
