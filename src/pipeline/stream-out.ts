@@ -11,6 +11,7 @@ import { normalizeUsage } from "../providers/usage.ts";
 import type { Deps } from "./deps.ts";
 import { estimateUsage } from "./estimate-usage.ts";
 import { gwObject } from "./gw-object.ts";
+import { endStreamAttempt } from "./attempt-log.ts";
 import { finish } from "./finish.ts";
 import { cancelledError } from "./stages/call.ts";
 import { cancel, settleDisconnected, type RequestState } from "./state.ts";
@@ -48,20 +49,6 @@ function streamFailure(deps: Deps, state: RequestState, err: unknown, finished: 
   if (finished || err instanceof GwError) return toGwError(err);
   deps.logger.error({ err }, "provider stream threw an unexpected error");
   return UpstreamFailure.unexpected("The provider stream failed unexpectedly.").toGwError();
-}
-
-function closeLlmSpan(state: RequestState, errorCode: string | null): void {
-  // A cached answer made no provider call: no llm span, no attempt.
-  if (state.cache?.result === "hit") return;
-  const start = state.llmStart ?? state.spans.now();
-  const end = state.spans.now();
-  const attempt = state.attempts.at(-1);
-  state.spans.add("llm", start, end, errorCode, { provider: state.provider, model: state.selected?.id ?? null, stream: true });
-  state.upstreamMs += end - start;
-  if (attempt) {
-    attempt.duration_ms = Math.round(end - start);
-    if (errorCode) (attempt.status = "error"), (attempt.error_code = errorCode);
-  }
 }
 
 export async function* streamOut(deps: Deps, state: RequestState, events: AsyncIterable<ChunkEvent>): AsyncGenerator<OutEvent> {
@@ -105,7 +92,7 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
       yield event;
     }
     finished = true;
-    closeLlmSpan(state, null);
+    endStreamAttempt(state, null);
     const usage = (state.usage ??= estimateUsage(state, produced));
     // The answer as one completion, for the response cache (tool calls are never cached).
     if (collect) store = {
@@ -118,7 +105,7 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
     // stopped the stream still tells the client so, in the stream.
     if (finished || state.cancelReason !== "client") {
       failure = streamFailure(deps, state, err, finished);
-      if (!finished) closeLlmSpan(state, failure.code);
+      if (!finished) endStreamAttempt(state, failure.code);
       state.error = failure;
       state.failedStep = "call";
       state.usage ??= estimateUsage(state, produced);
@@ -130,7 +117,7 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
       cancel(state);
       // Logged with its own status, not as a 200 success (issue 15 item 7).
       settleDisconnected(state);
-      closeLlmSpan(state, null);
+      endStreamAttempt(state, null);
       state.usage ??= estimateUsage(state, produced);
     }
     // The tail, once, however the stream ended: what was produced is metered and recorded.

@@ -7,8 +7,10 @@ import { embedLimits, setAttemptLimits } from "../../providers/upstream-limits.t
 import type { EmbedCall } from "../../providers/types.ts";
 import { UpstreamFailure } from "../../canonical/failure.ts";
 import type { Deps } from "../deps.ts";
-import { providerFor, recordFailedAttempt, reportHealth } from "../attempt-helpers.ts";
+import { providerFor } from "../attempt-helpers.ts";
+import { attemptFailed, attemptOk, beginAttempt } from "../attempt-log.ts";
 import { cancelledError } from "../stages/call.ts";
+import { firstRanked } from "../state.ts";
 import type { EmbedState } from "./embed-state.ts";
 
 const RETRY_MIN_MS = 50;
@@ -22,7 +24,7 @@ function retries(state: EmbedState, failure: UpstreamFailure, probe: boolean): b
 }
 
 export async function callEmbeddings(deps: Deps, state: EmbedState): Promise<void> {
-  const model = state.ranked[0]!;
+  const model = firstRanked(state);
   const resolved = providerFor(deps, state, model);
   const embed = resolved?.provider.embed?.bind(resolved.provider);
   if (!resolved || !embed) throw new GwError("no_model_available", `The provider of '${model.id}' cannot serve embeddings here.`);
@@ -44,26 +46,17 @@ export async function callEmbeddings(deps: Deps, state: EmbedState): Promise<voi
       model, input: state.embed.input, dimensions: state.embed.dimensions, controller, signal: controller.signal,
       attempt, requestedModel: state.requestedModel ?? undefined,
     };
-    const start = state.spans.now();
-    const attrs = { provider: provider.id, model: model.id, attempt, inputs: call.input.length };
+    const run = beginAttempt(state, model, resolved, admitted.probe, { provider: provider.id, model: model.id, attempt, inputs: call.input.length });
     try {
       state.embed.result = await embed(call);
     } catch (err) {
-      const failure = recordFailedAttempt(deps, state, err, model, provider.id, start, attrs, byok);
-      reportHealth(deps, state, model, { ok: false, failureClass: failure.failureClass }, admitted.probe, byok, resolved.healthKey);
+      const failure = attemptFailed(deps, state, run, err);
       if (state.cancelled) throw cancelledError(state);
       if (attempt > 0 || !retries(state, failure, admitted.probe) || Date.now() + RETRY_MAX_MS >= deadlineAt) throw failure.toGwError();
       await Bun.sleep(RETRY_MIN_MS + Math.random() * (RETRY_MAX_MS - RETRY_MIN_MS));
       continue;
     }
-    const end = state.spans.now();
-    state.spans.add("llm", start, end, null, attrs);
-    state.upstreamMs += end - start;
-    reportHealth(deps, state, model, { ok: true, latencyMs: end - start }, admitted.probe, byok, resolved.healthKey);
-    state.attempts.push({
-      model: model.id, provider: provider.id, status: "ok", error_code: null, failure_class: null,
-      upstream_status: 200, duration_ms: Math.round(end - start), byok: byok || undefined,
-    });
+    attemptOk(deps, state, run, false);
     state.selected = model;
     state.provider = provider.id;
     state.byok = byok;

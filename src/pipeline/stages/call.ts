@@ -9,7 +9,8 @@ import { UpstreamFailure } from "../../canonical/failure.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { outputAskOf, worstCostOf } from "../../routing/cost.ts";
 import type { Deps } from "../deps.ts";
-import { providerFor, recordFailedAttempt, reportHealth } from "../attempt-helpers.ts";
+import { providerFor } from "../attempt-helpers.ts";
+import { attemptFailed, attemptOk, beginAttempt } from "../attempt-log.ts";
 import { need, type RequestState } from "../state.ts";
 
 /** Why no attempt (or no further one) ran for a cancelled request. A client that left is recorded
@@ -96,16 +97,14 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
     setAttemptLimits(controller, limitsFor(request, model, deps.config.upstreamMaxBodyBytes));
     state.attemptAbort = controller;
     const providerCall: ProviderCall = { model, request, controller, signal: controller.signal, attempt: state.attempts.length };
-    const start = state.spans.now();
-    const attrs = { provider: provider.id, model: model.id, attempt: providerCall.attempt, stream: state.stream };
+    const run = beginAttempt(state, model, resolved, admitted.probe, { provider: provider.id, model: model.id, attempt: providerCall.attempt, stream: state.stream });
     try {
       if (state.stream) state.events = await provider.stream(providerCall);
       else state.completion = checkedSize(await provider.complete(providerCall), controller, provider.id);
     } catch (err) {
-      const failure = recordFailedAttempt(deps, state, err, model, provider.id, start, attrs, byok);
+      const failure = attemptFailed(deps, state, run, err);
       last = failure;
       releaseWorkflowBudget(deps, state);
-      reportHealth(deps, state, model, { ok: false, failureClass: failure.failureClass }, admitted.probe, byok, resolved.healthKey);
       if (!failure.canFallback || state.cancelled) break;
       if (shouldRetry(failure, admitted.probe) && !state.scenario && !retried?.has(model.id) && Date.now() + RETRY_MAX_MS < deadlineAt) {
         // A transient failure gets one retry of the same model after a short jittered pause.
@@ -118,25 +117,13 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
       addFallbacks(state);
       continue;
     }
-    reportHealth(deps, state, model, { ok: true, latencyMs: state.spans.now() - start }, admitted.probe, byok, resolved.healthKey);
+    // For streams the llm span and attempt are closed when the stream ends (see stream-out.ts).
+    attemptOk(deps, state, run, state.stream);
     state.selected = model;
     state.provider = provider.id;
     if (state.session) deps.sessions.set(state.auth.project.id, state.session.id, model.id, model.provider);
     state.fallbacks = index;
     state.byok = byok;
-    // For streams the llm span and attempt are closed when the stream ends (see stream-out.ts).
-    state.attempts.push({
-      model: model.id, provider: provider.id, status: "ok", error_code: null, failure_class: null,
-      upstream_status: 200, duration_ms: 0, byok: byok || undefined,
-    });
-    if (!state.stream) {
-      const end = state.spans.now();
-      state.spans.add("llm", start, end, null, attrs);
-      state.upstreamMs += end - start;
-      state.attempts[state.attempts.length - 1]!.duration_ms = Math.round(end - start);
-    } else {
-      state.llmStart = start;
-    }
     return;
   }
   if (state.cancelled) throw cancelledError(state);
