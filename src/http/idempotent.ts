@@ -59,7 +59,7 @@ async function runIdempotent(deps: Deps, ctx: IdempotentContext, endpoint: Endpo
   const claim: Claim = { projectId: auth.project.id, key, fingerprint: requestFingerprint(endpoint, auth.key, body, ctx.request.headers.get("x-gw-cache-scope")), requestId };
   let decision: ReturnType<typeof claimKey>;
   try {
-    decision = claimKey(deps.repos.idempotency, claim, Date.now(), deps.config.idempotencyTtlMs);
+    decision = claimKey(deps.repos.idempotency, claim, deps.clock.now(), deps.config.idempotencyTtlMs);
   } catch (err) {
     // The claim could not be written (a full or failing disk): nothing ran, so a retry may.
     deps.logger.error({ err, request_id: requestId }, "idempotency claim not written");

@@ -6,6 +6,7 @@ import type { Deps } from "./deps.ts";
 import { sha256Hex } from "../lib/hash.ts";
 import { canonicalJson } from "../lib/json.ts";
 import type { Logger } from "../observability/logger.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
 import type { IdempotencyRecord, IdempotencyRepo } from "../store/repos/idempotency.ts";
 import type { Endpoint } from "./state.ts";
 
@@ -111,7 +112,7 @@ export type Settlement =
 export function settleClaim(deps: Deps, claim: Claim, mayKeep: (body: Uint8Array) => boolean, outcome: Settlement): void {
   const repo = deps.repos.idempotency;
   try {
-    const expiresAt = Date.now() + deps.config.idempotencyTtlMs;
+    const expiresAt = deps.clock.now() + deps.config.idempotencyTtlMs;
     if (outcome.kind === "release") {
       repo.release(claim.projectId, claim.key, claim.requestId);
     } else if (outcome.kind === "not_kept") {
@@ -147,7 +148,7 @@ export function recoverInterruptedClaims(repo: IdempotencyRepo, logger: Logger):
 
 /** Deletes expired keys in small batches on an unref'd timer: a full batch is followed at once by
  * the next (after yielding to requests), otherwise the sweep waits for the next interval. */
-export function startIdempotencySweeper(repo: IdempotencyRepo, logger: Logger, intervalMs = SWEEP_INTERVAL_MS): { stop(): void } {
+export function startIdempotencySweeper(repo: IdempotencyRepo, logger: Logger, intervalMs = SWEEP_INTERVAL_MS, clock: Clock = systemClock): { stop(): void } {
   let timer: ReturnType<typeof setTimeout> | null = null;
   let stopped = false;
   const schedule = (ms: number) => {
@@ -158,7 +159,7 @@ export function startIdempotencySweeper(repo: IdempotencyRepo, logger: Logger, i
   function tick(): void {
     let deleted = 0;
     try {
-      deleted = repo.deleteExpired(Date.now(), SWEEP_BATCH);
+      deleted = repo.deleteExpired(clock.now(), SWEEP_BATCH);
     } catch (err) {
       logger.error({ err }, "idempotency sweep failed; will retry");
     }

@@ -73,7 +73,7 @@ function traceSampled(deps: Deps, state: RequestState): boolean {
   if (state.error) return true;
   const rate = state.auth.rules.traceSampleRate;
   if (rate < 1 && !traceIdSampled(state.traceId, rate)) return false;
-  return !state.auth.test || testTraceQuota(deps).take(state.auth.project.id, Date.now(), deps.config.testTracesPerMinute);
+  return !state.auth.test || testTraceQuota(deps).take(state.auth.project.id, deps.clock.now(), deps.config.testTracesPerMinute);
 }
 
 /** Detailed test-key traces kept per project in the current minute; reset each minute, so it holds
