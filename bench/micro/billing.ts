@@ -57,7 +57,7 @@ try {
     });
 
     const project: Project = { id: "prj_x", name: "x", plan: "pro", billingMode: "prepaid", balance: 0, creditLimit: null, policy: {}, createdAt: 0 };
-    bench("termsOf (cached per project object)", () => do_not_optimize(termsOf(project)));
+    bench("termsOf (once per authenticated key, with its rules)", () => do_not_optimize(termsOf(project)));
   });
 
   const answer = JSON.stringify({
