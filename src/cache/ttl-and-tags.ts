@@ -1,6 +1,7 @@
 // How long a stored answer lives, and the tags it is stored with (docs/cache.md "TTL and tags"):
 // TTL by content, the most perishable first, unless the project's `cache_ttl` overrides it.
 import type { ChatRequest } from "../canonical/chat.ts";
+import type { GwOptions } from "../schema/chat-completions.ts";
 
 /** The analyser's task and subtype (the pipeline's detected task). */
 interface DetectedTask {
@@ -50,11 +51,11 @@ export function ttlOf(req: ChatRequest, task: DetectedTask, tags: readonly strin
 const stringList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((t): t is string => typeof t === "string") : []);
 
 /** The caller's cache tags (`cache.tags`, `gw.cache.tags`) and the automatic ones, deduplicated. */
-export function cacheTagsOf(req: ChatRequest, projectId: string, task: DetectedTask): string[] {
-  const gw = (req.gw ?? {}) as { cache?: { tags?: unknown }; versions?: { knowledge?: unknown }; agent?: unknown };
+export function cacheTagsOf(options: GwOptions, projectId: string, task: DetectedTask): string[] {
+  const gw = options.gw ?? {};
   const tags = [
-    ...stringList((req.cache as { tags?: unknown } | undefined)?.tags),
-    ...stringList(gw.cache?.tags),
+    ...(options.cache?.tags ?? []),
+    ...(gw.cache?.tags ?? []),
     `project:${projectId}`,
     `subtype:${task.subtype}`,
   ];

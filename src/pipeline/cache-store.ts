@@ -30,7 +30,7 @@ export function storeAnswer(deps: Deps, state: RequestState, completion: ChatCom
     const projectId = state.auth.project.id;
     const request = need(state, "request");
     const task = need(state, "task");
-    const tags = cacheTagsOf(request, projectId, task);
+    const tags = cacheTagsOf(state.options, projectId, task);
     const ttl = ttlOf(request, task, [...tags, ...state.tags], state.inputTokens, state.auth.rules.cache.ttlSeconds);
     const now = deps.clock.now();
     const { id: _id, ...answer } = completion;

@@ -22,6 +22,7 @@ import type { Reservation } from "../routing/workflow-budgets.ts";
 import type { SpanRecorder } from "../observability/trace.ts";
 import type { ChatCompletion, ChunkEvent, Usage } from "../canonical/completion.ts";
 import type { ChatRequest } from "../canonical/chat.ts";
+import type { GwOptions } from "../schema/chat-completions.ts";
 import type { FailureClass } from "../canonical/failure.ts";
 import type { TestScenario } from "../providers/sandbox/scenarios.ts";
 import type { CatalogModel } from "../routing/catalog-types.ts";
@@ -120,7 +121,10 @@ export interface RequestBase {
 
 /** parse: the validated request and what the log keeps of it. */
 export interface ParseSlice {
+  /** OpenAI's fields only: what the adapters receive. */
   request?: ChatRequest;
+  /** gw's extension fields (docs/api.md "Extension fields"), taken out of the body at parse. */
+  options: GwOptions;
   requestedModel: string | null;
   stream: boolean;
   tags: string[];
@@ -241,6 +245,7 @@ export function newState(init: {
     createdAt: Date.now(),
     cancelled: false,
     requestedModel: null,
+    options: {},
     stream: false,
     tags: [],
     workflowId: null,

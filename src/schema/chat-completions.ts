@@ -62,7 +62,8 @@ const Tag = Type.String({ minLength: 1, maxLength: LIMITS.tagLength });
 const Label = Type.String({ maxLength: LIMITS.labelLength });
 const MetaValue = Type.String({ maxLength: LIMITS.metadataValueLength });
 
-export const ChatCompletionsBody = Type.Object({
+/** The OpenAI chat fields gw reads; any other OpenAI field rides along (additionalProperties). */
+const chatFields = {
   model: Type.Optional(NonEmpty),
   messages: Type.Array(ChatMessageSchema, { minItems: 1 }),
   tools: Type.Optional(Type.Array(FunctionToolSchema, { maxItems: LIMITS.toolsPerRequest })),
@@ -76,8 +77,12 @@ export const ChatCompletionsBody = Type.Object({
   n: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 128 }), Type.Null()])),
   stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
   user: Type.Optional(Type.String({ maxLength: LIMITS.userLength })),
+};
+
+/** gw's extension fields (docs/api.md "Extension fields"): read by gw, never sent upstream. */
+const gwFields = {
   routing: Type.Optional(Type.Object({
-    mode: Type.Optional(Type.Union(["economy", "balanced", "quality", "max"].map((m) => Type.Literal(m)))),
+    mode: Type.Optional(Type.Union([Type.Literal("economy"), Type.Literal("balanced"), Type.Literal("quality"), Type.Literal("max")])),
     min_quality: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   }, open)),
   max_cost: Type.Optional(Type.Number({ minimum: 0 })),
@@ -85,7 +90,7 @@ export const ChatCompletionsBody = Type.Object({
   // OpenAI's metadata rules: string values, at most 16 keys (key length: parse.ts checkLabels).
   metadata: Type.Optional(Type.Object({
     task: Type.Optional(MetaValue),
-    priority: Type.Optional(Type.Union(["realtime", "batch", "normal"].map((p) => Type.Literal(p)))),
+    priority: Type.Optional(Type.Union([Type.Literal("realtime"), Type.Literal("batch"), Type.Literal("normal")])),
     customer_tier: Type.Optional(MetaValue),
     step: Type.Optional(Label),
     session_id: Type.Optional(Str),
@@ -107,6 +112,14 @@ export const ChatCompletionsBody = Type.Object({
     agent: Type.Optional(Label),
     cache: Type.Optional(Type.Object({ tags: Type.Optional(Type.Array(Tag, { maxItems: LIMITS.tagsPerRequest })) }, open)),
   }, open)),
-}, open);
+};
 
+export const ChatCompletionsBody = Type.Object({ ...chatFields, ...gwFields }, open);
 export type ChatCompletionsBody = Static<typeof ChatCompletionsBody>;
+
+/** The chat request as adapters receive it: the OpenAI fields only, `model` resolved. */
+export const ChatRequestSchema = Type.Object({ ...chatFields, model: NonEmpty }, open);
+export const GwOptionsSchema = Type.Object(gwFields);
+export type GwOptions = Static<typeof GwOptionsSchema>;
+/** The names of gw's extension fields, stripped from the body once, at parse. */
+export const GW_OPTION_NAMES: ReadonlyArray<keyof GwOptions> = Object.keys(gwFields) as Array<keyof GwOptions>;

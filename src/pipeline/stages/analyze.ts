@@ -6,14 +6,12 @@ import { boundMessageTokens } from "../../analysis/tokens.ts";
 import type { Deps } from "../deps.ts";
 import { need, type RequestState } from "../state.ts";
 
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-
 export function analyze(_deps: Deps, state: RequestState): void {
   const req = need(state, "request");
   state.inputTokens = boundMessageTokens(req.messages);
-  const metadata = (req.metadata && typeof req.metadata === "object" ? req.metadata : {}) as Record<string, unknown>;
+  const metadata = state.options.metadata;
   const analysis = analyzeRequest(req, {
-    task: str(metadata.task), priority: str(metadata.priority), customerTier: str(metadata.customer_tier),
+    task: metadata?.task, priority: metadata?.priority, customerTier: metadata?.customer_tier,
     inputTokensBound: state.inputTokens,
   });
   state.analysis = analysis;

@@ -56,8 +56,8 @@ export function meter(deps: Deps, state: RequestState): void {
   state.cost = hit ? 0 : costOf(state.selected, counts);
   // max_cost is a promise: routing priced the worst case within it, so a cost past it can only
   // come from a misreporting upstream.
-  const cap = state.request?.max_cost;
-  if (typeof cap === "number" && state.cost > cap) {
+  const cap = state.options.max_cost;
+  if (cap !== undefined && state.cost > cap) {
     noteAnomaly(state, [`cost $${state.cost} past max_cost $${cap}: billed at max_cost`]);
     state.cost = cap;
   }

@@ -2,10 +2,10 @@
 // No compression stage exists yet, so the request goes out as sent; the trace says so: the mode
 // asked for (optimization.mode, default "off"), the input token bound before and after, no stages.
 import type { Deps } from "../deps.ts";
-import { need, type RequestState } from "../state.ts";
+import type { RequestState } from "../state.ts";
 
 export function optimize(_deps: Deps, state: RequestState): void {
-  const asked = (need(state, "request").optimization as { mode?: unknown } | undefined)?.mode;
+  const asked = state.options.optimization?.mode;
   state.optimization = {
     mode: typeof asked === "string" ? asked : "off",
     original_tokens: state.inputTokens,

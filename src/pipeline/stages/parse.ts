@@ -1,5 +1,6 @@
 // Stage parse: reads the body within the size limit, validates it (schema, then the rules a schema
-// cannot say) and the trace headers. Writes request, requestedModel, stream, tags, workflow, step, session id.
+// cannot say) and the trace headers. Writes request (OpenAI's fields), options (gw's), requestedModel,
+// stream, tags, workflow, step, session id.
 import { DEFAULT_PROFILE, LIMITS } from "../../config/constants.ts";
 import { invalidRequest } from "../../errors/gw-error.ts";
 import type { ChatRequest } from "../../canonical/chat.ts";
@@ -63,16 +64,21 @@ export async function parse(_deps: Deps, state: RequestState): Promise<void> {
   // An endpoint with its own body shape (/responses) hands a decoder; then the chat rules hold.
   const raw = state.decodeBody ? state.decodeBody(sent) : sent;
   const body = validateBody(raw);
-  const req = body as unknown as ChatRequest;
+  // gw's extension fields leave the request here, once: the adapters receive OpenAI's fields only,
+  // unknown ones included. (The schema lets max_tokens be null, as OpenAI does; ChatRequest does
+  // not say so yet, hence the cast.)
+  const { routing, max_cost, optimization, metadata, tags, cache, gw, ...chat } = body;
+  const req = chat as unknown as ChatRequest;
   checkMessages(req);
   checkTools(req);
-  checkLabels(body.metadata);
+  checkLabels(metadata);
   req.model = body.model ?? DEFAULT_PROFILE;
   state.request = req;
+  state.options = { routing, max_cost, optimization, metadata, tags, cache, gw };
   state.requestedModel = req.model;
   state.stream = body.stream === true;
-  state.tags = body.tags ?? [];
-  state.workflowId = body.gw?.workflow_id ?? null;
-  state.step = body.gw?.step ?? body.metadata?.step ?? null;
-  state.sessionId = sessionIdOf(state.http.headers.get("x-gw-session"), body.metadata, body.gw);
+  state.tags = tags ?? [];
+  state.workflowId = gw?.workflow_id ?? null;
+  state.step = gw?.step ?? metadata?.step ?? null;
+  state.sessionId = sessionIdOf(state.http.headers.get("x-gw-session"), metadata, gw);
 }

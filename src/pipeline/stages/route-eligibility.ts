@@ -35,7 +35,7 @@ export function needsOf(state: RequestState): Needs {
     vision: req.messages.some((m) => Array.isArray(m.content) && m.content.some((p) => p.type === "image_url")),
     json: req.response_format !== undefined && req.response_format.type !== "text",
     outputBound: req.max_completion_tokens ?? req.max_tokens ?? expectedOutputTokens(state.analysis?.task ?? "chat"),
-    maxCost: typeof req.max_cost === "number" ? req.max_cost : undefined,
+    maxCost: state.options.max_cost,
     ask: outputAskOf(req),
     inputTokens: (wantExact) => (wantExact ? (exact ??= countMessageTokens(req.messages)) : state.inputTokens),
   };

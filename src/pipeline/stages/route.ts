@@ -8,7 +8,7 @@ import { isTestModel, testScenarioOf } from "../../providers/sandbox/scenarios.t
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { maxCostOf } from "../../routing/cost.ts";
 import { taskKindOf } from "../../routing/routing-input.ts";
-import { diversify, scoreModels, type RoutingMode } from "../../routing/score.ts";
+import { diversify, scoreModels } from "../../routing/score.ts";
 import type { Deps } from "../deps.ts";
 import { need, type Candidate, type RequestState } from "../state.ts";
 import { exclusion, needsOf, OVER_PROJECT_BUDGET, OVER_WORKFLOW_BUDGET, type Needs } from "./route-eligibility.ts";
@@ -18,7 +18,6 @@ import { downgradeRoom } from "../../billing/holds.ts";
 /** Scores every chat model of the catalog that can serve the request (routing/score.ts); the
  * excluded ones are listed with their reason. Writes workload, weights, required quality, expected. */
 function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, needs: Needs): void {
-  const req = need(state, "request");
   const task = state.task?.task ?? "chat";
   const eligible: CatalogModel[] = [];
   const excluded: Candidate[] = [];
@@ -28,7 +27,7 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
     if (why) excluded.push({ model: m.id, provider: m.provider, rank: null, excluded: why });
     else eligible.push(m);
   }
-  const routing = req.routing as { mode?: RoutingMode; min_quality?: number } | undefined;
+  const routing = state.options.routing;
   const { workload, complexity } = need(state, "analysis");
   const input = {
     profile, mode: routing?.mode, minQuality: routing?.min_quality, task: taskKindOf(task),
@@ -136,8 +135,8 @@ export function route(deps: Deps, state: RequestState): void {
   state.outputBound = needs.outputBound;
   // Test keys are never charged, so no budget narrows their models.
   state.budgetRoom = state.auth.test ? undefined : downgradeRoom(deps.billing, state.auth.project.id, state.auth.rules.terms, deps.clock.now());
-  const budget = (req.gw as { workflow_budget?: unknown } | undefined)?.workflow_budget;
-  if (typeof budget === "number") {
+  const budget = state.options.gw?.workflow_budget;
+  if (budget !== undefined) {
     const remaining = state.workflowId ? deps.workflowBudgets.remaining(state.auth.project.id, state.workflowId, budget) : budget;
     state.workflowBudget = { budget, remaining };
   }

@@ -13,13 +13,11 @@ export interface OpenAICompatibleOptions {
   azure?: { apiVersion: string };
 }
 
-/** gw's extension fields (docs/api.md "Extension fields") never leave the gateway. */
-const GW_FIELDS = new Set(["routing", "max_cost", "optimization", "metadata", "tags", "cache", "gw"]);
-
 export function toUpstreamBody(call: ProviderCall, options: OpenAICompatibleOptions): ChatRequest {
   const out: ChatRequest = { model: call.model.upstream_id, messages: call.request.messages };
   for (const [k, v] of Object.entries(call.request)) {
-    if (k === "model" || k === "messages" || GW_FIELDS.has(k) || v === undefined) continue;
+    // gw's extension fields never reach here: parse keeps them apart (state.options).
+    if (k === "model" || k === "messages" || v === undefined) continue;
     out[k] = v;
   }
   if (options.renameMaxTokensForReasoning && call.model.capabilities.reasoning && out.max_tokens !== undefined) {
