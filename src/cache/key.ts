@@ -38,7 +38,7 @@ function messageExtras(m: ChatMessage): string {
   let out: Record<string, unknown> | null = null;
   for (const k of Object.keys(m)) {
     if (k === "role" || k === "content" || k === "name") continue;
-    const v = (m as unknown as Record<string, unknown>)[k];
+    const v: unknown = Reflect.get(m, k);
     if (v !== undefined && v !== null) (out ??= {})[k] = v;
   }
   return out === null ? "" : canonicalJson(out);
