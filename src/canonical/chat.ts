@@ -1,5 +1,10 @@
 // The canonical chat request every layer speaks: OpenAI's shape (docs/api.md), mapped by the
-// adapters and the ingress codecs at the edges.
+// adapters and the ingress codecs at the edges. Messages, tools, tool choice and response format
+// are the static types of the schema that validates them (schema/chat-completions.ts).
+import type { Static } from "@sinclair/typebox";
+import type {
+  ChatMessageSchema, FunctionToolSchema, ResponseFormatSchema, ToolCallSchema, ToolChoiceSchema,
+} from "../schema/chat-completions.ts";
 
 export interface ContentPart {
   type: string;
@@ -8,32 +13,19 @@ export interface ContentPart {
   [extra: string]: unknown;
 }
 
-export interface ToolCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
-}
+export type ToolCall = Static<typeof ToolCallSchema>;
 
-export interface ChatMessage {
-  role: "system" | "developer" | "user" | "assistant" | "tool";
+/** A message: the schema's, with content parts as loose as the codecs and adapters map them. */
+export type ChatMessage = Omit<Static<typeof ChatMessageSchema>, "content"> & {
   content?: string | ContentPart[] | null;
-  name?: string;
-  tool_calls?: ToolCall[];
-  tool_call_id?: string;
   [extra: string]: unknown;
-}
+};
 
-export interface FunctionTool {
-  type: "function";
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
-}
+export type FunctionTool = Static<typeof FunctionToolSchema>;
 
-export type ToolChoice = "none" | "auto" | "required" | { type: "function"; function: { name: string } };
+export type ToolChoice = Static<typeof ToolChoiceSchema>;
 
-export interface ResponseFormat {
-  type: "text" | "json_object" | "json_schema";
-  json_schema?: { name: string; schema?: Record<string, unknown>; strict?: boolean | null; description?: string };
-}
+export type ResponseFormat = Static<typeof ResponseFormatSchema>;
 
 /** The OpenAI chat request as gw forwards it; unknown OpenAI fields (seed, n, logprobs...) ride along. */
 export interface ChatRequest {
@@ -42,12 +34,14 @@ export interface ChatRequest {
   tools?: FunctionTool[];
   tool_choice?: ToolChoice;
   response_format?: ResponseFormat;
+  /** null passes the schema too (OpenAI reads it as unset); typed out until every adapter reads
+   * it so (parse.ts casts meanwhile). */
   max_tokens?: number;
   max_completion_tokens?: number;
-  temperature?: number;
-  top_p?: number;
+  temperature?: number | null;
+  top_p?: number | null;
   stop?: string | string[] | null;
-  stream?: boolean;
+  stream?: boolean | null;
   stream_options?: { include_usage?: boolean } | null;
   [extra: string]: unknown;
 }

@@ -14,14 +14,14 @@ const ImagePart = Type.Object({
 }, open);
 export const ContentPartSchema = Type.Union([TextPart, ImagePart]);
 
-const ToolCallSchema = Type.Object({
+export const ToolCallSchema = Type.Object({
   id: Str,
   type: Type.Literal("function"),
   function: Type.Object({ name: NonEmpty, arguments: Str }, open),
 }, open);
 
 export const ChatMessageSchema = Type.Object({
-  role: Type.Union(["system", "developer", "user", "assistant", "tool"].map((r) => Type.Literal(r))),
+  role: Type.Union([Type.Literal("system"), Type.Literal("developer"), Type.Literal("user"), Type.Literal("assistant"), Type.Literal("tool")]),
   content: Type.Optional(Type.Union([Str, Type.Array(ContentPartSchema), Type.Null()])),
   name: Type.Optional(Str),
   tool_calls: Type.Optional(Type.Array(ToolCallSchema)),
@@ -38,12 +38,12 @@ export const FunctionToolSchema = Type.Object({
   }, open),
 }, open);
 
-const ToolChoiceSchema = Type.Union([
+export const ToolChoiceSchema = Type.Union([
   Type.Literal("none"), Type.Literal("auto"), Type.Literal("required"),
   Type.Object({ type: Type.Literal("function"), function: Type.Object({ name: NonEmpty }, open) }, open),
 ]);
 
-const ResponseFormatSchema = Type.Union([
+export const ResponseFormatSchema = Type.Union([
   Type.Object({ type: Type.Literal("text") }, open),
   Type.Object({ type: Type.Literal("json_object") }, open),
   Type.Object({
