@@ -38,12 +38,20 @@ export type Policy = Static<typeof PolicySchema>;
 const storedPolicy = TypeCompiler.Compile(Type.Object(PolicySchema.properties));
 const fieldChecks = new Map(Object.entries(PolicySchema.properties).map(([k, s]) => [k, TypeCompiler.Compile(s)]));
 
+const RESTRICTION_LISTS = new Set(["allowed_providers", "regions", "ip_allowlist"]);
+
 /** A stored policy (JSON gw wrote, or an admin merge), typed: a known key whose value does not
  * fit is unset (the admin API never writes one); unknown keys are kept as they are. */
 export function policyFrom(stored: unknown): Policy {
   if (typeof stored !== "object" || stored === null || Array.isArray(stored)) return {};
   const out: Record<string, unknown> = { ...stored };
-  for (const [k, v] of Object.entries(out)) if (fieldChecks.get(k)?.Check(v) === false) delete out[k];
+  for (const [k, v] of Object.entries(out)) {
+    if (fieldChecks.get(k)?.Check(v) !== false) continue;
+    // A restriction list with a bad entry stays a restriction (fails closed): the bad entry
+    // becomes a name that matches no provider, region or address.
+    if (RESTRICTION_LISTS.has(k) && Array.isArray(v) && v.length > 0) out[k] = v.map((x) => (typeof x === "string" && x ? x : "(invalid)"));
+    else delete out[k];
+  }
   return storedPolicy.Check(out) ? out : {};
 }
 
