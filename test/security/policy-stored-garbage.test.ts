@@ -15,7 +15,7 @@ function storePolicy(policy: unknown): void {
   gw.deps.authCache.clear();
 }
 
-const ask = () => post(`${gw.url}/chat/completions`, gw.testKey, { model: "auto", messages: [{ role: "user", content: "hi" }] });
+const ask = () => post(`${gw.url}/chat/completions`, gw.testKey, { model: "gw-auto", messages: [{ role: "user", content: "hi" }] });
 
 describe("stored policy with bad entries", () => {
   test("policyFrom keeps a restriction list with a bad entry as a list that matches nothing more", () => {
