@@ -8,7 +8,7 @@ let gw: TestGw;
 beforeAll(async () => (gw = await startTestGw({ GW_SEMANTIC_EMBEDDER: "off" })));
 afterAll(() => gw.stop());
 
-describe("admin credits (contracts.md 3)", () => {
+describe('admin credits (docs/billing.md "Admin API and CLI")', () => {
   test("credits add up over calls and show in the project's balance", async () => {
     const p = await createProject(gw, { name: "wallet", billing: { mode: "prepaid" } });
     expect(await ok(await admin(gw, "POST", `/projects/${p.id}/credits`, { amount: 10 }))).toEqual({ object: "credits", balance: 10 });
@@ -29,7 +29,7 @@ describe("admin credits (contracts.md 3)", () => {
   });
 });
 
-describe("credits (contracts.md 3)", () => {
+describe('credits (docs/billing.md "Admin API and CLI")', () => {
   test("a balance beyond exact nano-dollar range is refused (400 naming amount)", async () => {
     const p = await billedProject(gw, { billing: { mode: "prepaid" } });
     const res = await admin(gw, "POST", `/projects/${p.id}/credits`, { amount: 10_000_000 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { admin, createProject, expectError, ISO, ok, type Json } from "../helpers/admin-api.ts";
 import { get, startTestGw, type TestGw } from "../helpers/test-gw.ts";
 
-describe("admin keys (contracts.md 3, gateway-api.md 5)", () => {
+describe('admin keys (docs/api.md "Admin API", "Authentication")', () => {
   let gw: TestGw;
   let project: Json;
   beforeAll(async () => {

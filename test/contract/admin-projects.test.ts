@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { admin, createProject, expectError, ISO, ok, type Json } from "../helpers/admin-api.ts";
 import { startTestGw, type TestGw } from "../helpers/test-gw.ts";
 
-describe("admin projects (contracts.md 3)", () => {
+describe('admin projects (docs/api.md "Admin API")', () => {
   let gw: TestGw;
   beforeAll(async () => (gw = await startTestGw()));
   afterAll(() => gw.stop());
@@ -20,7 +20,7 @@ describe("admin projects (contracts.md 3)", () => {
     expect(Object.keys(p).sort()).toEqual(["billing", "created_at", "id", "name", "object", "plan", "policy"]);
   });
 
-  test("admin answers carry X-Gw-Api-Version and X-Gw-Request-Id, errors included (contracts.md 2)", async () => {
+  test('admin answers carry X-Gw-Api-Version and X-Gw-Request-Id, errors included (docs/api.md "Errors")', async () => {
     for (const res of [await admin(gw, "POST", "/projects", { name: "hdr" }), await admin(gw, "GET", "/projects/prj_nope"), await admin(gw, "GET", "/projects/prj_nope", undefined, null)]) {
       expect(res.headers.get("x-gw-api-version")).toBe("2026-10-04");
       expect(res.headers.get("x-gw-request-id")).toMatch(/^req_/);

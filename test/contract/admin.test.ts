@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { admin, createProject, expectError, ok, type Json } from "../helpers/admin-api.ts";
 import { ADMIN_TOKEN, get, startTestGw, type TestGw } from "../helpers/test-gw.ts";
 
-describe("admin authentication (contracts.md 3)", () => {
+describe('admin authentication (docs/api.md "Admin API")', () => {
   let gw: TestGw;
   let projectId: string;
   beforeAll(async () => {
@@ -41,7 +41,7 @@ describe("admin authentication (contracts.md 3)", () => {
   });
 });
 
-describe("admin API disabled without GW_ADMIN_TOKEN (contracts.md 3)", () => {
+describe('admin API disabled without GW_ADMIN_TOKEN (docs/api.md "Admin API")', () => {
   let gw: TestGw;
   beforeAll(async () => (gw = await startTestGw({ GW_ADMIN_TOKEN: "" })));
   afterAll(() => gw.stop());

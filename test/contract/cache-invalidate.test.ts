@@ -1,5 +1,5 @@
-// POST /v1/cache/invalidate through the real server (gateway-api.md 4.8, 2.7, 5, 7, 8;
-// contracts.md 2): deleted counts per project, 422 `{message, errors}` for bad input, scope `cache`.
+// POST /v1/cache/invalidate through the real server (docs/api.md "Cache invalidation", "Errors"):
+// deleted counts per project, 422 `{message, errors}` for bad input, scope `cache`.
 // Entries are seeded through deps.answers (the store the pipeline writes to).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { NewCachedAnswer } from "../../src/cache/answer-store-types.ts";
@@ -27,7 +27,7 @@ function seed(projectId: string, tags: string[]): NewCachedAnswer & { id: number
 const invalidate = (body: unknown, key: string | null = gw.testKey) => post(`${gw.url}/cache/invalidate`, key, body);
 const live = (e: { projectId: string; key: string }) => gw.deps.answers.get(e.projectId, e.key, Date.now()) !== null;
 
-describe("gateway-api.md 4.8 / 2.7: POST /cache/invalidate", () => {
+describe('POST /cache/invalidate (docs/api.md "Cache invalidation")', () => {
   test("by tags: removes the project's answers carrying any of them and says how many", async () => {
     const [a, b, c] = [seed(gw.projectId, ["faq", "x"]), seed(gw.projectId, ["subtype:qa"]), seed(gw.projectId, ["keep"])];
     const res = await invalidate({ tags: ["faq", "subtype:qa", "unused"] });
@@ -72,7 +72,7 @@ describe("gateway-api.md 4.8 / 2.7: POST /cache/invalidate", () => {
   });
 });
 
-describe("gateway-api.md 7 / contracts.md 2: invalid bodies answer 422 {message, errors}", () => {
+describe('invalid bodies answer 422 {message, errors} (docs/api.md "Errors")', () => {
   const cases: Array<[string, unknown, string]> = [
     ["101 tags", { tags: Array.from({ length: 101 }, (_, i) => `t${i}`) }, "tags"],
     ["a tag of 121 characters", { tags: ["ok", "x".repeat(121)] }, "tags[1]"],
@@ -115,7 +115,7 @@ describe("gateway-api.md 7 / contracts.md 2: invalid bodies answer 422 {message,
   });
 });
 
-describe("gateway-api.md 5: authentication and the `cache` scope", () => {
+describe('authentication and the `cache` scope (docs/api.md "Authentication")', () => {
   test("no key -> 401 invalid_api_key", async () => {
     const res = await invalidate({ all: true }, null);
     expect(res.status).toBe(401);

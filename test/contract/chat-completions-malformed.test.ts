@@ -1,4 +1,4 @@
-// Malformed POST /chat/completions bodies and headers (gateway-api.md 4.4, 7, 8; contracts.md 2, 4):
+// Malformed POST /chat/completions bodies and headers (docs/api.md "Errors", "Limits"):
 // each answers 4xx in the error envelope, naming the param at fault, never 5xx and never a hang.
 // OpenAI fields gw does not use are accepted.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -139,7 +139,7 @@ const CASES: Case[] = [
   },
 ];
 
-describe("gateway-api.md 4.4 and 7: malformed chat bodies answer 400 invalid_request", () => {
+describe('malformed chat bodies answer 400 invalid_request (docs/api.md "Errors")', () => {
   test("the table has at least 30 cases", () => {
     expect(CASES.length).toBeGreaterThanOrEqual(30);
   });
@@ -166,7 +166,7 @@ describe("gateway-api.md 4.4 and 7: malformed chat bodies answer 400 invalid_req
   });
 });
 
-describe("gateway-api.md 7: a schema the sandbox cannot satisfy is the caller's error", () => {
+describe(`a schema the sandbox cannot satisfy is the caller's error (docs/api.md "Errors")`, () => {
   test("it is one attempt (no fallback) logged as a 400, not an upstream failure", async () => {
     for (const stream of [false, true]) {
       const res = await chat(gw, {
@@ -182,7 +182,7 @@ describe("gateway-api.md 7: a schema the sandbox cannot satisfy is the caller's 
   });
 });
 
-describe("gateway-api.md 8 and contracts.md 4: limits", () => {
+describe('limits (docs/api.md "Limits")', () => {
   test("exactly 20 tags, a 40-character trace id and a 24-character parent span are accepted", async () => {
     const res = await chat(gw, { messages: msgs, tags: Array.from({ length: 20 }, (_, i) => `t${i}`) }, {
       "x-gw-trace-id": "t".repeat(40), "x-gw-parent-span": "s".repeat(24),
@@ -204,7 +204,7 @@ describe("gateway-api.md 8 and contracts.md 4: limits", () => {
   });
 });
 
-describe("gateway-api.md 4.4 unknown and unused OpenAI fields are accepted", () => {
+describe('unknown and unused OpenAI fields are accepted (docs/api.md "Chat completions")', () => {
   test("seed, n 1, logprobs false, stream_options, user, parallel_tool_calls and an unknown field -> 200", async () => {
     const res = await chat(gw, {
       model: "gw-auto",

@@ -1,5 +1,5 @@
-// Contract tests of POST /chat/completions: model selection (gateway-api.md 2.6, 4.3, 4.4;
-// contracts.md 6) and authentication and scopes (gateway-api.md 5, contracts.md 2).
+// Contract tests of POST /chat/completions: model selection (docs/api.md "Models") and
+// authentication and scopes (docs/api.md "Authentication").
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ROUTING_PROFILES } from "../../src/config/constants.ts";
 import { sha256Hex } from "../../src/lib/hash.ts";
@@ -32,7 +32,7 @@ const IMAGE_MESSAGE = {
   ],
 };
 
-describe("gateway-api.md 4.4 and contracts.md 6: model selection", () => {
+describe('model selection (docs/api.md "Models")', () => {
   test("an unknown model id answers 404 model_not_found naming param model", async () => {
     await expectError(await chat(gw, { model: "acme/unknown-model-9", messages: user("hi") }), 404, "model_not_found", {
       type: "not_found_error", category: "MODEL_NOT_FOUND", param: "model",
@@ -145,7 +145,7 @@ describe("gateway-api.md 4.4 and contracts.md 6: model selection", () => {
   });
 });
 
-describe("gateway-api.md 5 and contracts.md 2: authentication and scopes", () => {
+describe('authentication and scopes (docs/api.md "Authentication")', () => {
   const body = { messages: user("auth?") };
   const auth401 = { type: "authentication_error", category: "AUTHENTICATION", param: null } as const;
 

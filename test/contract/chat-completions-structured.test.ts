@@ -1,5 +1,5 @@
-// Contract tests of structured answers on POST /chat/completions in test mode (gateway-api.md 4.4,
-// 5.6; contracts.md 7): json_object, json_schema validated with ajv, and function tool calls whose
+// Contract tests of structured answers on POST /chat/completions in test mode (docs/api.md
+// "Test mode"): json_object, json_schema validated with ajv, and function tool calls whose
 // arguments validate against the function's parameters, whole and streamed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv from "ajv";
@@ -115,7 +115,7 @@ const SCHEMAS: Record<string, object> = {
   },
 };
 
-describe("gateway-api.md 4.4 response_format", () => {
+describe('response_format (docs/api.md "Test mode")', () => {
   test("json_object: the content parses as a JSON object", async () => {
     for (const prompt of PROMPTS) {
       const body = await json(await chat(gw, { messages: user(prompt), response_format: { type: "json_object" } }));
@@ -227,7 +227,7 @@ function expectToolCall(body: Json, expectedName?: string): ToolCall {
   return call;
 }
 
-describe("gateway-api.md 4.4 tools and tool_choice (test mode, contracts.md 7)", () => {
+describe('tools and tool_choice in test mode (docs/api.md "Test mode")', () => {
   test("tool_choice auto: the function the user names is called with valid arguments", async () => {
     const body = await json(await chat(gw, { messages: user("Use get_weather for Paris."), tools: TOOLS, tool_choice: "auto" }));
     expectToolCall(body, "get_weather");

@@ -1,5 +1,5 @@
-// Contract tests of test-mode errors on demand (contracts.md 5) through POST /chat/completions:
-// every `gw-test:<name>` answers the status of gateway-api.md 7 in the envelope of contracts.md 2,
+// Contract tests of test-mode errors on demand (docs/api.md "Test mode") through POST /chat/completions:
+// every `gw-test:<name>` answers its status in the error envelope (docs/api.md "Errors"),
 // is logged like any failure, and the fallback and stream_error scenarios behave as specified.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestGw, type TestGw } from "../helpers/test-gw.ts";
@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-/** gateway-api.md section 7 statuses and contracts.md 2 types and categories, written out by hand. */
+/** The statuses, types and categories of docs/api.md "Errors", written out by hand. */
 const ERRORS_ON_DEMAND: ReadonlyArray<readonly [name: string, status: number, type: string, category: string]> = [
   ["invalid_request", 400, "invalid_request_error", "VALIDATION_FAILED"],
   ["blocked_by_policy", 400, "invalid_request_error", "POLICY_BLOCKED"],
@@ -27,7 +27,7 @@ const ERRORS_ON_DEMAND: ReadonlyArray<readonly [name: string, status: number, ty
   ["timeout", 504, "timeout_error", "TIMEOUT"],
 ];
 
-describe("contracts.md 5 test-mode errors on demand (gateway-api.md 7)", () => {
+describe('test-mode errors on demand (docs/api.md "Test mode")', () => {
   for (const [name, status, type, category] of ERRORS_ON_DEMAND) {
     test(`gw-test:${name} answers ${status} ${name} (${type}, ${category}) and is logged`, async () => {
       const res = await chat(gw, { model: `gw-test:${name}`, messages: user(`Fail with ${name}.`) });
@@ -72,7 +72,7 @@ describe("contracts.md 5 test-mode errors on demand (gateway-api.md 7)", () => {
   });
 });
 
-describe("contracts.md 5 gw-test:fallback", () => {
+describe('gw-test:fallback (docs/api.md "Test mode")', () => {
   test("the first provider fails, the second answers: gw.fallbacks 1, two attempts, two llm spans", async () => {
     const res = await chat(gw, { model: "gw-test:fallback", messages: user("Fall back, please.") });
     expect(res.status).toBe(200);
@@ -118,7 +118,7 @@ describe("contracts.md 5 gw-test:fallback", () => {
   });
 });
 
-describe("contracts.md 5 gw-test:stream_error (gateway-api.md 7 rule 1)", () => {
+describe('gw-test:stream_error ends in the in-stream error (docs/api.md "Test mode", "Errors")', () => {
   test("some deltas, then one {error} data line with upstream_error, then [DONE], no gw.summary", async () => {
     const res = await chat(gw, { model: "gw-test:stream_error", messages: user("Break mid-stream."), stream: true });
     expect(res.status).toBe(200);
@@ -163,7 +163,7 @@ describe("contracts.md 5 gw-test:stream_error (gateway-api.md 7 rule 1)", () => 
   });
 });
 
-describe("contracts.md 5 unknown scenarios and live keys", () => {
+describe('unknown scenarios and live keys (docs/api.md "Test mode")', () => {
   test("an unknown gw-test name answers 404 model_not_found", async () => {
     for (const model of ["gw-test:nope", "gw-test:", "gw-test:RATE_LIMITED", "gw-test:constructor", "gw-test:__proto__", "gw-test:toString"]) {
       await expectError(await chat(gw, { model, messages: user("?") }), 404, "model_not_found", {

@@ -1,6 +1,6 @@
 // Contract tests of POST /chat/completions through a real gw with a test key (sandbox provider):
-// answer shape and gw object (gateway-api.md 4.4, 2.5), headers (4.2), determinism, streaming
-// framing (4.4, contracts.md 7), max_tokens, and the trace headers (4.1, 4.15).
+// answer shape and gw object (docs/api.md "Chat completions", "The gw object"), response headers,
+// determinism, streaming framing, max_tokens, and the trace headers (docs/api.md "Request headers").
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { get, startTestGw, type TestGw } from "../helpers/test-gw.ts";
@@ -34,7 +34,7 @@ interface Chunk {
 
 const contentOf = (body: Json) => (body.choices as Choice[])[0]!.message.content;
 
-describe("gateway-api.md 4.4 POST /chat/completions: non-streaming answer", () => {
+describe('POST /chat/completions: non-streaming answer (docs/api.md "Chat completions")', () => {
   test("has the chat.completion shape, usage and the gw object of 2.5", async () => {
     const res = await chat(gw, { model: "openai/gpt-4o-mini", messages: user("Say hello to the test suite.") });
     expect(res.status).toBe(200);
@@ -118,7 +118,7 @@ describe("gateway-api.md 4.4 POST /chat/completions: non-streaming answer", () =
   });
 });
 
-describe("gateway-api.md 5.6 test mode: deterministic simulated answers", () => {
+describe('test mode: deterministic simulated answers (docs/api.md "Test mode")', () => {
   test("the same request twice gives the same content; another message gives other content", async () => {
     const req = { model: "gw-balanced", messages: user("Tell me about determinism.") };
     const a = await json(await chat(gw, req));
@@ -137,7 +137,7 @@ async function stream(body: Json): Promise<{ res: Response; frames: Json[] }> {
   return { res, frames: framesOf(await readSse(res)) };
 }
 
-describe("gateway-api.md 4.4 and contracts.md 7: streaming framing", () => {
+describe('streaming framing (docs/api.md "Chat completions")', () => {
   const req = { model: "openai/gpt-4o-mini", messages: user("Stream a short answer, please.") };
 
   test("chunks with one id, usage on the last chunk, one gw.summary, then [DONE]", async () => {
@@ -218,7 +218,7 @@ describe("gateway-api.md 4.4 and contracts.md 7: streaming framing", () => {
   });
 });
 
-describe("gateway-api.md 4.4 max_tokens", () => {
+describe('max_tokens (docs/api.md "Chat completions")', () => {
   for (const limit of [1, 3, 5]) {
     test(`max_tokens ${limit} cuts the answer: finish_reason length, completion_tokens <= ${limit}`, async () => {
       const body = await json(await chat(gw, { model: "gw-auto", messages: user(`Cut me at ${limit}.`), max_tokens: limit }));
@@ -244,7 +244,7 @@ describe("gateway-api.md 4.4 max_tokens", () => {
   });
 });
 
-describe("gateway-api.md 4.1 and 4.15 trace headers", () => {
+describe('trace headers (docs/api.md "Request headers")', () => {
   test("X-Gw-Trace-Id becomes the request's trace_id and filters GET /requests", async () => {
     const res = await chat(gw, { messages: user("Trace me.") }, { "x-gw-trace-id": "my-trace-1" });
     expect(res.status).toBe(200);

@@ -1,5 +1,5 @@
 // Shared helpers of the POST /chat/completions contract tests: calling the endpoint, reading an
-// SSE body line by line, checking the error envelope (contracts.md 2) and reading the request log.
+// SSE body line by line, checking the error envelope (docs/api.md "Errors") and reading the request log.
 import { expect } from "bun:test";
 import { post, type TestGw } from "../helpers/test-gw.ts";
 
@@ -43,7 +43,7 @@ export function framesOf(sse: SseBody): Json[] {
   return sse.data.slice(0, -1).map((d) => JSON.parse(d) as Json);
 }
 
-/** Asserts the error envelope of contracts.md 2 and returns its `error` member. */
+/** Asserts the error envelope of docs/api.md "Errors" and returns its `error` member. */
 export async function expectError(
   res: Response,
   status: number,

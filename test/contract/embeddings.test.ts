@@ -1,6 +1,6 @@
 // POST /embeddings in test mode against a real listening gw: the official `openai` SDK (base64 by
 // default, and float), validation, model resolution, scopes, deterministic 16-dimension vectors
-// and the request log (gateway-api.md 4.6, 2.1, 5, 7; contracts.md 2, 5, 6).
+// and the request log (docs/api.md "Embeddings", "Test mode", "Errors").
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI, { APIError } from "openai";
 import { ROUTING_PROFILES } from "../../src/config/constants.ts";
@@ -40,7 +40,7 @@ async function expectError(res: Response, status: number, code: string, param?: 
 
 const norm = (v: number[]): number => Math.sqrt(v.reduce((n, x) => n + x * x, 0));
 
-describe("gateway-api.md 4.6: the openai SDK", () => {
+describe('the openai SDK (docs/api.md "Embeddings")', () => {
   test("create() asks for base64 by default and gets the sandbox's floats back, as float32", async () => {
     const { data, response } = await client.embeddings.create({ model: "text-embedding-3-small", input: "hello SDK" }).withResponse();
     expect(data.object).toBe("list");
@@ -74,7 +74,7 @@ describe("gateway-api.md 4.6: the openai SDK", () => {
   });
 });
 
-describe("gateway-api.md 4.6: the response", () => {
+describe('the response (docs/api.md "Embeddings")', () => {
   test("base64 over HTTP: the float32 little-endian bytes of the vector", async () => {
     const res = await embed({ input: "bytes", encoding_format: "base64" });
     const body = (await res.json()) as EmbeddingsBody;
@@ -119,7 +119,7 @@ describe("gateway-api.md 4.6: the response", () => {
   });
 });
 
-describe("gateway-api.md 4.6 / 7: validation answers 400 invalid_request naming the param", () => {
+describe('validation answers 400 invalid_request naming the param (docs/api.md "Errors")', () => {
   test("2048 inputs are fine, 2049 are not", async () => {
     const many = Array.from({ length: 2048 }, (_, i) => `text ${i}`);
     const res = await embed({ input: many });
@@ -159,7 +159,7 @@ describe("gateway-api.md 4.6 / 7: validation answers 400 invalid_request naming 
   });
 });
 
-describe("gateway-api.md 4.6 / contracts.md 6: models", () => {
+describe('models (docs/api.md "Embeddings")', () => {
   test.each([
     ["a chat model", "openai/gpt-4o-mini", "not an embedding model"],
     ["a bare chat model id", "gpt-4o-mini", "not an embedding model"],
@@ -179,7 +179,7 @@ describe("gateway-api.md 4.6 / contracts.md 6: models", () => {
   });
 });
 
-describe("gateway-api.md 5: scopes", () => {
+describe('scopes (docs/api.md "Authentication")', () => {
   test("a key without the embeddings scope -> 403 permission_denied", async () => {
     await expectError(await embed({ input: "a" }, gw.key({ scopes: ["chat", "models"] })), 403, "permission_denied");
   });
@@ -189,7 +189,7 @@ describe("gateway-api.md 5: scopes", () => {
   });
 });
 
-describe("contracts.md 5: test-mode errors on demand", () => {
+describe('test-mode errors on demand (docs/api.md "Test mode")', () => {
   test("gw-test:rate_limited answers 429 through the provider path, one attempt", async () => {
     const res = await embed({ input: "a", model: "gw-test:rate_limited" });
     await expectError(res, 429, "rate_limited");
@@ -219,7 +219,7 @@ describe("contracts.md 5: test-mode errors on demand", () => {
   });
 });
 
-describe("gateway-api.md 4.14: Idempotency-Key", () => {
+describe('Idempotency-Key (docs/idempotency.md)', () => {
   test("the same request replays the stored answer; another body under the key -> 422", async () => {
     const headers = { "idempotency-key": "embed-idem-1" };
     const first = await embed({ input: "once" }, gw.testKey, headers);
@@ -230,7 +230,7 @@ describe("gateway-api.md 4.14: Idempotency-Key", () => {
   });
 });
 
-describe("gateway-api.md 2.1 / 2.2: the request log", () => {
+describe('the request log (docs/api.md "Request log")', () => {
   test("the row names the endpoint and model, costs 0; the trace has spans but no text or vector", async () => {
     const secret = "the confidential sentence 7f3a";
     const res = await embed({ input: [secret, "second"], model: "text-embedding-3-small" }, gw.testKey, { "x-gw-trace-id": "trace-embed-1" });

@@ -12,7 +12,7 @@ afterAll(() => gw.stop());
 
 const { served, rate } = feedbackCalls(() => gw);
 
-describe("gateway-api.md 4.11: the feedback object", () => {
+describe('the feedback object (docs/api.md "Feedback")', () => {
   test("a rating sent right after the answer (its log row may still be queued) answers the feedback object", async () => {
     const id = await served();
     const res = await rate(id, { rating: 4 });
@@ -23,7 +23,7 @@ describe("gateway-api.md 4.11: the feedback object", () => {
   });
 });
 
-describe("contracts.md 2: bad input answers 422 {message, errors}", () => {
+describe('bad input answers 422 {message, errors} (docs/api.md "Errors")', () => {
   const cases: Array<[string, string | Record<string, unknown>, string]> = [
     ["missing", {}, "rating"], ["0", { rating: 0 }, "rating"], ["6", { rating: 6 }, "rating"],
     ["2.5", { rating: 2.5 }, "rating"], ['"5"', { rating: "5" }, "rating"], ["null", { rating: null }, "rating"],
@@ -44,7 +44,7 @@ describe("contracts.md 2: bad input answers 422 {message, errors}", () => {
   }
 });
 
-describe("gateway-api.md 5 and 7: 404, isolation and scope", () => {
+describe('404, isolation and scope (docs/api.md "Authentication")', () => {
   const expectError = async (res: Response, status: number, code: string) => {
     expect(res.status).toBe(status);
     const body = (await res.json()) as { error: { code: string; type: string; request_id: string } };

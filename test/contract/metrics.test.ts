@@ -1,4 +1,4 @@
-// GET /metrics (gateway-api.md 2.3, 4.12; contracts.md 2, 4): a known mix of requests sent through
+// GET /metrics (docs/api.md "Metrics", "Errors"): a known mix of requests sent through
 // a real server (test keys, `gw-test:<error>` models, streams), then every field of the metrics
 // object checked against the mix and against the request log itself.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -30,7 +30,7 @@ async function wholeLog(gw: TestGw): Promise<Json[]> {
   }
 }
 
-/** The model and how often it is sent; categories as contracts.md 2 names them. */
+/** The model and how often it is sent; categories as docs/api.md "Errors" names them. */
 const MIX: Array<{ model?: string; stream?: boolean; n: number }> = [
   { n: 3 },
   { stream: true, n: 2 },
@@ -43,7 +43,7 @@ const MIX: Array<{ model?: string; stream?: boolean; n: number }> = [
   { model: "nope/no-such-model", n: 1 },
 ];
 
-describe("GET /metrics: the metrics object (gateway-api.md 2.3, 4.12)", () => {
+describe('GET /metrics: the metrics object (docs/api.md "Metrics")', () => {
   let gw: TestGw;
   let log: Json[];
 
@@ -110,7 +110,7 @@ describe("GET /metrics: the metrics object (gateway-api.md 2.3, 4.12)", () => {
   });
 });
 
-describe("GET /metrics: period, scope and project isolation (gateway-api.md 4.12, 5; contracts.md 4)", () => {
+describe('GET /metrics: period, scope and project isolation (docs/api.md "Metrics", "Authentication")', () => {
   let gw: TestGw;
   beforeAll(async () => {
     gw = await startTestGw();

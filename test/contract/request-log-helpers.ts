@@ -1,4 +1,4 @@
-// Shared by the request-log contract tests (gateway-api.md 2.1, 4.9, 4.10): sending chat requests,
+// Shared by the request-log contract tests (docs/api.md "Request log", "Request detail"): sending chat requests,
 // reading the log, and the field-by-field check of a log entry.
 import { expect } from "bun:test";
 import { get, post, type TestGw } from "../helpers/test-gw.ts";
@@ -36,7 +36,7 @@ const isNum = (v: unknown) => typeof v === "number" && Number.isFinite(v);
 export const isStr = (v: unknown) => typeof v === "string" && v.length > 0;
 const nullOr = (check: (v: unknown) => boolean) => (v: unknown) => v === null || check(v);
 
-/** gateway-api.md 2.1, field by field. Model and provider are null on a request that never reached one. */
+/** docs/api.md "Request log", field by field. Model and provider are null on a request that never reached one. */
 const ENTRY_FIELDS: Record<string, (v: unknown) => boolean> = {
   request_id: (v) => typeof v === "string" && /^req_[0-9a-z]+$/.test(v),
   trace_id: isStr,

@@ -1,5 +1,6 @@
-// GET /requests/{request_id} (gateway-api.md 4.10, 2.2): one request with versions, overhead and its
-// trace; and the privacy rule of gateway-api.md 1.4: prompts and answers are never stored nor returned.
+// GET /requests/{request_id} (docs/api.md "Request detail"): one request with versions, overhead and
+// its trace; and the privacy rule of docs/api.md "Request log": prompts and answers are never stored
+// nor returned.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
@@ -35,7 +36,7 @@ function expectSpan(s: Span): void {
   expect(s.status === "error").toBe(s.error_code !== null);
 }
 
-describe("GET /requests/{request_id} (gateway-api.md 4.10, 2.2)", () => {
+describe('GET /requests/{request_id} (docs/api.md "Request detail")', () => {
   let gw: TestGw;
   let ok: { status: number; id: string };
   let child: { status: number; id: string };
@@ -116,7 +117,7 @@ describe("GET /requests/{request_id} (gateway-api.md 4.10, 2.2)", () => {
     expect(trace.error ?? null).toBeNull();
   });
 
-  test("a fallback: two attempts, the second answers, fallbacks 1, two llm spans (contracts.md 5)", async () => {
+  test('a fallback: two attempts, the second answers, fallbacks 1, two llm spans (docs/api.md "Test mode")', async () => {
     const d = await detail(gw, fallback.id);
     expect(d.fallbacks).toBe(1);
     const trace = traceOf(d);
@@ -147,7 +148,7 @@ describe("GET /requests/{request_id} (gateway-api.md 4.10, 2.2)", () => {
     expect(trace.selected ?? null).toBeNull();
   });
 
-  test("trace headers at their limits are kept; one character more is 400 naming the header (contracts.md 4)", async () => {
+  test('trace headers at their limits are kept; one character more is 400 naming the header (docs/api.md "Limits")', async () => {
     const traceId = "t".repeat(40);
     const parent = "p".repeat(24);
     const atLimit = await chat(gw, gw.testKey, ask("Say hello."), { "X-Gw-Trace-Id": traceId, "X-Gw-Parent-Span": parent });
@@ -180,7 +181,7 @@ describe("GET /requests/{request_id} (gateway-api.md 4.10, 2.2)", () => {
   });
 });
 
-describe("prompts and answers are never stored nor returned (gateway-api.md 1.4, 2.1)", () => {
+describe('prompts and answers are never stored nor returned (docs/api.md "Request log")', () => {
   const MARKER = "SECRET_MARKER_8c1f";
   const TAG_CONTROL = "tag-control-5d2e";
   let gw: TestGw;

@@ -1,10 +1,10 @@
-// GET /requests (gateway-api.md 4.9, 2.1, 8; contracts.md 4): the request log of the calling
+// GET /requests (docs/api.md "Request log", "Limits"): the request log of the calling
 // key's project, newest first, cursor-paginated and filterable. Detail and privacy: requests-detail.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { get, startTestGw, type TestGw } from "../helpers/test-gw.ts";
 import { ask, chat, expectLogEntry, ids, isInt, list, type Json, type ListBody } from "./request-log-helpers.ts";
 
-describe("GET /requests: entries and filters (gateway-api.md 4.9, 2.1)", () => {
+describe('GET /requests: entries and filters (docs/api.md "Request log")', () => {
   let gw: TestGw;
   // Sent in this order; the log lists them the other way round.
   const sent: Record<"tagged" | "limited" | "unknown" | "explicit" | "streamed", { status: number; id: string }> = {} as never;
@@ -134,7 +134,7 @@ describe("GET /requests: entries and filters (gateway-api.md 4.9, 2.1)", () => {
     }
   });
 
-  test("a key of another project sees none of these requests, and not their detail (gateway-api.md 5.5)", async () => {
+  test('a key of another project sees none of these requests, and not their detail (docs/api.md "Authentication")', async () => {
     const otherKey = gw.key({ projectId: gw.newProject(), scopes: ["chat", "requests"] });
     const own = await chat(gw, otherKey, ask("Say hello."));
     await gw.drain();
@@ -149,7 +149,7 @@ describe("GET /requests: entries and filters (gateway-api.md 4.9, 2.1)", () => {
     expect(ids(await list(gw))).not.toContain(own.id);
   });
 
-  test("a key without the `requests` scope: 403 permission_denied on list and detail (gateway-api.md 5.3-5.4)", async () => {
+  test('a key without the `requests` scope: 403 permission_denied on list and detail (docs/api.md "Authentication")', async () => {
     const defaultKey = gw.key();
     for (const path of ["/requests", `/requests/${sent.tagged.id}`]) {
       const res = await get(gw.url + path, defaultKey);
@@ -168,7 +168,7 @@ describe("GET /requests: entries and filters (gateway-api.md 4.9, 2.1)", () => {
   });
 });
 
-describe("GET /requests: cursor pagination (gateway-api.md 4.9, 8)", () => {
+describe('GET /requests: cursor pagination (docs/api.md "Request log", "Limits")', () => {
   let gw: TestGw;
   const sentIds: string[] = [];
 
