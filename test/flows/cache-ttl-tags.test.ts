@@ -1,5 +1,5 @@
 // The response cache's TTL classes, tags and invalidation through the pipeline, expiry, and a
-// failing store being a miss (gateway-api.md 4.13, 4.8; issue 7). Test keys: no upstream needed.
+// failing store being a miss (docs/cache.md "TTL and tags"; issue 7). Test keys: no upstream needed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { ADMIN_TOKEN, post, startTestGw, type TestGw } from "../helpers/test-gw.ts";

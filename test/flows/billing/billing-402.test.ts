@@ -1,6 +1,6 @@
-// Every 402 of gateway-api.md 7 through the real pipeline (docs/billing.md): insufficient_credits
+// Every 402 of docs/api.md "Errors" through the real pipeline (docs/billing.md): insufficient_credits
 // (prepaid, and postpaid over its credit_limit), budget_exceeded (daily and monthly), plan_limit
-// (Free after 10,000 requests this month), and the test-mode errors on demand (contracts.md 5).
+// (Free after 10,000 requests this month), and the test-mode errors on demand (docs/billing.md "Test mode").
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { boundMessageTokens } from "../../../src/analysis/tokens.ts";
 import { monthStart } from "../../../src/billing/periods.ts";
@@ -30,7 +30,7 @@ async function expect402(res: Response, code: string): Promise<string> {
   return error.message;
 }
 
-describe("gateway-api.md 7: 402 insufficient_credits", () => {
+describe('402 insufficient_credits (docs/billing.md "Prepaid credit, postpaid credit limit")', () => {
   test("prepaid with no balance: refused before any provider call", async () => {
     const p = await billedProject(gw, { billing: { mode: "prepaid" } });
     const before = upstream.callCount();
@@ -67,7 +67,7 @@ describe("gateway-api.md 7: 402 insufficient_credits", () => {
   });
 });
 
-describe("gateway-api.md 7: 402 budget_exceeded (budget_action block, the default)", () => {
+describe('402 budget_exceeded, budget_action block, the default (docs/billing.md "Budgets")', () => {
   test("daily: the second request would pass the day's budget", async () => {
     const p = await billedProject(gw, { policy: { budgets: { daily: usd(worst * 1.5) } } });
     fullAnswers(1);
@@ -88,7 +88,7 @@ describe("gateway-api.md 7: 402 budget_exceeded (budget_action block, the defaul
   });
 });
 
-describe("gateway-api.md 7, 8: 402 plan_limit (Free: 10,000 requests a month)", () => {
+describe('402 plan_limit, Free: 10,000 requests a month (docs/billing.md "Plans")', () => {
   test("the 10,000th request of the month is served, the next refused; failures and test keys do not count", async () => {
     const p = await billedProject(gw, { plan: "free" });
     // 9,999 answered requests this month, seeded in the ledger rather than sent.
@@ -116,7 +116,7 @@ describe("gateway-api.md 7, 8: 402 plan_limit (Free: 10,000 requests a month)", 
   });
 });
 
-describe("contracts.md 5: the 402s on demand in test mode still answer", () => {
+describe('the 402s on demand in test mode still answer (docs/billing.md "Test mode")', () => {
   for (const code of ["insufficient_credits", "budget_exceeded", "plan_limit"]) {
     test(`gw-test:${code}`, async () => {
       const res = await post(`${gw.url}/chat/completions`, gw.testKey, { model: `gw-test:${code}`, messages });

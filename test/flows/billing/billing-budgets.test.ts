@@ -1,4 +1,4 @@
-// Project budgets (gateway-api.md 1.6, 2.8; docs/billing.md "Budgets"): daily and monthly, UTC, in
+// Project budgets (docs/billing.md "Budgets"; docs/api.md "Project policy"): daily and monthly, UTC, in
 // charges; budget_action block refuses (402 budget_exceeded), downgrade routes only to models whose
 // worst-case charge fits what is left and says so in the trace, warn serves and records an event.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

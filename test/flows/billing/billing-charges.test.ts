@@ -1,4 +1,4 @@
-// Metering and charges (gateway-api.md 1.5, 1.6, 2.5; docs/billing.md "Charges"): gw.cost stays the
+// Metering and charges (docs/billing.md "Charges"; docs/api.md "The gw object"): gw.cost stays the
 // model cost; the charge is cost + 10% on the operator's key, nothing with the project's own key (its
 // provider bills it); cache hits and test keys are never charged; a hold settles to the actual charge and a
 // failed request releases it whole; embeddings are reserved and charged like chat.
@@ -24,7 +24,7 @@ const costNano = (prompt: number, completion: number) => toNano(costOf(mini, { p
 
 interface Answer { gw: { request_id: string; cost: number; provider: string; cache: string | null } }
 
-describe("gateway-api.md 1.6: the charge", () => {
+describe('the charge (docs/billing.md "Charges")', () => {
   test("operator key: charge = cost x 1.10, gw.cost stays the cost; the hold settles to it and the rest is released", async () => {
     const p = await billedProject(gw, { billing: { mode: "prepaid" } });
     await addCredits(gw, p.id, 1);
@@ -123,7 +123,7 @@ describe("docs/billing.md: holds end in a charge or a release", () => {
   });
 });
 
-describe("gateway-api.md 4.6: embeddings are reserved and charged", () => {
+describe('embeddings are reserved and charged (docs/api.md "Embeddings")', () => {
   test("prepaid: hold on the input's byte bound, charge = prompt tokens x price x 1.10", async () => {
     const p = await billedProject(gw, { billing: { mode: "prepaid" } });
     const input = "Ledger entries are append only.";

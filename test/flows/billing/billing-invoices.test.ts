@@ -1,5 +1,5 @@
-// Invoices, credits and billing settings through the admin API and the CLI (contracts.md 3;
-// docs/billing.md "Invoices", "Plans"): monthly invoices from the ledger with lines per model,
+// Invoices, credits and billing settings through the admin API and the CLI (docs/billing.md
+// "Admin API and CLI", "Invoices", "Plans"): monthly invoices from the ledger with lines per model,
 // credits and cached savings; credits as ledger entries, also from the CLI while the server runs;
 // zero retention only on Business.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -77,7 +77,7 @@ describe("GET /admin/projects/{id}/invoices", () => {
   });
 });
 
-describe("credits (contracts.md 3)", () => {
+describe('credits (docs/billing.md "Admin API and CLI")', () => {
   test("credits are ledger entries; `gw credits add` while the server runs reaches its balance", async () => {
     const p = await billedProject(gw, { billing: { mode: "prepaid" } });
     expect(await addCredits(gw, p.id, 3)).toBe(3);

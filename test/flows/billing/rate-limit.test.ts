@@ -1,6 +1,6 @@
 // Rate limits through a real server (issue 9 item 5, docs/rate-limits.md): 429 rate_limited with
 // Retry-After and x-ratelimit-* headers, per project and per key, test and live pools, embeddings,
-// streams, and the refusal in the request log and trace (gateway-api.md 7; contracts.md 2, 3).
+// streams, and the refusal in the request log and trace (docs/rate-limits.md "What the caller sees").
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ADMIN_TOKEN, post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
 import { requestDetail } from "../../helpers/flow-helpers.ts";
@@ -135,7 +135,7 @@ describe("issue 9.5: embeddings", () => {
   });
 });
 
-describe("contracts.md 3: policy rate_limits", () => {
+describe('policy rate_limits (docs/rate-limits.md "Settings")', () => {
   test("the admin API refuses limits that are not positive integers, and unknown fields", async () => {
     const project = gw.newProject("bad-limits");
     for (const bad of [{ rpm: 0 }, { tpm: 1.5 }, { per_key: { rpm: -1 } }, { per_key: { burst: 3 } }, { rps: 3 }]) {

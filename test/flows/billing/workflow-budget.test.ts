@@ -1,4 +1,4 @@
-// Agent workflow budgets (gateway-api.md 4.3 gw.workflow_budget; issue 5 item 9): the summed cost
+// Agent workflow budgets (docs/routing.md "Workflow budgets"; issue 5 item 9): the summed cost
 // of a workflow's requests stays within its budget. Steps are routed to cheaper models as the
 // remainder shrinks; when nothing fits, 402 budget_exceeded; other workflows are unaffected.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

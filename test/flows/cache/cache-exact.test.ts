@@ -1,4 +1,4 @@
-// The exact response cache through the real server (gateway-api.md 4.13, issue 7): hit semantics,
+// The exact response cache through the real server (docs/cache.md; issue 7): hit semantics,
 // streams from and into the cache, every key component, TTL classes, tags and invalidation, and
 // a failing store being a miss. A live key against a scripted upstream counts the upstream calls.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// The semantic cache through the real server (gateway-api.md 4.13, issue 7 item 4), with the
+// The semantic cache through the real server (docs/semantic-cache.md; issue 7 item 4), with the
 // model-free n-gram embedder so the test is fast and exact; the sentence model has its own tests
 // (test/cache) and the binary check. Eligibility, the literal guard, partitions, thresholds,
 // invalidation reaching the index, and the index surviving a restart.

@@ -1,5 +1,6 @@
-// Real clients other than the openai SDK (contracts.md 7): the Vercel AI SDK and LangChain JS,
-// unchanged, against gw's /chat/completions and /responses, plain, streamed and with a tool.
+// Real clients other than the openai SDK: the Vercel AI SDK and LangChain JS, unchanged, against
+// gw's /chat/completions and /responses (docs/api.md "Chat completions", "Responses"), plain,
+// streamed and with a tool.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createOpenAI } from "@ai-sdk/openai";
 import { ChatOpenAI } from "@langchain/openai";

@@ -1,6 +1,6 @@
 // The official `openai` SDK against a real listening gw in test mode: completions, streams and
 // their helpers, structured output, the models list and the SDK's error classes
-// (gateway-api.md 4.4, 4.7, 5.6, 7; contracts.md 2, 5, 7).
+// (docs/api.md "Chat completions", "Models", "Test mode", "Errors").
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI, { APIError } from "openai";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
@@ -43,7 +43,7 @@ async function thrown(fn: () => Promise<unknown>): Promise<unknown> {
   throw new Error("expected the call to throw");
 }
 
-describe("gateway-api.md 4.4: non-streaming chat completions through the SDK", () => {
+describe('non-streaming chat completions through the SDK (docs/api.md "Chat completions")', () => {
   test("create answers a chat.completion with the gw object and the request id header", async () => {
     const { data, response } = await client.chat.completions
       .create({ model: "gw-auto", messages: user("Say hello to the SDK") })
@@ -71,7 +71,7 @@ describe("gateway-api.md 4.4: non-streaming chat completions through the SDK", (
   });
 });
 
-describe("gateway-api.md 4.4 / contracts.md 7: streams the SDK accepts", () => {
+describe('streams the SDK accepts (docs/api.md "Chat completions")', () => {
   test("for await over a stream: content concatenates and the gw.summary chunk does not break the SDK", async () => {
     const { data: stream, response } = await client.chat.completions
       .create({ model: "gw-auto", messages: user("Stream a short answer"), stream: true })
@@ -89,7 +89,7 @@ describe("gateway-api.md 4.4 / contracts.md 7: streams the SDK accepts", () => {
     expect(regular.length).toBeGreaterThan(2);
     const text = regular.map((c) => c.choices[0]?.delta.content ?? "").join("");
     expect(text.length).toBeGreaterThan(0);
-    // The summary belongs to the same stream (contracts.md 7).
+    // The summary belongs to the same stream (docs/api.md "Chat completions").
     for (const c of chunks) expect(c.id).toBe(regular[0]!.id);
     const usageChunk = regular.find((c) => c.usage);
     expect(usageChunk?.usage?.completion_tokens ?? 0).toBeGreaterThan(0);
@@ -166,7 +166,7 @@ describe("gateway-api.md 4.4 / contracts.md 7: streams the SDK accepts", () => {
   });
 });
 
-describe("contracts.md 7: structured output through chat.completions.parse", () => {
+describe('structured output through chat.completions.parse (docs/api.md "Test mode")', () => {
   test("a plain json_schema response_format yields JSON that matches the schema", async () => {
     const schema = {
       type: "object",
@@ -196,7 +196,7 @@ describe("contracts.md 7: structured output through chat.completions.parse", () 
   });
 });
 
-describe("gateway-api.md 4.7 / 2.6: models.list through the SDK", () => {
+describe('models.list through the SDK (docs/api.md "Models")', () => {
   test("iterates every entry: the routing profiles and real <provider>/<model> ids", async () => {
     const ids: string[] = [];
     const entries: Array<Record<string, unknown>> = [];
@@ -219,14 +219,14 @@ describe("gateway-api.md 4.7 / 2.6: models.list through the SDK", () => {
       const info = e.gw as Record<string, unknown>;
       expect(typeof info.input_price).toBe("number");
       expect(typeof info.output_price).toBe("number");
-      // Test keys may route to every model (contracts.md 6).
+      // Test keys may route to every model (docs/api.md "Models").
       expect(info.routable).toBe(true);
     }
     expect(ids).toContain("openai/gpt-4o-mini");
   });
 });
 
-describe("gateway-api.md 7 / contracts.md 2, 5: errors surface as the SDK's error classes", () => {
+describe(`errors surface as the SDK's error classes (docs/api.md "Errors")`, () => {
   const create = (c: OpenAI, model: string) => c.chat.completions.create({ model, messages: user("Trigger an error") });
 
   test("a bad key is an AuthenticationError (401 invalid_api_key)", async () => {

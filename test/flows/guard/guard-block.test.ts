@@ -1,5 +1,5 @@
-// The guard blocking through the real server (issue 9 item 6; gateway-api.md 7 blocked_by_policy;
-// contracts.md 2, 3; docs/guard.md): 400 naming the kind, nothing sent upstream, and the value in
+// The guard blocking through the real server (issue 9 item 6; docs/api.md "Errors"
+// blocked_by_policy; docs/guard.md "Block"): 400 naming the kind, nothing sent upstream, and the value in
 // none of the error, the log row or the trace.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { post } from "../../helpers/test-gw.ts";

@@ -1,5 +1,5 @@
-// The PII and secrets guard redacting through the real server (issue 9 item 6; contracts.md 3
-// `pii`, `secrets`; docs/guard.md): what a scripted upstream receives for every kind, in every
+// The PII and secrets guard redacting through the real server (issue 9 item 6; docs/api.md
+// "Project policy" `pii`, `secrets`; docs/guard.md): what a scripted upstream receives for every kind, in every
 // text a chat request carries, on /responses and /embeddings, and what the cache keeps.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { post } from "../../helpers/test-gw.ts";
@@ -33,7 +33,7 @@ describe("redact: the upstream sees the placeholder, for every kind", () => {
   }
 });
 
-describe("contracts.md 3: defaults", () => {
+describe('defaults (docs/api.md "Project policy")', () => {
   test("secrets are redacted by default while personal data passes (pii allow)", async () => {
     const res = await chat(defaults, { messages: userSays("Mail ada@example.com the key AKIAIOSFODNN7EXAMPLE") });
     expect(res.status).toBe(200);
@@ -98,7 +98,7 @@ describe("/embeddings: each input", () => {
   });
 });
 
-describe("gateway-api.md 4.13: the cache keeps the redacted request only", () => {
+describe('the cache keeps the redacted request only (docs/guard.md "Where it runs")', () => {
   test("the stored answer and question hold no raw e-mail; another address finds the same entry", async () => {
     const { key, projectId } = await g.keyFor({ pii: "redact", semantic_cache: true });
     const ask = (to: string) => post(`${g.gw.url}/chat/completions`, key, {

@@ -1,4 +1,4 @@
-// IP allowlists in the guard stage (gateway-api.md 5.7, issue 9 item 6): project policy and key
+// IP allowlists in the guard stage (docs/security.md "Boundaries"; issue 9 item 6): project policy and key
 // lists, IPv4 and IPv6 CIDRs, X-Forwarded-For believed only from GW_TRUSTED_PROXIES.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { clientAddress, inRanges, parseCidr, parseIp, rangesOf } from "../../../src/lib/ip.ts";

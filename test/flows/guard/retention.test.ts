@@ -1,4 +1,4 @@
-// Retention modes through the real server (gateway-api.md 2.8, 4.13, 4.14; contracts.md 3;
+// Retention modes through the real server (docs/api.md "Project policy";
 // docs/retention.md): for standard, minimal, zero and redacted, whether the response cache answers
 // a repeat and whether an Idempotency-Key retry replays or answers 409 "not kept". Zero's log
 // fields (no caller free text) are the record stage's and tested with it.
@@ -116,7 +116,7 @@ describe("redacted: only content with nothing to redact is kept", () => {
   });
 
   test("personal data in the request: not cached (stored.skipped), and a retry is not replayed", async () => {
-    // With a `user`, rule 3 lets a personal request be cached; redacted still stores nothing.
+    // With a `user`, docs/cache.md "Classification" lets a personal request be cached; redacted still stores nothing.
     const body = ask(fresh("Draft a short thank-you note to ada.lovelace@example.com"), { user: "u-1" });
     const first = await send(key, body);
     expect(await traceCache(key, first.id)).toMatchObject({ result: "miss", stored: { skipped: "retention_redacted", found: "personal_data" } });

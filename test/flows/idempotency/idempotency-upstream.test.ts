@@ -1,4 +1,4 @@
-// Idempotency-Key against a scripted OpenAI upstream with a live key (gateway-api.md 4.14, 7;
+// Idempotency-Key against a scripted OpenAI upstream with a live key (docs/api.md "Errors";
 // docs/idempotency.md): one key, many simultaneous requests, one upstream call; upstream failures
 // release the key; a stream replays the upstream's bytes; a client that leaves mid-stream leaves
 // a key whose result was not kept.
@@ -38,7 +38,7 @@ const chat = (idemKey: string, payload: unknown, init: RequestInit = {}) =>
     ...init,
   });
 
-describe("gateway-api.md 4.14: the claim is atomic", () => {
+describe('the claim is atomic (docs/idempotency.md "States and answers")', () => {
   test("20 simultaneous requests with one key reach the upstream exactly once; the others get 409 or the replay", async () => {
     upstream.script({ delayMs: 150 });
     const idemKey = newKey();

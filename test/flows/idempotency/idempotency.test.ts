@@ -1,4 +1,4 @@
-// Idempotency-Key with test keys (gateway-api.md 4.1, 4.2, 4.14, 7; docs/idempotency.md): replays
+// Idempotency-Key with test keys (docs/idempotency.md; docs/api.md "Request headers"): replays
 // byte for byte, mismatches, key validation, which results are kept, zero retention, expiry,
 // restart recovery and the expiry sweep. Upstream races and client disconnects: idempotency-upstream.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -23,7 +23,7 @@ const chat = (key: string | null, payload: unknown, apiKey = gw.testKey) =>
 const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; type: string; param: string | null; category: string; message: string } }).error;
 const row = (projectId: string, key: string) => gw.deps.repos.idempotency.get(projectId, key);
 
-describe("gateway-api.md 4.14: an identical request replays the stored result", () => {
+describe('an identical request replays the stored result (docs/idempotency.md "Replays")', () => {
   test("the replay is byte-identical, marked Idempotent-Replayed, under the original's request id and gw headers", async () => {
     const key = newKey();
     const first = await chat(key, body());
@@ -69,7 +69,7 @@ describe("gateway-api.md 4.14: an identical request replays the stored result", 
   });
 });
 
-describe("gateway-api.md 4.1: the three endpoints that accept the key", () => {
+describe('the three endpoints that accept the key (docs/api.md "Request headers")', () => {
   const cases: Array<[string, Record<string, unknown>]> = [
     ["/embeddings", { input: "embed me once" }],
     ["/responses", { model: "gw-fast", input: "respond once" }],
@@ -91,7 +91,7 @@ describe("gateway-api.md 4.1: the three endpoints that accept the key", () => {
   }
 });
 
-describe("gateway-api.md 4.14 / 7: 422 idempotency_mismatch and key scope", () => {
+describe('422 idempotency_mismatch and key scope (docs/idempotency.md "States and answers")', () => {
   test("the same key with a different body answers 422 naming Idempotency-Key", async () => {
     const key = newKey();
     expect((await chat(key, body("First body"))).status).toBe(200);
@@ -122,7 +122,7 @@ describe("gateway-api.md 4.14 / 7: 422 idempotency_mismatch and key scope", () =
   });
 });
 
-describe("contracts.md 2: invalid keys answer 400 invalid_request naming Idempotency-Key", () => {
+describe('invalid keys answer 400 invalid_request naming Idempotency-Key (docs/api.md "Errors")', () => {
   const cases: Array<[string, string]> = [
     ["empty", ""],
     ["256 characters", "k".repeat(256)],

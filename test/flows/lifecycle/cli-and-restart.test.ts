@@ -1,4 +1,4 @@
-// The gw command line and process lifecycle (contracts.md 1 and 3): offline project and key admin,
+// The gw command line and process lifecycle (docs/running.md "Command line", "First start"): offline project and key admin,
 // first start on an empty data directory, graceful SIGTERM, restart on the same directory, and no
 // request-log row lost to a shutdown.
 import { afterAll, describe, expect, test } from "bun:test";
@@ -36,7 +36,7 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("gw projects / keys from the command line (contracts.md 3)", () => {
+describe('gw projects / keys from the command line (docs/running.md "Command line")', () => {
   const dir = tempDir();
 
   test("projects create, keys create (test and live), keys revoke print JSON", async () => {
@@ -87,7 +87,7 @@ describe("gw projects / keys from the command line (contracts.md 3)", () => {
   });
 });
 
-describe("first start, SIGTERM, restart on the same data directory (contracts.md 1)", () => {
+describe('first start, SIGTERM, restart on the same data directory (docs/running.md "First start")', () => {
   test("the first start prints one test key once; it survives a restart, and so does the log", async () => {
     const dir = tempDir();
     const first = new Served(dir);

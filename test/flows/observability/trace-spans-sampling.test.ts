@@ -1,4 +1,4 @@
-// The request trace (gateway-api.md 2.2, issue 8 items 1-3): every span named by the spec under a
+// The request trace (docs/api.md "Request detail"; issue 8 items 1-3): every documented span under a
 // root `request` span whose parent comes from X-Gw-Parent-Span, X-Gw-Trace-Id grouping, the
 // optimization and cache sections, trace sampling at each rate (whole traces, errors always kept),
 // and zero retention keeping caller free text out of the log.

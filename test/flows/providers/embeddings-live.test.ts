@@ -1,6 +1,6 @@
 // POST /embeddings with live keys, through a scripted OpenAI and a scripted Gemini: what gw sends
 // upstream, what it answers, how it meters and logs, and how upstream failures and disabled or
-// blocked providers answer (gateway-api.md 4.6, 2.1, 2.2, 7; contracts.md 2, 6).
+// blocked providers answer (docs/api.md "Embeddings", "Errors").
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { updateProject } from "../../../src/admin/projects.ts";
@@ -51,7 +51,7 @@ async function errorOf(res: Response): Promise<{ code: string; param: string | n
   return ((await res.json()) as { error: { code: string; param: string | null; message: string } }).error;
 }
 
-describe("gateway-api.md 4.6: through the openai SDK with a live key", () => {
+describe('through the openai SDK with a live key (docs/api.md "Embeddings")', () => {
   test("base64 by default: the SDK decodes the upstream's vectors as float32; floats are asked upstream", async () => {
     const client = new OpenAI({ apiKey: live, baseURL: gw.url, maxRetries: 0 });
     const out = await client.embeddings.create({ model: "text-embedding-3-small", input: ["alpha", "beta"] });
@@ -68,7 +68,7 @@ describe("gateway-api.md 4.6: through the openai SDK with a live key", () => {
   });
 });
 
-describe("gateway-api.md 4.6: dimensions", () => {
+describe('dimensions (docs/api.md "Embeddings")', () => {
   test("forwarded to OpenAI, and the vectors have that size", async () => {
     const body = (await (await embed({ model: "text-embedding-3-small", input: "d", dimensions: 64 })).json()) as EmbeddingsBody;
     expect(body.data[0]!.embedding).toHaveLength(64);
@@ -94,7 +94,7 @@ describe("gateway-api.md 4.6: dimensions", () => {
   });
 });
 
-describe("gateway-api.md 4.6 / 2.1 / 2.2: metered and logged", () => {
+describe('metered and logged (docs/api.md "Request log")', () => {
   test("cost = prompt tokens x input price, saved 0; the log row and trace, without the input text", async () => {
     const secret = "private words about project nightjar";
     const res = await embed({ model: "text-embedding-3-small", input: [secret, "other"] }, liveLog);
@@ -123,7 +123,7 @@ describe("gateway-api.md 4.6 / 2.1 / 2.2: metered and logged", () => {
   });
 });
 
-describe("gateway-api.md 7: unavailable, blocked and failing providers", () => {
+describe('unavailable, blocked and failing providers (docs/api.md "Errors")', () => {
   test("a provider without a key -> 503 no_model_available", async () => {
     const res = await embed({ model: "mistral-embed", input: "x" });
     expect(res.status).toBe(503);

@@ -1,6 +1,6 @@
 // Live keys through an OpenAI-compatible upstream (a scripted OpenAI): what gw sends upstream, what
 // it answers, how it meters and logs, streams passed through byte for byte
-// (gateway-api.md 2.1, 2.2, 2.5, 4.3, 4.4, 4.7; contracts.md 1, 6; architecture: streams).
+// (docs/api.md "Chat completions", "Extension fields", "Models"; docs/providers.md "Enabling a provider").
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import modelsFile from "../../../src/routing/models.json" with { type: "json" };
 import { type ChatAnswer, chatStreamFrames, promptTokens } from "../../helpers/scripted-upstream-bodies.ts";
@@ -49,7 +49,7 @@ const upstreamBody = (i = 0): Record<string, unknown> => {
   return call.body as Record<string, unknown>;
 };
 
-describe("contracts.md 1, 6 / gateway-api.md 4.3: what a live key sends upstream", () => {
+describe('what a live key sends upstream (docs/api.md "Extension fields")', () => {
   test("bare upstream model id, gw's provider key, no extension fields, unknown OpenAI fields passed", async () => {
     const res = await chat({
       model: "openai/gpt-4o-mini",
@@ -122,7 +122,7 @@ describe("contracts.md 1, 6 / gateway-api.md 4.3: what a live key sends upstream
   });
 });
 
-describe("contracts.md 6 / gateway-api.md 2.6, 4.7: routing with only openai enabled", () => {
+describe('routing with only openai enabled (docs/api.md "Models")', () => {
   test("gw-auto routes to an openai model and the trace says why others were left out", async () => {
     const res = await chat({ model: "gw-auto", messages: user("Which model answers?") }, liveLog);
     expect(res.status).toBe(200);
@@ -159,7 +159,7 @@ describe("contracts.md 6 / gateway-api.md 2.6, 4.7: routing with only openai ena
   });
 });
 
-describe("gateway-api.md 4.4 / architecture (streams): pass-through from an OpenAI upstream", () => {
+describe('stream pass-through from an OpenAI upstream (docs/api.md "Chat completions")', () => {
   test("chunks arrive unchanged, include_usage is requested, the summary is metered, then [DONE]; the log has it", async () => {
     const question = "Stream me a few words about rivers.";
     const res = await chat({ model: "openai/gpt-4o-mini", messages: user(question), stream: true }, liveLog);

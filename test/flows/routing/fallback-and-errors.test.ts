@@ -1,6 +1,6 @@
 // Fallback across two OpenAI-compatible providers and the errors gw answers when upstreams fail:
 // which failures fall back, which do not, the public codes, time-outs, streams cut mid-way and
-// clients that leave (gateway-api.md 2.2, 4.4, 7; contracts.md 2, 4; architecture rule 2).
+// clients that leave (docs/routing.md "Attempts and fallbacks"; docs/api.md "Errors").
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { ProviderHealth } from "../../../src/routing/health.ts";
 import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
@@ -53,7 +53,7 @@ test("precondition: SECOND is at least as good as FIRST overall and cheaper, so 
   expect(second.provider).not.toBe(first.provider);
 });
 
-describe("gateway-api.md 1.2 / contracts.md 4: fallback to the next provider", () => {
+describe('fallback to the next provider (docs/routing.md "Attempts and fallbacks")', () => {
   test("A answers 503: B answers 200, gw.fallbacks 1, the trace lists A error then B ok", async () => {
     a.script({ status: 503 }, 2); // the first try and its one retry (docs/routing.md)
     const res = await auto("Fallback on an outage please");
@@ -116,7 +116,7 @@ describe("gateway-api.md 1.2 / contracts.md 4: fallback to the next provider", (
   });
 });
 
-describe("gateway-api.md 7 / architecture rule 2: failures that end the request", () => {
+describe('failures that end the request (docs/api.md "Errors")', () => {
   test("A answers 400 (caller fault): no fallback, 400 invalid_request, B never called", async () => {
     a.script({ status: 400, body: { error: { message: "Invalid 'temperature'.", type: "invalid_request_error", param: "temperature", code: null } } });
     const res = await auto("A request the provider rejects");
@@ -204,7 +204,7 @@ describe("gateway-api.md 7 / architecture rule 2: failures that end the request"
   });
 });
 
-describe("architecture (streams) / gateway-api.md 2.1: paced streams, slow streams and clients that leave", () => {
+describe('paced streams, slow streams and clients that leave (docs/availability.md "Upstream calls and streams")', () => {
   let paced: ScriptedUpstream;
   let pgw: TestGw;
   let pkey: string;

@@ -63,7 +63,7 @@ describe("docs/decisions.md Feedback: ratingTarget", () => {
   });
 });
 
-describe("gateway-api.md 2.4: ratings feed the quality the router uses", () => {
+describe('ratings feed the quality the router uses (docs/api.md "Feedback")', () => {
   test("low ratings of one model lower its quality in gw-auto's candidates (test-mode pool; the live pool is untouched)", async () => {
     const model = "openai/gpt-4.1-mini";
     const m = gw.deps.catalog.get(model)!;
