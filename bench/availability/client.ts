@@ -5,7 +5,7 @@ import type { HostileCase } from "./cases.ts";
 
 /** The bound: a hostile request ends within 20 s; past 25 s the client gives up. */
 const CLIENT_DEADLINE_MS = 25_000;
-/** 503s the specification names, answered before or instead of an upstream call. */
+/** The 503s of docs/api.md "Errors", answered before or instead of an upstream call. */
 const SPECIFIED_503 = new Set(["no_model_available", "provider_unavailable", "service_unavailable"]);
 
 export interface Outcome {

@@ -1,6 +1,6 @@
 // The content analyzer's request-level rules: caller hints, agent and vision, needs and context
 // size, workload, live data, personal data, language, complexity, the bounded window.
-// Spec: gateway-api.md 1.2, 2.2 (trace `detected`), 4.3 (metadata), 4.13 (cache rules).
+// Docs: docs/routing.md "Analysis"; docs/api.md "Extension fields"; docs/cache.md "Classification".
 import { describe, expect, test } from "bun:test";
 import { analyzeRequest, expectedOutputTokens, KINDS, SUBTYPES, WINDOW_HEAD, WINDOW_TAIL, type AnalyzerHints } from "../../src/analysis/analyzer.ts";
 import type { ChatMessage, ChatRequest } from "../../src/canonical/chat.ts";
@@ -22,7 +22,7 @@ describe("vocabulary (routing catalog TASK_KINDS)", () => {
   });
 });
 
-describe("caller hints (gateway-api.md 4.3 metadata)", () => {
+describe('caller hints: metadata (docs/api.md "Extension fields")', () => {
   test("metadata.task wins when it is a known kind", () => {
     const a = ask("Translate 'good morning' into German.", {}, { task: "creative" });
     expect(a.task).toBe("creative");
@@ -107,7 +107,7 @@ describe("needs", () => {
   });
 });
 
-describe("live data (gateway-api.md 4.13 rule 1)", () => {
+describe('live data (docs/cache.md "Classification")', () => {
   const live = (text: string): boolean => ask(text).liveData;
 
   test("now, today, prices, weather, markets, news, scores, order status", () => {
@@ -139,7 +139,7 @@ describe("live data (gateway-api.md 4.13 rule 1)", () => {
   });
 });
 
-describe("personal data (gateway-api.md 4.13 rule 3)", () => {
+describe('personal data (docs/cache.md "Classification")', () => {
   const personal = (text: string): boolean => ask(text).personal;
 
   test("personal phrases and personal identifiers", () => {

@@ -1,5 +1,5 @@
-// Entities a semantic cache hit must agree on (gateway-api.md 4.13): numbers, dates, e-mails, URLs,
-// ids, quoted strings, names and negations, as the analyzer extracts them.
+// Entities a semantic cache hit must agree on (docs/semantic-cache.md "Literal guard"): numbers,
+// dates, e-mails, URLs, ids, quoted strings, names and negations, as the analyzer extracts them.
 import { describe, expect, test } from "bun:test";
 import { analyzeRequest, type Entities } from "../../src/analysis/analyzer.ts";
 import { MAX_PER_LIST } from "../../src/analysis/entities.ts";
@@ -7,7 +7,7 @@ import { MAX_PER_LIST } from "../../src/analysis/entities.ts";
 const entities = (text: string): Entities =>
   analyzeRequest({ model: "gw-auto", messages: [{ role: "user", content: text }] }, { inputTokensBound: text.length }).entities;
 
-describe("entities (gateway-api.md 4.13: a semantic hit must agree on them)", () => {
+describe('entities a semantic hit must agree on (docs/semantic-cache.md "Literal guard")', () => {
   test("numbers keep their form, percent and currency", () => {
     const e = entities("Prices rose 42% to $1,299.99 and then 3.5 more, about 1,000 units.");
     expect(e.numbers).toEqual(["42%", "$1,299.99", "3.5", "1,000"]);

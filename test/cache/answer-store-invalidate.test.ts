@@ -1,4 +1,4 @@
-// Invalidation in the answer store (gateway-api.md 4.8, 4.13): by tags (any of them) or all, in
+// Invalidation in the answer store (docs/api.md "Cache invalidation"): by tags (any of them) or all, in
 // SQLite, the LRU, the key index and the write queue; project-scoped; counts and removal reports.
 import { afterEach, describe, expect, test } from "bun:test";
 import { entry, fixture, NOW, rowCount, type Fixture } from "./answer-store-helpers.ts";
@@ -13,7 +13,7 @@ const seedTagged = () => ({
   ab: f.store.put(entry({ tags: ["a", "b"] })),
 });
 
-describe("gateway-api.md 4.8: invalidation by tags removes entries carrying any of them", () => {
+describe('invalidation by tags removes entries carrying any of them (docs/api.md "Cache invalidation")', () => {
   for (const flushed of [true, false]) {
     test(`entries ${flushed ? "already in SQLite" : "still queued"} go everywhere; the rest stay`, () => {
       f = fixture();
@@ -84,7 +84,7 @@ describe("gateway-api.md 4.8: invalidation by tags removes entries carrying any 
   });
 });
 
-describe("gateway-api.md 4.8: `all` empties the project's response cache", () => {
+describe('`all` empties the response cache of the project (docs/api.md "Cache invalidation")', () => {
   test("flushed and queued entries go; the count is the project's live answers", () => {
     f = fixture();
     seedTagged();
@@ -105,7 +105,7 @@ describe("gateway-api.md 4.8: `all` empties the project's response cache", () =>
   });
 });
 
-describe("gateway-api.md 4.13: answers never cross projects", () => {
+describe('answers never cross projects (docs/cache.md "Keys")', () => {
   test("identical keys in two projects are independent entries", () => {
     f = fixture();
     const a = f.store.put(entry({ projectId: "proj_a", body: '"A"' }));

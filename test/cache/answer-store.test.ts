@@ -1,4 +1,4 @@
-// The exact answer store over a real SQLite file (gateway-api.md 4.13, docs/cache.md "Storage"):
+// The exact answer store over a real SQLite file (docs/cache.md "Storage"):
 // put/get/replace, the byte-bounded LRU, the key index across restarts, batched writes, expiry and
 // the sweep, outages. Invalidation and project isolation: answer-store-invalidate.test.ts.
 import { afterEach, describe, expect, test } from "bun:test";
@@ -10,7 +10,7 @@ import { waitFor } from "../helpers/wait-for.ts";
 let f: Fixture;
 afterEach(() => f.cleanup());
 
-describe("gateway-api.md 4.13: get, put and replace", () => {
+describe('get, put and replace (docs/cache.md "Storage")', () => {
   test("a put is visible at once, before any SQLite write; other keys miss", () => {
     f = fixture();
     const stored = f.store.put(entry({ tags: ["b", "a", "b"] }));
@@ -122,7 +122,7 @@ describe("docs/cache.md Storage: the LRU bounded by bytes and the key index", ()
   });
 });
 
-describe("gateway-api.md 4.13 TTLs: expiry and the sweep", () => {
+describe('TTLs: expiry and the sweep (docs/cache.md "TTL and tags")', () => {
   test("an expired entry is a miss for get and byId, also from SQLite", () => {
     f = fixture();
     const e = f.store.put(entry({ expiresAt: NOW + 10 }));
@@ -161,7 +161,7 @@ describe("gateway-api.md 4.13 TTLs: expiry and the sweep", () => {
   });
 });
 
-describe("gateway-api.md 4.13: a cache outage is a miss (the store throws, the caller misses)", () => {
+describe('a cache outage is a miss: the store throws, the caller misses (docs/api.md "Errors")', () => {
   test("a read that needs SQLite throws while it is down; memory state survives and serves again after", () => {
     f = fixture({ memoryBytes: 0 });
     const e = f.store.put(entry());

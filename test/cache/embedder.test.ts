@@ -1,6 +1,6 @@
-// The semantic cache's embedders (gateway-api.md 4.13, issue 7 item 4): the model-free n-gram one,
-// the provider adapter, the factory, and the USE-lite client over a fake worker; the real USE-lite
-// model once, in a few seconds.
+// The semantic cache's embedders (docs/semantic-cache.md "Embedders"; issue 7 item 4): the model-free
+// n-gram one, the provider adapter, the factory, and the USE-lite client over a fake worker; the
+// real USE-lite model once, in a few seconds.
 import { describe, expect, test } from "bun:test";
 import { createEmbedder } from "../../src/cache/embedder/create-embedder.ts";
 import { NgramEmbedder } from "../../src/cache/embedder/ngram.ts";

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { hnswSelfCheck, loadHnsw } from "../../src/cache/hnsw-addon.ts";
 
-describe("hnswlib-node addon (semantic cache foundation, gateway-api.md 4.13)", () => {
+describe('hnswlib-node addon (semantic cache foundation, docs/semantic-cache.md "Vector index")', () => {
   test("self check passes", () => {
     expect(hnswSelfCheck()).toBe(true);
   });

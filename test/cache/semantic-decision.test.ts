@@ -1,5 +1,6 @@
-// The semantic hit decision (gateway-api.md 4.13): mode thresholds, the literal guard, the nearest
-// candidate that agrees on literals, and the ambiguity penalty when a rival is almost as close.
+// The semantic hit decision (docs/semantic-cache.md "Hit decision"): mode thresholds, the literal
+// guard, the nearest candidate that agrees on literals, and the ambiguity penalty when a rival is
+// almost as close.
 import { describe, expect, test } from "bun:test";
 import { AMBIGUITY_MARGIN, AMBIGUITY_PENALTY, SEMANTIC_THRESHOLDS, decideSemanticHit } from "../../src/cache/semantic-decision.ts";
 
@@ -7,7 +8,7 @@ const q = (text: string) => ({ text });
 const c = (id: number, text: string, similarity: number) => ({ id, text, similarity });
 
 describe("semantic hit decision (4.13: modes, guard, ambiguity)", () => {
-  test("the modes' thresholds are the spec's", () => {
+  test(`the modes' thresholds are the documented ones (docs/semantic-cache.md "Hit decision")`, () => {
     expect(SEMANTIC_THRESHOLDS).toEqual({ conservative: 0.97, balanced: 0.93, aggressive: 0.88 });
   });
 

@@ -1,5 +1,5 @@
-// The literal guard of semantic hits (gateway-api.md 4.13): numbers, ids, dates, e-mails, URLs,
-// quoted strings, names and negations must agree; plus gw's own regression set of paraphrases with
+// The literal guard of semantic hits (docs/semantic-cache.md "Literal guard"): numbers, ids, dates,
+// e-mails, URLs, quoted strings, names and negations must agree; plus gw's own regression set of paraphrases with
 // one literal changed (test/fixtures/semantic-guard.json), none of which may ever hit.
 import { describe, expect, test } from "bun:test";
 import { NgramEmbedder } from "../../src/cache/embedder/ngram.ts";

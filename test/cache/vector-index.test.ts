@@ -1,4 +1,4 @@
-// The semantic cache's vector index (gateway-api.md 4.13, issue 7 item 4): one partition per scope
+// The semantic cache's vector index (docs/semantic-cache.md "Vector index"): one partition per scope
 // (flat while small, an HNSW graph past flatMax), soft deletes with a rebuild in graphs, and
 // persistence that refuses anything it cannot trust. Caps and eviction: vector-index-caps.test.ts.
 import { afterEach, describe, expect, test } from "bun:test";

@@ -1,5 +1,5 @@
-// The policy over a request's texts (contracts.md 3 `pii`, `secrets`; docs/guard.md): placeholders
-// numbered per kind and stable per value, the defaults, block reports and their message, and the
+// The policy over a request's texts (docs/api.md "Project policy" `pii`, `secrets`; docs/guard.md):
+// placeholders numbered per kind and stable per value, the defaults, block reports and their message, and the
 // stage writing state.guard (trace.guard) with counts only.
 import { describe, expect, test } from "bun:test";
 import { blockedError, guardPolicyOf, guardTexts, type GuardPolicy } from "../../src/guard/content-guard.ts";
@@ -49,7 +49,7 @@ describe("placeholders", () => {
   }
 });
 
-describe("contracts.md 3: the policy keys", () => {
+describe('the policy keys (docs/api.md "Project policy")', () => {
   test("defaults: pii allow, secrets redact; unknown values fall back to them", () => {
     expect(guardPolicyOf({})).toEqual({ pii: "allow", secrets: "redact" });
     expect(guardPolicyOf({ pii: null, secrets: "nope" })).toEqual({ pii: "allow", secrets: "redact" });

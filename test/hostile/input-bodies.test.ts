@@ -1,6 +1,6 @@
 // Hostile request bodies through the real server (issue 14 items 1, 3, 6; docs/api.md "Limits";
 // docs/availability.md "Request input"): oversized, chunked, deep, label-stuffed and tokenizer-
-// hostile bodies each get their answer in the contracts.md envelope with X-Gw-Api-Version.
+// hostile bodies each get their answer in the error envelope (docs/api.md "Errors") with X-Gw-Api-Version.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { API_VERSION, LIMITS } from "../../src/config/constants.ts";
 import { GwError } from "../../src/errors/gw-error.ts";
@@ -21,7 +21,7 @@ function send(path: string, body: RequestInit["body"], headers: Record<string, s
   return fetch(gw.url + path, { method, headers: { authorization: `Bearer ${auth}`, "content-type": "application/json", ...headers }, body, duplex: "half" } as RequestInit);
 }
 
-/** The error envelope of contracts.md 2 with the version header; returns the error object. */
+/** The error envelope of docs/api.md "Errors" with the version header; returns the error object. */
 async function envelope(res: Response, status: number): Promise<Record<string, unknown>> {
   expect(res.headers.get("x-gw-api-version")).toBe(API_VERSION);
   const body = (await res.json()) as { error: Record<string, unknown> };
@@ -42,7 +42,7 @@ function chunked(mib: number, onChunk: (i: number) => void = () => {}): Readable
   });
 }
 
-describe("contracts.md 4: a body over 10 MiB answers 413 in the envelope, on every route", () => {
+describe('a body over 10 MiB answers 413 in the envelope, on every route (docs/api.md "Limits")', () => {
   const routes = ["/chat/completions", "/responses", "/embeddings", "/cache/invalidate", "/admin/projects", "/requests/req_x/feedback"];
   for (const path of routes) {
     test(`${path}: a declared 40 MiB (over Bun's old 32 MiB cap) is refused unread`, async () => {

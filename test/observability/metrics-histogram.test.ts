@@ -1,5 +1,5 @@
-// The latency histogram behind GET /metrics percentiles (gateway-api.md 2.3; docs/observability.md
-// "Metrics and log growth"): fixed log-spaced buckets, a stored form that round-trips, and
+// The latency histogram behind GET /metrics percentiles (docs/api.md "Metrics";
+// docs/observability.md "Metrics and log growth"): fixed log-spaced buckets, a stored form that round-trips, and
 // percentiles within the documented 4% of the exact nearest-rank percentile.
 import { describe, expect, test } from "bun:test";
 import { addEncoded, bucketOf, bucketValue, emptyHistogram, encodeHistogram, HISTOGRAM_BUCKETS, percentile } from "../../src/lib/histogram.ts";

@@ -1,4 +1,4 @@
-// Log growth (docs/observability.md "Metrics and log growth"; gateway-api.md 4.9): retention deletes
+// Log growth (docs/observability.md "Metrics and log growth"; docs/api.md "Request log"): retention deletes
 // log rows and traces older than GW_LOG_RETENTION_DAYS in small batches, keeps newer ones and the
 // metrics rollups; it runs in the log worker; every GET /requests filter is an index range.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
@@ -124,7 +124,7 @@ describe("retention runs in the log worker (GW_LOG_RETENTION_DAYS)", () => {
   });
 });
 
-describe("every GET /requests filter is one index range (gateway-api.md 4.9)", () => {
+describe('every GET /requests filter is one index range (docs/observability.md "Indexes of GET /v1/requests")', () => {
   test("query plans: a SEARCH on the primary key or the filter's index, never a scan or a sort", () => {
     const dir = mkdtempSync(join(tmpdir(), "gw-plans-"));
     const db = openDatabase(dir);

@@ -1,5 +1,5 @@
-// Metrics rollups against a brute-force scan (gateway-api.md 2.3; docs/observability.md "Metrics
-// and log growth"): random rows over 35 days in three projects, written through the request log's
+// Metrics rollups against a brute-force scan (docs/api.md "Metrics"; docs/observability.md
+// "Metrics and log growth"): random rows over 35 days in three projects, written through the request log's
 // insert path in random batches (retried batches, batches mixing old and new rows, late rows after
 // their hour was compacted), then every period at random instants summed from the rollups and
 // from the rows themselves.

@@ -1,5 +1,5 @@
-// OpenTelemetry export over OTLP/HTTP JSON (docs/observability.md "Export"; gateway-api.md 2.2,
-// 4.15): a real gw pointed at a scripted collector; spans, links, GenAI attributes, no content.
+// OpenTelemetry export over OTLP/HTTP JSON (docs/observability.md "Export"; docs/api.md
+// "Request detail"): a real gw pointed at a scripted collector; spans, links, GenAI attributes, no content.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { otlpParentSpanId, otlpTraceId } from "../../src/observability/otlp/ids.ts";
 import { get, post, startTestGw, type TestGw } from "../helpers/test-gw.ts";

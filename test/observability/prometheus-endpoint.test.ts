@@ -1,4 +1,4 @@
-// GET /v1/admin/metrics/prometheus (docs/observability.md "Export"; contracts.md 3): the admin
+// GET /v1/admin/metrics/prometheus (docs/observability.md "Export"; docs/api.md "Admin API"): the admin
 // token only; series move with requests; histograms are cumulative and end in +Inf.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PROMETHEUS_CONTENT_TYPE } from "../../src/observability/prometheus-text.ts";
@@ -25,7 +25,7 @@ const chat = async (model: string, content: string, extra: Record<string, unknow
 beforeAll(async () => (gw = await startTestGw()));
 afterAll(() => gw.stop());
 
-describe("admin token (contracts.md 3)", () => {
+describe('admin token (docs/api.md "Admin API")', () => {
   test("401 without a token, with a wrong token and with a project key", async () => {
     for (const key of [null, "wrong-token", gw.testKey]) {
       const res = await get(path(), key);

@@ -1,4 +1,4 @@
-// Anthropic prompt-cache breakpoints (spec 4.13, provider prompt cache): where gw puts
+// Anthropic prompt-cache breakpoints (docs/providers.md "Anthropic prompt caching"): where gw puts
 // cache_control, the per-model minimums, byte-stable prefixes across agent turns, cache usage end to
 // end through anthropicProvider, and the scripted upstream's cache_control checks (via the SDK).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
@@ -63,7 +63,7 @@ function agentTurn(steps: number): ChatMessage[] {
   return messages;
 }
 
-describe("cache breakpoints (spec 4.13): placement", () => {
+describe('cache breakpoints: placement (docs/providers.md "Anthropic prompt caching")', () => {
   test("short prompts get none: the body is exactly the old mapping (the same object)", () => {
     const b = body({
       tools: [weatherTool],
@@ -161,7 +161,7 @@ describe("cache breakpoints (spec 4.13): placement", () => {
   });
 });
 
-describe("cache breakpoints (spec 4.13): minimum cacheable length per model", () => {
+describe('cache breakpoints: minimum cacheable length per model (docs/providers.md "Anthropic prompt caching")', () => {
   test("per upstream id, dated and cloud-prefixed ids included", () => {
     expect(minimumCacheableTokens("claude-sonnet-4-5")).toBe(1_024);
     expect(minimumCacheableTokens("claude-opus-4-1")).toBe(1_024);
@@ -213,7 +213,7 @@ function call(request: Partial<ChatRequest>, model: CatalogModel = sonnet): Prov
 
 const sentBody = (i: number): MessagesBody => upstream.calls[i]?.body as MessagesBody;
 
-describe("provider prompt cache end to end (spec 4.13): anthropicProvider against the scripted Messages API", () => {
+describe('provider prompt cache end to end: anthropicProvider against the scripted Messages API (docs/cache.md "Provider prompt caches")', () => {
   test("an agent loop: turn 1 writes the cache, later turns read it; usage counts both in prompt_tokens", async () => {
     const tools = [weatherTool, longTool];
     upstream.script({ toolUses: [{ name: "search_docs", input: { city: "city0", days: 1 } }], usage: { inputTokens: 12, cacheCreationInputTokens: 2_700, outputTokens: 30 } });

@@ -1,4 +1,4 @@
-// Test-mode embeddings (gateway-api.md 4.6): the sandbox's vectors are pinned, so a change to the
+// Test-mode embeddings (docs/api.md "Embeddings"): the sandbox's vectors are pinned, so a change to the
 // generator (which would break callers' stored test fixtures) fails here first; base64 encoding.
 import { describe, expect, test } from "bun:test";
 import { countTextTokens } from "../../src/analysis/tokens.ts";

@@ -1,5 +1,5 @@
 // Data checks for the shipped model catalog (src/routing/models.json).
-// Spec: gateway-api.md 2.6 / contracts.md 6.
+// Docs: docs/models.md "Models"; docs/api.md "Models".
 import { describe, expect, test } from "bun:test";
 import catalog from "../../src/routing/models.json";
 import { TASK_KINDS, type CatalogFile, type CatalogModel } from "../../src/routing/catalog-types.ts";
@@ -15,7 +15,7 @@ const REQUIRED_PROVIDERS = [
 const isPositiveInt = (n: unknown): boolean => typeof n === "number" && Number.isInteger(n) && n > 0;
 const isPrice = (n: unknown): boolean => typeof n === "number" && Number.isFinite(n) && n >= 0;
 
-describe("model catalog shape (gateway-api.md 2.6 / contracts.md 6)", () => {
+describe('model catalog shape (docs/models.md "Models")', () => {
   test("has at least 30 models", () => {
     expect(models.length).toBeGreaterThanOrEqual(30);
   });
@@ -60,7 +60,7 @@ describe("model catalog shape (gateway-api.md 2.6 / contracts.md 6)", () => {
   });
 });
 
-describe("model catalog prices and limits (gateway-api.md 2.6 / contracts.md 6)", () => {
+describe('model catalog prices and limits (docs/models.md "Models")', () => {
   test("every price is finite and >= 0", () => {
     for (const m of models) {
       expect(isPrice(m.input_price)).toBe(true);
@@ -97,7 +97,7 @@ describe("model catalog prices and limits (gateway-api.md 2.6 / contracts.md 6)"
   });
 });
 
-describe("model catalog capabilities and quality (gateway-api.md 2.6 / contracts.md 6)", () => {
+describe('model catalog capabilities and quality (docs/models.md "Models")', () => {
   test("every TASK_KINDS key is present in quality with a value in [0,1], and no other keys", () => {
     for (const m of models) {
       const q = m.quality as Record<string, unknown>;

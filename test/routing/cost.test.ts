@@ -1,4 +1,4 @@
-// Cost is exact to the token for every usage format (issue 4 item 4; gateway-api.md 2.5): cached
+// Cost is exact to the token for every usage format (issue 4 item 4; docs/providers.md "Usage and cost, exactly"): cached
 // reads and cache writes are part of prompt_tokens and each input token is priced once.
 import { describe, expect, test } from "bun:test";
 import { buildCatalog } from "../../src/routing/catalog.ts";

@@ -1,5 +1,5 @@
 // Issue 15 item 6: personal questions phrased without "my" are never cached project-wide when no
-// `user` is set (gateway-api.md 4.13 rule 3); with a `user` they are cached for that user only.
+// `user` is set (docs/cache.md "Classification"); with a `user` they are cached for that user only.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { post, startTestGw, type TestGw } from "../helpers/test-gw.ts";

@@ -10,7 +10,7 @@ import { MIGRATIONS } from "../../src/store/migrate.ts";
 const dir = mkdtempSync(join(tmpdir(), "gw-race-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("store: concurrent first open (contracts.md 1, 3)", () => {
+describe('store: concurrent first open (docs/running.md "First start")', () => {
   test("six CLI processes creating projects in a new data directory at once all succeed", async () => {
     const procs = Array.from({ length: 6 }, (_, i) =>
       Bun.spawn(["bun", "run", "src/main.ts", "projects", "create", "--name", `p${i}`, "--data", dir], { stdout: "pipe", stderr: "pipe" }),

@@ -1,5 +1,5 @@
-// How request-log batches cross to the log worker and land in SQLite (architecture rule 5,
-// gateway-api.md 2.1/2.2): the codec keeps every value and the trace text exactly, and multi-row
+// How request-log batches cross to the log worker and land in SQLite (docs/api.md "Request log",
+// "Request detail"): the codec keeps every value and the trace text exactly, and multi-row
 // inserts write every row of a batch whatever its size, traces or not, duplicates skipped.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";

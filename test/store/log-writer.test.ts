@@ -1,4 +1,4 @@
-// The request-log queue (src/store/log-writer.ts; architecture rule 5, gateway-api.md 2.1): rows are
+// The request-log queue (src/store/log-writer.ts; docs/availability.md "Storage"): rows are
 // written off the response path in batches, on size or after an interval, survive a reopen of the
 // database, and a failing write keeps its rows for the next flush.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
@@ -47,7 +47,7 @@ function flakyRepo(inner: RequestsRepo, failures: number): RequestsRepo & { call
 const count = (db: Database): number => db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM requests").get()!.n;
 const listAll = (repo: RequestsRepo) => repo.list(PROJECT, { limit: 100 }).rows;
 
-describe("LogWriter (architecture rule 5: queued, batched log writes)", () => {
+describe('LogWriter: queued, batched log writes (docs/availability.md "Storage")', () => {
   let dir: string;
   let db: Database;
   let repo: RequestsRepo;
