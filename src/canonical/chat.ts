@@ -3,7 +3,7 @@
 // are the static types of the schema that validates them (schema/chat-completions.ts).
 import type { Static } from "@sinclair/typebox";
 import type {
-  ChatMessageSchema, FunctionToolSchema, ResponseFormatSchema, ToolCallSchema, ToolChoiceSchema,
+  ChatMessageSchema, ChatRequestSchema, FunctionToolSchema, ResponseFormatSchema, ToolCallSchema, ToolChoiceSchema,
 } from "../schema/chat-completions.ts";
 
 export interface ContentPart {
@@ -27,22 +27,9 @@ export type ToolChoice = Static<typeof ToolChoiceSchema>;
 
 export type ResponseFormat = Static<typeof ResponseFormatSchema>;
 
-/** The OpenAI chat request as gw forwards it; unknown OpenAI fields (seed, n, logprobs...) ride along. */
-export interface ChatRequest {
-  model: string;
+/** The OpenAI chat request as gw forwards it: the schema's OpenAI fields (gw's own left at parse);
+ * unknown OpenAI fields (seed, n, logprobs...) ride along. */
+export type ChatRequest = Omit<Static<typeof ChatRequestSchema>, "messages"> & {
   messages: ChatMessage[];
-  tools?: FunctionTool[];
-  tool_choice?: ToolChoice;
-  response_format?: ResponseFormat;
-  /** null passes the schema too (OpenAI reads it as unset); typed out until every adapter reads
-   * it so (parse.ts casts meanwhile). */
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  temperature?: number | null;
-  top_p?: number | null;
-  stop?: string | string[] | null;
-  stream?: boolean | null;
-  stream_options?: { include_usage?: boolean } | null;
   [extra: string]: unknown;
-}
-
+};

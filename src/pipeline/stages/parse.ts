@@ -65,14 +65,12 @@ export async function parse(_deps: Deps, state: RequestState): Promise<void> {
   const raw = state.decodeBody ? state.decodeBody(sent) : sent;
   const body = validateBody(raw);
   // gw's extension fields leave the request here, once: the adapters receive OpenAI's fields only,
-  // unknown ones included. (The schema lets max_tokens be null, as OpenAI does; ChatRequest does
-  // not say so yet, hence the cast.)
+  // unknown ones included.
   const { routing, max_cost, optimization, metadata, tags, cache, gw, ...chat } = body;
-  const req = chat as unknown as ChatRequest;
+  const req: ChatRequest = { ...chat, model: body.model ?? DEFAULT_PROFILE };
   checkMessages(req);
   checkTools(req);
   checkLabels(metadata);
-  req.model = body.model ?? DEFAULT_PROFILE;
   state.request = req;
   state.options = { routing, max_cost, optimization, metadata, tags, cache, gw };
   state.requestedModel = req.model;

@@ -70,7 +70,8 @@ export function simulateCompletion(call: ProviderCall): ChatCompletion {
   const json = jsonAnswer(req, call.model.id, seed);
   const limit = req.max_completion_tokens ?? req.max_tokens;
   const text = textAnswer(call.model.id, seed);
-  const limited = json ?? (limit === undefined ? { text, cut: false } : truncateToTokens(text, limit));
+  // null is OpenAI's 'unset' too.
+  const limited = json ?? (limit == null ? { text, cut: false } : truncateToTokens(text, limit));
   const content = typeof limited === "string" ? limited : limited.text;
   const finish = typeof limited !== "string" && limited.cut ? "length" : "stop";
   const completionTokens = countTextTokens(content);
