@@ -2,6 +2,7 @@
 // cache-store and record, once, each timed in trace.timings. Record times nothing of its own:
 // it writes the trace, so its time could only land in a trace already written.
 import type { ChatCompletion } from "../canonical/completion.ts";
+import { toGwError } from "../errors/gw-error.ts";
 import { round3 } from "../observability/trace.ts";
 import { storeAnswer } from "./cache-store.ts";
 import type { Deps } from "./deps.ts";
@@ -19,15 +20,23 @@ export interface Tail {
 
 export function finish(deps: Deps, state: RequestState, tail: Tail): void {
   const spans = state.spans;
-  if (tail.meter) {
-    const start = spans.now();
-    meter(deps, state);
-    spans.timings.meter = round3(spans.now() - start);
-  }
-  if (tail.store) {
-    const start = spans.now();
-    storeAnswer(deps, state, tail.store);
-    spans.timings.cache_store = round3(spans.now() - start);
+  try {
+    if (tail.meter) {
+      const start = spans.now();
+      meter(deps, state);
+      spans.timings.meter = round3(spans.now() - start);
+    }
+    if (tail.store) {
+      const start = spans.now();
+      storeAnswer(deps, state, tail.store);
+      spans.timings.cache_store = round3(spans.now() - start);
+    }
+  } catch (err) {
+    // A request is logged however its tail ends; the caller answers the error.
+    state.error ??= toGwError(err);
+    state.status = state.error.status;
+    record(deps, state);
+    throw err;
   }
   record(deps, state);
 }

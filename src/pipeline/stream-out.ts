@@ -121,7 +121,11 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
       state.usage ??= estimateUsage(state, produced);
     }
     // The tail, once, however the stream ended: what was produced is metered and recorded.
-    finish(deps, state, { meter: true, store });
+    try {
+      finish(deps, state, { meter: true, store });
+    } catch (err) {
+      failure ??= toGwError(err); // the client hears it in the stream, not as a cut connection
+    }
   }
   if (failure) yield { type: "error", body: failure.toBody(state.requestId) };
   else if (finished) yield { type: "summary", body: { id: streamId, object: "gw.summary", created, model: state.selected?.id, choices: [], gw: gwObject(state) } };
