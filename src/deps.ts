@@ -93,7 +93,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const secrets = secretBox(loadSecretKey(config.dataDir, config.secretKey));
   const providers = buildRegistry(config);
   const projectProviders = new ProjectProviders(repos.providerKeys, secrets, providers, transportOf(config), (err, projectId, provider) =>
-    logger.error({ err, project_id: projectId, provider }, "a project's provider key cannot be opened (secret.key lost or GW_SECRET_KEY changed?): that project's calls to this provider answer 503 until the key is stored again"));
+    logger.error({ err, project_id: projectId, provider }, "a project's provider key cannot be opened (secret.key lost or GW_SECRET_KEY changed?): that project's calls to this provider answer 503 until the key is stored again"), clock);
   // Keys fail closed (docs/security.md "Keys"): said at start, before the first request finds out.
   const unopenable = projectProviders.checkSealedKeys();
   if (unopenable > 0) logger.error({ keys: unopenable }, "SEALED PROVIDER KEYS CANNOT BE OPENED with this secret key: those projects' requests to those providers fail; gw never falls back to the operator's key");

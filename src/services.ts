@@ -114,7 +114,7 @@ export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => numb
     timed("idempotency sweeper", () => {
       // Before the first request: claims left running by a previous process can no longer finish.
       recoverInterruptedClaims(deps.repos.idempotency, logger);
-      return startIdempotencySweeper(deps.repos.idempotency, logger);
+      return startIdempotencySweeper(deps.repos.idempotency, logger, undefined, deps.clock);
     }),
     // Rate limits carry over a restart (docs/rate-limits.md "Restarts").
     timed("rate-limit state", () => {

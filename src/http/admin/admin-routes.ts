@@ -91,5 +91,5 @@ export const adminRoutes = (deps: Deps, token: string) =>
     .get("/projects/:id/invoices", ({ params, query }) => {
       const project = projectOr404(deps, params.id);
       deps.billing.writer.flush();
-      return listInvoices(deps.repos.ledger, project, typeof query.month === "string" ? query.month : undefined);
+      return listInvoices(deps.repos.ledger, project, typeof query.month === "string" ? query.month : undefined, deps.clock.now());
     });
