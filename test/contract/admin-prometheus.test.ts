@@ -10,13 +10,13 @@ describe("with GW_ADMIN_TOKEN", () => {
   beforeAll(async () => (gw = await startTestGw({ GW_SEMANTIC_EMBEDDER: "off" })));
   afterAll(() => gw.stop());
 
-  // docs/api.md says every response carries X-Gw-Api-Version; this 200 does not today, so it is
-  // not asserted here until it does (reported to the integrator of issue 16).
   test("200, the Prometheus text content type, no-store", async () => {
     const res = await admin(gw, "GET", "/metrics/prometheus");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
     expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.headers.get("x-gw-api-version")).toBe("2026-10-04");
+    expect(res.headers.get("x-gw-request-id")).toMatch(/^req_/);
     const text = await res.text();
     expect(text).toMatch(/^# (HELP|TYPE) gw_/m);
     expect(text.endsWith("\n")).toBe(true);

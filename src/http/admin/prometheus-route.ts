@@ -6,11 +6,13 @@ import type { Deps } from "../../pipeline/deps.ts";
 import type { PrometheusMetrics } from "../../observability/prometheus-metrics.ts";
 import { PROMETHEUS_CONTENT_TYPE } from "../../observability/prometheus-text.ts";
 import { adminGateOf } from "./admin-gate.ts";
+import { baseHeaders, requestIdPlugin } from "../context.ts";
 
 export const prometheusRoute = (deps: Deps, metrics: PrometheusMetrics, token: string) =>
   new Elysia({ prefix: "/admin" })
     .onBeforeHandle(({ request, server }) => adminGateOf(deps, token).check(request, server))
-    .get("/metrics/prometheus", () =>
+    .use(requestIdPlugin)
+    .get("/metrics/prometheus", ({ requestId }) =>
       new Response(
         metrics.render({
           health: deps.health.snapshot(),
@@ -18,5 +20,5 @@ export const prometheusRoute = (deps: Deps, metrics: PrometheusMetrics, token: s
           logQueueRows: deps.logWriter.pending,
           otlp: deps.otlp?.stats() ?? null,
         }),
-        { headers: { "content-type": PROMETHEUS_CONTENT_TYPE, "cache-control": "no-store" } },
+        { headers: { ...baseHeaders(requestId), "content-type": PROMETHEUS_CONTENT_TYPE, "cache-control": "no-store" } },
       ));
