@@ -57,7 +57,7 @@ export class PrometheusMetrics {
   private readonly cacheResults = this.small();
 
   private readonly requests = new CounterFamily("gw_requests_total", "Requests recorded, by endpoint, HTTP status, provider, answering model and cache kind.", ["endpoint", "status", "provider", "model", "cache"]);
-  private readonly errors = new CounterFamily("gw_request_errors_total", "Failed requests by error category (contracts.md section 2).", ["category"]);
+  private readonly errors = new CounterFamily("gw_request_errors_total", "Failed requests by error category (see docs/api.md, Errors).", ["category"]);
   private readonly duration = new HistogramFamily("gw_request_duration_seconds", "Request latency as logged (latency_ms: until the answer, or the stream, is complete).", ["endpoint"], DURATION_BUCKETS);
   private readonly ttft = new HistogramFamily("gw_ttft_seconds", "Time to first token of streamed answers.", [], TTFT_BUCKETS);
   private readonly tokens = new CounterFamily("gw_tokens_total", "Tokens by direction (input, output) and answering model.", ["direction", "model"]);

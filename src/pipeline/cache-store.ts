@@ -1,4 +1,4 @@
-// Stores a fresh answer in the response cache (gateway-api.md 4.13) once it is complete: only
+// Stores a fresh answer in the response cache (docs/cache.md "TTL and tags") once it is complete: only
 // answers that ended normally (stop or length), from a request the classification allows to
 // store, never a cache hit. TTL by content and the tags (caller's and automatic) are decided
 // here and shown in trace.cache.stored. A failing store loses the entry, never the answer.

@@ -1,4 +1,4 @@
-// A cached answer served to a streaming request (gateway-api.md 4.13: "streaming requests may be
+// A cached answer served to a streaming request (docs/cache.md "Hits": "streaming requests may be
 // answered from cache"): the stored completion as the chunk events a provider would have sent.
 import { chunksOf } from "../providers/completion-chunks.ts";
 import type { ChatCompletion, ChunkEvent } from "../canonical/completion.ts";

@@ -1,5 +1,5 @@
 // The non-streaming answer body: the upstream's completion with `model` set to gw's model id and
-// the `gw` object added (gateway-api.md 4.4, 2.5). When the upstream's own JSON text is at hand it
+// the `gw` object added (docs/api.md "Chat completions", "The gw object"). When the upstream's own JSON text is at hand it
 // is spliced rather than parsed and re-serialised whole, which keeps the hot path cheap.
 import { RAW_BODY, type ChatCompletion } from "../canonical/completion.ts";
 

@@ -1,4 +1,4 @@
-// `trace.error` for failed requests (gateway-api.md 2.2): the primary error, its likely root cause,
+// `trace.error` for failed requests (docs/api.md "Request detail"): the primary error, its likely root cause,
 // the step that failed and how to recover.
 import type { ErrorCode } from "../errors/codes.ts";
 import type { GwError } from "../errors/gw-error.ts";

@@ -1,4 +1,4 @@
-// The `gw` object on completions and stream summaries (gateway-api.md 2.5), and the gw response
+// The `gw` object on completions and stream summaries (docs/api.md "The gw object"), and the gw response
 // headers (4.2) with the x-ratelimit-* of a rate-limited project or key, read from the request state.
 import type { RequestState } from "./state.ts";
 

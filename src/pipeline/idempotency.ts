@@ -1,4 +1,4 @@
-// Idempotency-Key (gateway-api.md 4.14, docs/idempotency.md): key validation, the request
+// Idempotency-Key (docs/idempotency.md): key validation, the request
 // fingerprint, the atomic claim, which results are kept, startup recovery and the expiry sweep.
 // Knows nothing of HTTP frameworks; src/http/idempotent.ts drives it.
 import { GwError, invalidRequest } from "../errors/gw-error.ts";

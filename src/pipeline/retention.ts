@@ -1,4 +1,4 @@
-// Retention modes (gateway-api.md 2.8, contracts.md 3 `retention`; docs/retention.md): what of a
+// Retention modes (docs/api.md "Project policy", docs/retention.md): what of a
 // request's content gw may keep. Content lives in two places only: the response cache (answers,
 // and the question of semantic entries) and idempotency results (the exact response bytes). The
 // log and traces never hold content. standard keeps both; minimal and zero keep neither; redacted
@@ -7,7 +7,7 @@ import { sensitiveContent, type SensitiveKind } from "../analysis/sensitive.ts";
 
 export type RetentionMode = "standard" | "minimal" | "zero" | "redacted";
 
-/** The project's mode; anything unset or unknown is the default, standard (contracts.md 3). */
+/** The project's mode; anything unset or unknown is the default, standard (docs/api.md "Project policy"). */
 export function retentionOf(policy: { retention?: unknown }): RetentionMode {
   const r = policy.retention;
   return r === "minimal" || r === "zero" || r === "redacted" ? r : "standard";

@@ -1,5 +1,5 @@
 // Taps a provider stream on its way to the client: time to first token, usage (counted when the
-// upstream sends none), then the gw.summary chunk, or an in-stream error (gateway-api.md 4.4, 7.1).
+// upstream sends none), then the gw.summary chunk, or an in-stream error (docs/api.md "Chat completions", "Errors").
 // When the stream ends for any reason, the llm span closes and the tail runs (finish.ts). The answer
 // text is bounded (upstream-limits.ts): past it the upstream is aborted and the stream fails.
 import { GwError, toGwError } from "../errors/gw-error.ts";

@@ -1,4 +1,4 @@
-// X-Gw-Trace-Id and X-Gw-Parent-Span (gateway-api.md 4.1, 8; contracts.md 4): read onto the
+// X-Gw-Trace-Id and X-Gw-Parent-Span (docs/api.md "Request headers", "Limits"): read onto the
 // request state, 400 naming the header when too long. Shared by every pipeline's parse stage.
 import { LIMITS } from "../config/constants.ts";
 import { invalidRequest } from "../errors/gw-error.ts";

@@ -2,7 +2,7 @@
 // pipeline). Input items become messages: instructions the first system message, function_call
 // items the assistant's tool_calls, function_call_output items tool messages, so that an agent's
 // tool round trip reaches every provider adapter in the one canonical shape. The extension fields
-// of gateway-api.md 4.3 are carried over unchanged and checked by the chat schema afterwards.
+// (docs/api.md "Extension fields") are carried over unchanged and checked by the chat schema afterwards.
 import { invalidRequest } from "../../errors/gw-error.ts";
 import { compileValidator } from "../../schema/validate.ts";
 import { INPUT_ITEM_KINDS, ResponsesBody, type InputItem, type InputPart } from "../../schema/responses.ts";

@@ -1,4 +1,4 @@
-// The chat pipeline's answer as a Responses object (gateway-api.md 4.5): `resp_` id, output items
+// The chat pipeline's answer as a Responses object (docs/api.md "Responses"): `resp_` id, output items
 // (`message` with `output_text` parts, `function_call` with the upstream's call id), usage in the
 // Responses names, and the `gw` object. Shared by the JSON answer and the stream's lifecycle events.
 import type { RequestState } from "../../pipeline/state.ts";

@@ -1,4 +1,4 @@
-// The chat pipeline's stream as a Responses stream (gateway-api.md 4.5, contracts.md 7): the
+// The chat pipeline's stream as a Responses stream (docs/api.md "Responses"): the
 // lifecycle events, then one output item per message and per function call with OpenAI's added /
 // delta / done events, numbered by sequence_number, then response.completed with usage and `gw`,
 // or an `error` event. Items stay open until the answer ends, so text after a tool call and

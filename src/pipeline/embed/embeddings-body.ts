@@ -1,4 +1,4 @@
-// The /embeddings response text (gateway-api.md 4.6, plus the `gw` object of 2.5). Written by
+// The /embeddings response text (docs/api.md "Embeddings", plus "The gw object"). Written by
 // hand around JSON.stringify of each vector: a 2048 x 3072 answer should not first become a tree
 // of objects only to be walked again by the serializer.
 import type { EmbeddingResult } from "../../canonical/embeddings.ts";

@@ -1,4 +1,4 @@
-// The embeddings pipeline (gateway-api.md 4.6): a shorter manifest than chat's, run by the same
+// The embeddings pipeline (docs/api.md "Embeddings"): a shorter manifest than chat's, run by the same
 // runner and ending in the same tail, so embeddings are metered, logged and traced the same way.
 //
 //   authenticate  (http layer)  reads Authorization           -> auth              (span "authentication")

@@ -11,7 +11,7 @@ import type { EmbedState } from "./embed-state.ts";
 
 const notFound = (message: string): GwError => new GwError("model_not_found", message, { param: "model" });
 
-/** A `gw-test:<name>` model (test keys only, contracts.md 5) embeds with the default model. */
+/** A `gw-test:<name>` model (test keys only, docs/api.md "Test mode") embeds with the default model. */
 function testModel(deps: Deps, state: EmbedState, name: string): CatalogModel {
   const scenario = state.auth.test ? testScenarioOf(name) : undefined;
   if (!scenario) throw notFound(`The model '${name}' does not exist.`);

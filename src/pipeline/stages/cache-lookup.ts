@@ -1,4 +1,4 @@
-// Stage cache-lookup (gateway-api.md 4.13): classifies the request (skip rules, refresh, semantic
+// Stage cache-lookup (docs/cache.md "Classification"): classifies the request (skip rules, refresh, semantic
 // eligibility), computes its keys, and answers from the exact cache, then the semantic one. A hit
 // sets selected (the model that produced the answer), provider `cache`, completion and usage, and
 // the pipeline skips route and call. A failing store or index is a miss, never an error.
@@ -14,7 +14,7 @@ import { semanticLookup } from "./cache-semantic.ts";
 export function cacheLookup(deps: Deps, state: RequestState): void | Promise<void> {
   const req = need(state, "request");
   if (isTestModel(req.model)) {
-    // gw-test:<name> exists to run its scenario (contracts.md 5); a cached answer would hide it.
+    // gw-test:<name> exists to run its scenario (docs/api.md "Test mode"); a cached answer would hide it.
     state.cache = { result: "skip", kind: null, missReason: "test_scenario", write: false, semantic: { eligible: false, reason: "test_scenario" } };
     return;
   }

@@ -1,4 +1,4 @@
-// The semantic half of cache-lookup (gateway-api.md 4.13): the nearest stored questions of the
+// The semantic half of cache-lookup (docs/cache.md "Semantic lookups"): the nearest stored questions of the
 // request's partition, judged by the decision function (the mode's or the project's threshold,
 // the literal guard, the ambiguity rule). A hit serves that entry with gw.similarity; a miss says
 // why in trace.cache; an embedder or index failure is a miss like any cache outage (4.13).

@@ -46,7 +46,7 @@ function addFallbacks(state: RequestState): void {
 /** Retry policy by failure class (docs/routing.md): a transient failure (a 5xx or a broken
  * connection) is retried once on the same model; a rate limit, a time-out or a refused key moves
  * on at once; a caller fault never retries or falls back. A half-open probe is not retried, nor
- * a test-mode scenario (contracts.md 5 fixes its attempts). */
+ * a test-mode scenario (docs/api.md "Test mode" fixes its attempts). */
 const shouldRetry = (failure: UpstreamFailure, probe: boolean): boolean => failure.failureClass === "transient" && !probe;
 const RETRY_MIN_MS = 50;
 const RETRY_MAX_MS = 150;

@@ -1,6 +1,6 @@
 // Stage guard: the IP allowlists' refusal the HTTP layer's auth check made (docs/security.md
 // "Boundaries"), answered here so it is logged with a guard span; then the PII and secrets policy
-// (contracts.md 3 `pii`, `secrets`; docs/guard.md) over every text bound for a provider. It runs
+// (docs/api.md "Project policy" `pii`, `secrets`; docs/guard.md) over every text bound for a provider. It runs
 // before analysis and the cache, so the analyzer, the cache key and anything stored see the
 // redacted text only. Provider and region restrictions act in routing.
 import { blockedError, guardsNothing, guardTexts } from "../../guard/content-guard.ts";

@@ -51,7 +51,7 @@ export function meter(deps: Deps, state: RequestState): void {
   });
   // An explicit model is its own baseline; a profile is measured against the reference model.
   const baseline = state.profile ? (deps.catalog.get(BASELINE_MODEL_ID) ?? state.selected) : state.selected;
-  // A cached answer costs nothing and saves the whole baseline cost (gateway-api.md 2.5, 4.13).
+  // A cached answer costs nothing and saves the whole baseline cost (docs/cache.md "Hits").
   const hit = state.cache?.result === "hit";
   state.cost = hit ? 0 : costOf(state.selected, counts);
   // max_cost is a promise: routing priced the worst case within it, so a cost past it can only

@@ -1,4 +1,4 @@
-// Stage optimize: the token engine's place in the pipeline (gateway-api.md 2.2 trace.optimization).
+// Stage optimize: the token engine's place in the pipeline (trace.optimization, docs/api.md "Request detail").
 // No compression stage exists yet, so the request goes out as sent; the trace says so: the mode
 // asked for (optimization.mode, default "off"), the input token bound before and after, no stages.
 import type { Deps } from "../deps.ts";

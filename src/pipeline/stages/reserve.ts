@@ -1,4 +1,4 @@
-// Stage reserve (gateway-api.md 1.6, 7; docs/billing.md): before the call, hold the worst-case
+// Stage reserve (docs/billing.md, docs/api.md "Errors"): before the call, hold the worst-case
 // charge of the first attempt against the project's credit and budgets, or refuse with 402
 // (plan_limit, budget_exceeded, insufficient_credits). The money itself is billing/holds.ts:
 // meter settles the hold, record releases one left open. Reads ranked; writes billing.
