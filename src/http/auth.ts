@@ -6,16 +6,12 @@ import { authenticate, requireScope } from "../auth/api-keys.ts";
 import { addressRefusal } from "../auth/ip-allowlist.ts";
 import { API_BASE_PATH, type KeyScope } from "../config/constants.ts";
 import type { Deps } from "../pipeline/deps.ts";
-import type { GwError } from "../errors/gw-error.ts";
 import { requestIdPlugin } from "./context.ts";
 
 /** The pipeline endpoints refuse a forbidden address in their guard stage instead, so the refusal
- * is a logged request with a guard span; idempotent.ts reads the verdict before any lookup. */
+ * is a logged request with a guard span; they receive it as `addressRefusal`, and idempotent.ts
+ * reads it before any lookup. */
 const PIPELINE_PATHS: ReadonlySet<string> = new Set(["/chat/completions", "/responses", "/embeddings"].map((p) => `${API_BASE_PATH}${p}`));
-const deferred = new WeakMap<Request, GwError>();
-
-/** The allowlist refusal the auth plugin left for a pipeline request, if any. */
-export const deferredRefusal = (request: Request): GwError | undefined => deferred.get(request);
 
 interface PeerServer {
   requestIP(request: Request): { address: string } | null;
@@ -30,11 +26,8 @@ export const authPlugin = (deps: Deps) =>
         requireScope(auth, scope);
         const peer = () => (server as PeerServer | null)?.requestIP(request)?.address ?? null;
         const refusal = addressRefusal(auth.rules.ipAllowlists, peer, request.headers.get("x-forwarded-for"), deps.config.trustedProxies);
-        if (refusal) {
-          if (!PIPELINE_PATHS.has(path)) throw refusal;
-          deferred.set(request, refusal);
-        }
-        return { auth, t0, authMs: performance.now() - t0 };
+        if (refusal && !PIPELINE_PATHS.has(path)) throw refusal;
+        return { auth, t0, authMs: performance.now() - t0, addressRefusal: refusal };
       },
     }),
   });

@@ -15,7 +15,6 @@ import { finish } from "../pipeline/finish.ts";
 import { newState, type Endpoint } from "../pipeline/state.ts";
 import { readBodyText } from "../schema/validate.ts";
 import type { IdempotencyRecord } from "../store/repos/idempotency.ts";
-import { deferredRefusal } from "./auth.ts";
 import { errorResponse } from "./context.ts";
 import { tapStream } from "./idempotent-stream.ts";
 
@@ -23,6 +22,8 @@ export interface IdempotentContext {
   request: Request;
   requestId: string;
   auth: AuthContext;
+  /** The IP allowlists' refusal (http/auth.ts): such a caller never reaches a lookup. */
+  addressRefusal: GwError | null;
 }
 
 type Run = (bodyText: string | undefined) => Promise<Response>;
@@ -34,7 +35,7 @@ export function withIdempotency(deps: Deps, ctx: IdempotentContext, endpoint: En
   const key = ctx.request.headers.get(IDEMPOTENCY_HEADER);
   // A caller outside the allowlists never reaches a lookup (it could learn that a key exists):
   // the pipeline refuses it, logged, before reading any idempotency state.
-  if (key === null || deferredRefusal(ctx.request)) return run(undefined);
+  if (key === null || ctx.addressRefusal) return run(undefined);
   return runIdempotent(deps, ctx, endpoint, key, run);
 }
 

@@ -2,6 +2,7 @@
 // codec (its body in, its answer and stream out), the error envelope, the Idempotency-Key. The
 // request is cancelled when its client leaves or gw shuts down; it outlives Bun's idle timeout.
 import type { AuthContext } from "../auth/api-keys.ts";
+import type { GwError } from "../errors/gw-error.ts";
 import { newTraceId } from "../lib/ids.ts";
 import { SpanRecorder } from "../observability/trace.ts";
 import { runChat, type ChatAnswer } from "../pipeline/index.ts";
@@ -9,7 +10,6 @@ import { cancel, newState, type BodyDecoder, type RequestState } from "../pipeli
 import type { OutEvent } from "../pipeline/stream-out.ts";
 import type { Deps } from "../pipeline/deps.ts";
 import { baseHeaders, errorResponse, jsonResponse } from "./context.ts";
-import { deferredRefusal } from "./auth.ts";
 import { withIdempotency } from "./idempotent.ts";
 import { inFlightOf } from "./in-flight.ts";
 import { withKeepAlive } from "./sse.ts";
@@ -26,6 +26,8 @@ export interface PipelineRouteContext {
   auth: AuthContext;
   t0: number;
   authMs: number;
+  /** The IP allowlists' refusal, answered by the guard stage (http/auth.ts). */
+  addressRefusal: GwError | null;
   /** Bun's server (null under app.handle). */
   server?: RouteServer | null;
 }
@@ -61,10 +63,10 @@ export function track(deps: Deps, state: RequestState, request: Request): () => 
 
 export function servePipeline(deps: Deps, ctx: PipelineRouteContext, endpoint: "chat.completions" | "responses", codec: EndpointCodec): Promise<Response> {
   const { request, requestId, auth, t0 } = ctx;
-  return withIdempotency(deps, { request, requestId, auth }, endpoint, async (bodyText) => {
+  return withIdempotency(deps, { request, requestId, auth, addressRefusal: ctx.addressRefusal }, endpoint, async (bodyText) => {
     const spans = new SpanRecorder(t0);
     spans.add("authentication", 0, ctx.authMs, null);
-    const state = newState({ requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, bodyText, endpoint, addressRefusal: deferredRefusal(request) ?? null, decodeBody: codec.decode });
+    const state = newState({ requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, bodyText, endpoint, addressRefusal: ctx.addressRefusal, decodeBody: codec.decode });
     extendIdleTimeout(deps, ctx.server, request);
     const untrack = track(deps, state, request);
     let outcome: Awaited<ReturnType<typeof runChat>>;

@@ -7,7 +7,7 @@ import { SpanRecorder } from "../../observability/trace.ts";
 import { runEmbeddings } from "../../pipeline/embed/index.ts";
 import { newState } from "../../pipeline/state.ts";
 import type { Deps } from "../../pipeline/deps.ts";
-import { authPlugin, deferredRefusal } from "../auth.ts";
+import { authPlugin } from "../auth.ts";
 import { errorResponse, jsonResponse } from "../context.ts";
 import { withIdempotency } from "../idempotent.ts";
 import { extendIdleTimeout, track } from "../pipeline-route.ts";
@@ -15,13 +15,13 @@ import { extendIdleTimeout, track } from "../pipeline-route.ts";
 export const embeddingsRoute = (deps: Deps) =>
   new Elysia().use(authPlugin(deps)).post(
     "/embeddings",
-    ({ request, requestId, auth, t0, authMs, server }) =>
-      withIdempotency(deps, { request, requestId, auth }, "embeddings", async (bodyText) => {
+    ({ request, requestId, auth, t0, authMs, server, addressRefusal }) =>
+      withIdempotency(deps, { request, requestId, auth, addressRefusal }, "embeddings", async (bodyText) => {
         const spans = new SpanRecorder(t0);
         spans.add("authentication", 0, authMs, null);
         const state = newState({
           requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, endpoint: "embeddings", bodyText,
-          addressRefusal: deferredRefusal(request) ?? null,
+          addressRefusal,
         });
         extendIdleTimeout(deps, server, request);
         const untrack = track(deps, state, request);
