@@ -1,8 +1,6 @@
-// Stores a fresh answer in the response cache (docs/cache.md "TTL and tags") once it is complete: only
-// answers that ended normally (stop or length), from a request the classification allows to
-// store, never a cache hit. TTL by content and the tags (caller's and automatic) are decided
-// here and shown in trace.cache.stored. A failing store loses the entry, never the answer.
-// Retention redacted (docs/retention.md) stores only what holds nothing sensitive.
+// Stores a complete fresh answer in the response cache when the classification allows, with its
+// TTL and tags (trace.cache.stored); a failing store loses the entry, never the answer
+// (docs/cache.md "TTL and tags"; retention redacted: docs/retention.md).
 import { ttlOf, cacheTagsOf } from "../cache/ttl-and-tags.ts";
 import type { ChatCompletion } from "../canonical/completion.ts";
 import type { Deps } from "./deps.ts";

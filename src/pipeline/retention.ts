@@ -1,8 +1,5 @@
-// Retention modes (docs/api.md "Project policy", docs/retention.md): what of a
-// request's content gw may keep. Content lives in two places only: the response cache (answers,
-// and the question of semantic entries) and idempotency results (the exact response bytes). The
-// log and traces never hold content. standard keeps both; minimal and zero keep neither; redacted
-// keeps them only when nothing in them would need redaction (analysis/sensitive.ts).
+// Retention modes: what of a request's content gw may keep (the response cache and idempotency
+// results; never the log or traces). docs/retention.md; docs/api.md "Project policy".
 import { sensitiveContent, type SensitiveKind } from "../analysis/sensitive.ts";
 
 export type RetentionMode = "standard" | "minimal" | "zero" | "redacted";

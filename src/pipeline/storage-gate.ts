@@ -1,7 +1,6 @@
-// Fail closed (docs/availability.md "Storage"): while the request log or the ledger cannot be
-// written, chat, responses and embeddings answer 503 before any stage runs (no upstream is paid
-// for an answer gw could not record). The refusal itself is not logged as a row: it could not be
-// written either, and rows of refused requests would only grow the queue; it is counted instead.
+// Fail closed: while the request log or the ledger cannot be written, pipeline requests answer 503
+// before any stage runs; the refusal is counted, not logged as a row it could not write
+// (docs/availability.md "Storage").
 import type { Deps } from "./deps.ts";
 import { storageUnavailable, type GwError } from "../errors/gw-error.ts";
 import type { RequestState } from "./state.ts";

@@ -1,7 +1,6 @@
-// Taps a provider stream on its way to the client: time to first token, usage (counted when the
-// upstream sends none), then the gw.summary chunk, or an in-stream error (docs/api.md "Chat completions", "Errors").
-// When the stream ends for any reason, the llm span closes and the tail runs (finish.ts). The answer
-// text is bounded (upstream-limits.ts): past it the upstream is aborted and the stream fails.
+// Taps a provider stream on its way out: time to first token, usage (counted when the upstream
+// sends none), the bounded answer text, then gw.summary or an in-stream error; the tail runs when
+// it ends, however it ends (docs/api.md "Chat completions", "Errors").
 import { GwError, toGwError } from "../errors/gw-error.ts";
 import { isObject } from "../lib/json.ts";
 import { attemptLimits, oversize } from "../providers/upstream-limits.ts";

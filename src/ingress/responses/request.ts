@@ -1,8 +1,6 @@
-// The Responses request as a chat request (architecture: /responses is a codec over the chat
-// pipeline). Input items become messages: instructions the first system message, function_call
-// items the assistant's tool_calls, function_call_output items tool messages, so that an agent's
-// tool round trip reaches every provider adapter in the one canonical shape. The extension fields
-// (docs/api.md "Extension fields") are carried over unchanged and checked by the chat schema afterwards.
+// The Responses request as a chat request: input items become messages (instructions, function
+// calls and their outputs included), so every adapter sees one canonical shape; the extension
+// fields pass through to the chat schema (docs/api.md "Responses", "Extension fields").
 import { invalidRequest } from "../../errors/gw-error.ts";
 import { compileValidator } from "../../schema/validate.ts";
 import { INPUT_ITEM_KINDS, ResponsesBody, type InputItem, type InputPart } from "../../schema/responses.ts";

@@ -1,8 +1,6 @@
-// The chat pipeline's stream as a Responses stream (docs/api.md "Responses"): the
-// lifecycle events, then one output item per message and per function call with OpenAI's added /
-// delta / done events, numbered by sequence_number, then response.completed with usage and `gw`,
-// or an `error` event. Items stay open until the answer ends, so text after a tool call and
-// interleaved argument deltas still land in the right item; they close in output order.
+// The chat pipeline's stream as a Responses stream: lifecycle events, one output item per message
+// and function call with added/delta/done events numbered by sequence_number, then
+// response.completed with usage and `gw`, or an `error` event (docs/api.md "Responses").
 import type { RequestState } from "../../pipeline/state.ts";
 import type { OutEvent } from "../../pipeline/stream-out.ts";
 import type { ChunkChoice } from "../../canonical/completion.ts";

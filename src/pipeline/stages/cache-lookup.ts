@@ -1,8 +1,6 @@
-// Stage cache-lookup (docs/cache.md "Classification"): classifies the request (skip rules, refresh, semantic
-// eligibility), computes its keys, and answers from the exact cache, then the semantic one. A hit
-// sets selected (the model that produced the answer), provider `cache`, completion and usage, and
-// the pipeline skips route and call. A failing store or index is a miss, never an error.
-// Writes state.cache (trace.cache).
+// Stage cache-lookup: classifies the request, computes its keys, answers from the exact cache and
+// then the semantic one; a hit skips route and call, a failing store is a miss (docs/cache.md
+// "Classification", "Keys", "Hits"). Writes state.cache (trace.cache).
 import { decideCache } from "../../cache/policy.ts";
 import { cacheKeys } from "../../cache/key.ts";
 import { isTestModel } from "../../providers/sandbox/scenarios.ts";

@@ -1,7 +1,6 @@
-// The semantic half of cache-lookup (docs/cache.md "Semantic lookups"): the nearest stored questions of the
-// request's partition, judged by the decision function (the mode's or the project's threshold,
-// the literal guard, the ambiguity rule). A hit serves that entry with gw.similarity; a miss says
-// why in trace.cache; an embedder or index failure is a miss like any cache outage (4.13).
+// The semantic half of cache-lookup: the nearest stored questions of the partition, judged by the
+// hit decision; a hit serves that entry with gw.similarity, a miss says why, a failing embedder or
+// index is a miss (docs/cache.md "Semantic lookups"; docs/semantic-cache.md "Hit decision").
 import { decideSemanticHit, type SemanticCandidate } from "../../cache/semantic-decision.ts";
 import type { Deps } from "../deps.ts";
 import { serveCached } from "../cache-slice.ts";

@@ -1,8 +1,6 @@
-// Stage guard: the IP allowlists' refusal the HTTP layer's auth check made (docs/security.md
-// "Boundaries"), answered here so it is logged with a guard span; then the PII and secrets policy
-// (docs/api.md "Project policy" `pii`, `secrets`; docs/guard.md) over every text bound for a provider. It runs
-// before analysis and the cache, so the analyzer, the cache key and anything stored see the
-// redacted text only. Provider and region restrictions act in routing.
+// Stage guard: answers the IP allowlists' refusal made at auth, logged with a guard span, then
+// applies the PII and secrets policy to every text bound for a provider, before analysis and the
+// cache see them (docs/guard.md "Where it runs"; docs/security.md "Boundaries").
 import { blockedError, guardsNothing, guardTexts } from "../../guard/content-guard.ts";
 import { mapChatTexts, mapInputs } from "../../guard/request-texts.ts";
 import type { Deps } from "../deps.ts";

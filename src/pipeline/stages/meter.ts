@@ -1,7 +1,6 @@
-// Stage meter: model cost of the answer (before markup) and the saving against the baseline.
-// Writes usage, cost, saved, and settles the project's charge (cost plus markup; docs/billing.md).
-// Usage past the request's worst case is clamped to it and flagged (docs/security.md "Money").
-// See docs/decisions.md for the baseline behind `saved`.
+// Stage meter: model cost and the saving against the baseline (docs/decisions.md); settles the
+// charge, cost plus markup (docs/billing.md); usage past the worst case is clamped and flagged
+// (docs/security.md "Money"). Writes usage, cost, saved.
 import { costOf, outputAskOf, worstOutputTokens, type TokenCounts } from "../../routing/cost.ts";
 import { BASELINE_MODEL_ID } from "../../routing/profiles.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";

@@ -1,7 +1,6 @@
-// Stage rate_limit (docs/rate-limits.md): admits the request against the project's and the key's
-// requests and tokens per minute, or refuses it with 429 rate_limited and Retry-After. Tokens are
-// admitted on an estimate (input bound plus output bound) and corrected when the request is recorded.
-// Reads auth, request, inputTokens, analysis; writes rateLimitHeaders (x-ratelimit-*, gw-object.ts).
+// Stage rate_limit: admits the request against the project's and key's requests and tokens per
+// minute on an estimate corrected at record, or refuses 429 with Retry-After (docs/rate-limits.md).
+// Writes rateLimitHeaders (x-ratelimit-*, sent by gw-object.ts).
 import { expectedOutputTokens } from "../../analysis/analyzer.ts";
 import { countMessageTokens, countTextsTokens } from "../../analysis/tokens.ts";
 import type { Decision, TokenEstimate } from "../../billing/rate-limit.ts";

@@ -1,7 +1,6 @@
-// Stage reserve (docs/billing.md, docs/api.md "Errors"): before the call, hold the worst-case
-// charge of the first attempt against the project's credit and budgets, or refuse with 402
-// (plan_limit, budget_exceeded, insufficient_credits). The money itself is billing/holds.ts:
-// meter settles the hold, record releases one left open. Reads ranked; writes billing.
+// Stage reserve: holds the worst-case charge of the first attempt against credit and budgets, or
+// refuses with 402 (docs/billing.md, docs/api.md "Errors"); the money is billing/holds.ts: meter
+// settles the hold, record releases one left open. Reads ranked; writes billing.
 import { countMessageTokens } from "../../analysis/tokens.ts";
 import { holdCharge, newBillingState, type HoldAsk } from "../../billing/holds.ts";
 import { servedByok, worstCharge, worstEmbedCharge } from "../../billing/worst-charge.ts";

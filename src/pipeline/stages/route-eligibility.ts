@@ -1,7 +1,6 @@
-// Which models may serve a request (docs/routing.md "Eligibility"): capabilities, context window,
-// enabled provider or the project's own key, project policy (providers, regions), max_cost, the
-// workflow budget's remainder and, under budget_action downgrade, the project budget's remainder.
-// Each exclusion is a reason the trace shows.
+// Which models may serve a request: capabilities, context, enabled provider or own key, policy
+// (providers, regions), max_cost and budget remainders; each exclusion is a reason the trace shows
+// (docs/routing.md "Eligibility").
 import { expectedOutputTokens } from "../../analysis/analyzer.ts";
 import { countMessageTokens } from "../../analysis/tokens.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
