@@ -1,5 +1,6 @@
 // Admin API bodies (docs/api.md "Admin API", "Project policy"): projects, policy keys, keys and credits.
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static, type TObject, type TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { KEY_SCOPES } from "../config/constants.ts";
 
@@ -50,9 +51,26 @@ export function policyFrom(stored: unknown): Policy {
     // A restriction list with a bad entry stays a restriction (fails closed): the bad entry
     // becomes a name that matches no provider, region or address.
     if (RESTRICTION_LISTS.has(k) && Array.isArray(v) && v.length > 0) out[k] = v.map((x) => (typeof x === "string" && x ? x : "(invalid)"));
+    // An object (rate_limits, budgets) keeps the parts that fit: one bad limit does not lift the others.
+    else if (isPlainObject(v) && PolicySchema.properties[k as keyof Policy]) out[k] = fittingParts(PolicySchema.properties[k as keyof Policy], v);
     else delete out[k];
   }
   return storedPolicy.Check(out) ? out : {};
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function fittingParts(schema: TSchema, value: Record<string, unknown>): Record<string, unknown> {
+  const inner = (schema as { anyOf?: TSchema[] }).anyOf?.find((s) => (s as TObject).properties) ?? schema;
+  const props = (inner as TObject).properties ?? {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const sub = props[k];
+    if (!sub) continue;
+    if (Value.Check(sub, v)) out[k] = v;
+    else if (isPlainObject(v)) out[k] = fittingParts(sub, v);
+  }
+  return out;
 }
 
 const Billing = Type.Object({

@@ -26,6 +26,12 @@ describe("stored policy with bad entries", () => {
     expect(p.cache_ttl).toBeUndefined();
   });
 
+  test("a budget or rate limit with one bad part keeps the parts that fit", () => {
+    const p = policyFrom({ budgets: { daily: 5, monthly: "x" }, rate_limits: { rpm: 10, tpm: -1, per_key: { rpm: 2, tpm: "y" } } });
+    expect(p.budgets).toEqual({ daily: 5 });
+    expect(p.rate_limits).toEqual({ rpm: 10, per_key: { rpm: 2 } });
+  });
+
   test("an ip_allowlist of nothing but garbage refuses the caller instead of admitting everyone", async () => {
     storePolicy({ ip_allowlist: [42] });
     const res = await ask();
