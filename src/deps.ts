@@ -1,6 +1,8 @@
 // Everything the request path needs, built once at start and injected (docs/architecture.md "Lifecycle").
 import type { Database } from "bun:sqlite";
 import type { Deps, Repos } from "./pipeline/deps.ts";
+import { createInFlight } from "./pipeline/in-flight.ts";
+import { MinuteQuota } from "./lib/minute-quota.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -128,6 +130,8 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   return {
     config,
     clock,
+    inFlight: createInFlight(),
+    testTraceQuota: new MinuteQuota(),
     db,
     repos,
     catalog,

@@ -8,7 +8,6 @@ import { API_BASE_PATH } from "./config/constants.ts";
 import type { Config } from "./config/env.ts";
 import { buildDeps, closeStorage } from "./deps.ts";
 import { type Deps } from "./pipeline/deps.ts";
-import { inFlightOf } from "./http/in-flight.ts";
 import { Lifecycle } from "./http/lifecycle.ts";
 import { startServices, type StartedServices } from "./lib/service.ts";
 import { flushLogger } from "./observability/logger.ts";
@@ -71,7 +70,7 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
     // such request would stall every other request for a second or two.
     preloadTokenizer();
     lifecycle.storage = deps.storage;
-    lifecycle.inFlight = inFlightOf(deps);
+    lifecycle.inFlight = deps.inFlight;
     app = listen(deps, config, lifecycle);
   } catch (err) {
     // deps is unassigned when building it failed; one that was built gets its storage closed.

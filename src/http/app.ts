@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { API_BASE_PATH } from "../config/constants.ts";
 import type { Deps } from "../pipeline/deps.ts";
 import { adminRoutes } from "./admin/admin-routes.ts";
+import { AdminGate } from "./admin/admin-gate.ts";
 import { prometheusRoute } from "./admin/prometheus-route.ts";
 import { contextPlugin, errorResponse } from "./context.ts";
 import { Lifecycle } from "./lifecycle.ts";
@@ -31,8 +32,12 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle()) {
     .use(metricsRoute(deps))
     .use(feedbackRoute(deps))
     .use(cacheInvalidateRoute(deps));
-  if (deps.config.adminToken) api.use(adminRoutes(deps, deps.config.adminToken));
-  if (deps.config.adminToken && deps.prometheus) api.use(prometheusRoute(deps, deps.prometheus, deps.config.adminToken));
+  if (deps.config.adminToken) {
+    // One gate for the admin API and the Prometheus route: they share the failure counts.
+    const gate = new AdminGate(deps, deps.config.adminToken, () => deps.clock.now());
+    api.use(adminRoutes(deps, gate));
+    if (deps.prometheus) api.use(prometheusRoute(deps, deps.prometheus, gate));
+  }
   return new Elysia()
     .use(contextPlugin(deps.logger))
     .onRequest(({ request }) => {

@@ -1,15 +1,8 @@
 // The server's own state as load balancers see it (docs/availability.md "Shutdown"): draining
 // after a stop signal, storage that cannot record requests, and the requests in flight that a
 // stop waits for and, past its grace, aborts. GET /healthz and /readyz read it.
+import type { InFlightRequests } from "../pipeline/in-flight.ts";
 
-/** The requests in flight: a stop aborts what is left after the grace period. */
-export interface InFlightRequests {
-  /** Aborts every request in flight (no new attempt starts after it); returns how many. */
-  abortAll(reason: string): number;
-  /** Resolves when nothing is in flight. */
-  idle(): Promise<void>;
-  readonly size: number;
-}
 
 /** What the storage says of itself (the log and ledger writers; docs/availability.md "Storage"). */
 export interface StorageState {

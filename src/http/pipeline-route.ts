@@ -11,7 +11,6 @@ import type { OutEvent } from "../pipeline/stream-out.ts";
 import type { Deps } from "../pipeline/deps.ts";
 import { baseHeaders, errorResponse, jsonResponse } from "./context.ts";
 import { withIdempotency } from "./idempotent.ts";
-import { inFlightOf } from "./in-flight.ts";
 import { withKeepAlive } from "./sse.ts";
 
 /** Bun's server as the routes see it: the peer's address, and the per-request idle timeout. */
@@ -51,7 +50,7 @@ export function extendIdleTimeout(deps: Deps, server: RouteServer | null | undef
 /** Registers the request as in flight and cancels it when its client leaves; the returned
  * function ends both (call it when the answer, or the stream's last byte, is out). */
 export function track(deps: Deps, state: RequestState, request: Request): () => void {
-  const done = inFlightOf(deps).add(state);
+  const done = deps.inFlight.add(state);
   const onAbort = (): void => cancel(state, "client");
   if (request.signal.aborted) onAbort();
   else request.signal.addEventListener("abort", onAbort, { once: true });

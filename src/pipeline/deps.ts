@@ -9,6 +9,8 @@ import type { OtlpExporter } from "../observability/otlp/exporter.ts";
 import type { PrometheusMetrics } from "../observability/prometheus-metrics.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import type { Clock } from "../lib/clock.ts";
+import type { InFlight } from "./in-flight.ts";
+import type { MinuteQuota } from "../lib/minute-quota.ts";
 import type { ProjectProviders } from "../providers/project-providers.ts";
 import type { ProviderRegistry } from "../providers/registry.ts";
 import type { Provider } from "../providers/types.ts";
@@ -45,6 +47,10 @@ export interface Repos {
 
 export interface Deps {
   config: Config;
+  /** The pipeline requests under way: what shutdown waits for and aborts (docs/availability.md). */
+  inFlight: InFlight;
+  /** Detailed test-key traces kept per project this minute (GW_TEST_TRACES_PER_MIN). */
+  testTraceQuota: MinuteQuota;
   /** The one clock (lib/clock.ts): TTLs, windows and periods read it, so tests can move time. */
   clock: Clock;
   db: Database;

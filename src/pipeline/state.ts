@@ -105,7 +105,7 @@ export interface RequestBase {
    * AbortController: only the attempt under way has anything to abort. */
   cancelled: boolean;
   /** Who cancelled: the client that went away, or gw's shutdown after its grace period
-   * (http/in-flight.ts); the first reason wins. */
+   * (pipeline/in-flight.ts); the first reason wins. */
   cancelReason?: CancelReason;
   /** The controller of the upstream attempt under way. */
   attemptAbort?: AbortController;

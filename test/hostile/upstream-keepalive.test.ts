@@ -3,7 +3,6 @@
 // grace period) ends a running stream with its in-stream error (docs/availability.md).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { inFlightOf } from "../../src/http/in-flight.ts";
 import { type HostileUpstream, openAiEnd, openAiFrames, startHostileUpstream } from "../helpers/scripted-hostile.ts";
 import { startTestGw, type TestGw } from "../helpers/test-gw.ts";
 import { sseData } from "../helpers/flow-helpers.ts";
@@ -106,7 +105,7 @@ describe("abortAll (shutdown past its grace period)", () => {
         body: JSON.stringify({ model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "until shutdown" }], stream: true }),
       });
       expect(res.status).toBe(200);
-      const inFlight = inFlightOf(other.deps);
+      const inFlight = other.deps.inFlight;
       expect(inFlight.size).toBe(1);
       expect(inFlight.abortAll("shutdown")).toBe(1);
       const data = await sseData(res);

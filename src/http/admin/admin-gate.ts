@@ -63,14 +63,3 @@ function matches(token: string, header: string | null): boolean {
   const b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
 }
-
-const gates = new WeakMap<Deps, AdminGate>();
-/** One gate per gw (the admin API and the Prometheus route share the failure counts). */
-export function adminGateOf(deps: Deps, token: string): AdminGate {
-  let gate = gates.get(deps);
-  if (!gate) {
-    gate = new AdminGate(deps, token);
-    gates.set(deps, gate);
-  }
-  return gate;
-}

@@ -10,7 +10,7 @@ import { CreateKeyBody, CreateProjectBody, CreditsBody, ProviderKeyBody, UpdateP
 import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import type { Deps } from "../../pipeline/deps.ts";
 import { parseCidr } from "../../lib/ip.ts";
-import { adminGateOf } from "./admin-gate.ts";
+import type { AdminGate } from "./admin-gate.ts";
 
 const validateCreate = compileValidator(CreateProjectBody);
 const validateUpdate = compileValidator(UpdateProjectBody);
@@ -34,9 +34,9 @@ function assertCidrs(list: unknown, param: string): void {
   });
 }
 
-export const adminRoutes = (deps: Deps, token: string) =>
+export const adminRoutes = (deps: Deps, gate: AdminGate) =>
   new Elysia({ prefix: "/admin" })
-    .onBeforeHandle(({ request, server }) => adminGateOf(deps, token).check(request, server))
+    .onBeforeHandle(({ request, server }) => gate.check(request, server))
     // Any admin write may change a key or a project that a cached key resolves to.
     .onAfterHandle(({ request }) => {
       if (request.method === "GET") return;

@@ -5,12 +5,12 @@ import { Elysia } from "elysia";
 import type { Deps } from "../../pipeline/deps.ts";
 import type { PrometheusMetrics } from "../../observability/prometheus-metrics.ts";
 import { PROMETHEUS_CONTENT_TYPE } from "../../observability/prometheus-text.ts";
-import { adminGateOf } from "./admin-gate.ts";
+import type { AdminGate } from "./admin-gate.ts";
 import { baseHeaders, requestIdPlugin } from "../context.ts";
 
-export const prometheusRoute = (deps: Deps, metrics: PrometheusMetrics, token: string) =>
+export const prometheusRoute = (deps: Deps, metrics: PrometheusMetrics, gate: AdminGate) =>
   new Elysia({ prefix: "/admin" })
-    .onBeforeHandle(({ request, server }) => adminGateOf(deps, token).check(request, server))
+    .onBeforeHandle(({ request, server }) => gate.check(request, server))
     .use(requestIdPlugin)
     .get("/metrics/prometheus", ({ requestId }) =>
       new Response(

@@ -1,6 +1,6 @@
 // POST /embeddings (docs/api.md "Embeddings"): hands the request to the embeddings pipeline and writes
 // its outcome as JSON or as an error envelope. Scope `embeddings`. Cancelled like
-// chat when the client leaves or gw shuts down (../in-flight.ts).
+// chat when the client leaves or gw shuts down (pipeline/in-flight.ts).
 import { Elysia } from "elysia";
 import { newTraceId } from "../../lib/ids.ts";
 import { SpanRecorder } from "../../observability/trace.ts";

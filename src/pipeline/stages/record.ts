@@ -73,31 +73,9 @@ function traceSampled(deps: Deps, state: RequestState): boolean {
   if (state.error) return true;
   const rate = state.auth.rules.traceSampleRate;
   if (rate < 1 && !traceIdSampled(state.traceId, rate)) return false;
-  return !state.auth.test || testTraceQuota(deps).take(state.auth.project.id, deps.clock.now(), deps.config.testTracesPerMinute);
+  return !state.auth.test || deps.testTraceQuota.take(state.auth.project.id, deps.clock.now(), deps.config.testTracesPerMinute);
 }
 
-/** Detailed test-key traces kept per project in the current minute; reset each minute, so it holds
- * at most the projects active in one minute (projects are made by the operator, not by callers). */
-class MinuteQuota {
-  private minute = -1;
-  private used = new Map<string, number>();
-
-  take(projectId: string, now: number, limit: number): boolean {
-    const minute = Math.floor(now / 60_000);
-    if (minute !== this.minute) (this.minute = minute), this.used.clear();
-    const used = this.used.get(projectId) ?? 0;
-    if (used >= limit) return false;
-    this.used.set(projectId, used + 1);
-    return true;
-  }
-}
-
-const quotas = new WeakMap<Deps, MinuteQuota>();
-const testTraceQuota = (deps: Deps): MinuteQuota => {
-  let q = quotas.get(deps);
-  if (!q) quotas.set(deps, (q = new MinuteQuota()));
-  return q;
-};
 
 /** A trace id's draw: a hash in 0..9999 below rate x 10,000. */
 export const traceIdSampled = (traceId: string, rate: number): boolean => Number(Bun.hash.wyhash(traceId) % 10_000n) < rate * 10_000;

@@ -1,9 +1,16 @@
 // The pipeline requests under way (/chat/completions, /responses, /embeddings), per gw instance:
 // what shutdown waits for, and abortAll for what is left once the grace period is over (docs/
 // availability.md "Upstream calls and streams"). After abortAll no new attempt starts.
-import type { Deps } from "../pipeline/deps.ts";
-import { cancel, type CancelReason, type RequestState } from "../pipeline/state.ts";
-import type { InFlightRequests } from "./lifecycle.ts";
+import { cancel, type CancelReason, type RequestState } from "./state.ts";
+
+/** The requests in flight as shutdown sees them (http/lifecycle.ts). */
+export interface InFlightRequests {
+  /** Aborts every request in flight (no new attempt starts after it); returns how many. */
+  abortAll(reason: string): number;
+  /** Resolves when nothing is in flight. */
+  idle(): Promise<void>;
+  readonly size: number;
+}
 
 export interface InFlight extends InFlightRequests {
   /** Whether abortAll ran: requests registered from then on are cancelled at once. */
@@ -50,14 +57,4 @@ export function createInFlight(): InFlight {
       return new Promise<void>((resolve) => waiters.push(resolve));
     },
   };
-}
-
-const registries = new WeakMap<Deps, InFlight>();
-
-/** The registry of this gw instance (one per Deps, so test servers in one process stay apart);
- * server.ts hands it to the Lifecycle (lifecycle.inFlight) for shutdown. */
-export function inFlightOf(deps: Deps): InFlight {
-  let registry = registries.get(deps);
-  if (!registry) registries.set(deps, (registry = createInFlight()));
-  return registry;
 }
