@@ -5,8 +5,9 @@ import { parseError as parseAnthropic } from "../../src/providers/anthropic/erro
 import { parseError as parseOpenAi } from "../../src/providers/openai-compatible/errors.ts";
 import { scrubCredentials } from "../../src/canonical/scrub-credentials.ts";
 import { UpstreamFailure } from "../../src/canonical/failure.ts";
-import { type ScriptedUpstream, startScriptedUpstream } from "../helpers/scripted-upstream.ts";
-import { post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../helpers/start-gw.ts";
+import { post, type TestGw } from "../helpers/test-gw.ts";
 
 const SECRETS = [
   "sk-proj-AbC123dEf456GhI789jKl012MnO345",
@@ -59,14 +60,11 @@ describe("the providers' relayed explanations", () => {
 describe("through the server", () => {
   let upstream: ScriptedUpstream;
   let gw: TestGw;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
-    upstream = await startScriptedUpstream();
-    gw = await startTestGw({ OPENAI_API_KEY: "sk-scrub", OPENAI_BASE_URL: upstream.url });
+    ({ gw, upstreams: { openai: upstream }, stop } = await startGw({ upstreams: { openai: openaiUpstream({}, "sk-scrub") } }));
   });
-  afterAll(async () => {
-    await gw.stop();
-    await upstream.stop();
-  });
+  afterAll(() => stop());
 
   test("a provider 400 that echoes a project's key reaches the caller without it", async () => {
     const key = gw.key({ mode: "live", scopes: ["chat"] });

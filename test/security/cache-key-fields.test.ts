@@ -2,23 +2,21 @@
 // makes the request uncacheable. Through the real server and a scripted upstream: a request with
 // the field never gets the plain request's stored answer, and never leaves one for it.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
-import { post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../helpers/start-gw.ts";
+import { post, type TestGw } from "../helpers/test-gw.ts";
 
 let gw: TestGw;
 let up: ScriptedUpstream;
 let key: string;
+let stop: () => Promise<void>;
 let n = 0;
 
 beforeAll(async () => {
-  up = await startScriptedUpstream();
-  gw = await startTestGw({ OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: up.url });
+  ({ gw, upstreams: { openai: up }, stop } = await startGw({ upstreams: { openai: openaiUpstream() } }));
   key = gw.key({ mode: "live", scopes: ["chat", "requests"] });
 });
-afterAll(async () => {
-  await gw.stop();
-  await up.stop();
-});
+afterAll(() => stop());
 beforeEach(() => up.reset());
 
 /** Fields that change the answer, each with a value a client would send. */

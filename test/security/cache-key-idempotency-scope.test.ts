@@ -2,22 +2,20 @@
 // scope of the same key never gets a stored answer replayed (422 idempotency_mismatch instead),
 // while the same scope still replays. Through the real server and a scripted upstream.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
-import { post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../helpers/start-gw.ts";
+import { post, type TestGw } from "../helpers/test-gw.ts";
 
 let gw: TestGw;
 let up: ScriptedUpstream;
 let key: string;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  up = await startScriptedUpstream();
-  gw = await startTestGw({ OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: up.url });
+  ({ gw, upstreams: { openai: up }, stop } = await startGw({ upstreams: { openai: openaiUpstream() } }));
   key = gw.key({ mode: "live", scopes: ["chat"] });
 });
-afterAll(async () => {
-  await gw.stop();
-  await up.stop();
-});
+afterAll(() => stop());
 
 const body = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "Summarise the scoped notes." }] };
 const send = (idem: string, scope: string | null) =>

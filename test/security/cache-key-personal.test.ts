@@ -1,22 +1,20 @@
 // Issue 15 item 6: personal questions phrased without "my" are never cached project-wide when no
 // `user` is set (docs/cache.md "Classification"); with a `user` they are cached for that user only.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
-import { post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../helpers/start-gw.ts";
+import { post, type TestGw } from "../helpers/test-gw.ts";
 
 let gw: TestGw;
 let up: ScriptedUpstream;
 let key: string;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  up = await startScriptedUpstream();
-  gw = await startTestGw({ OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: up.url });
+  ({ gw, upstreams: { openai: up }, stop } = await startGw({ upstreams: { openai: openaiUpstream() } }));
   key = gw.key({ mode: "live", scopes: ["chat", "requests"] });
 });
-afterAll(async () => {
-  await gw.stop();
-  await up.stop();
-});
+afterAll(() => stop());
 beforeEach(() => up.reset());
 
 const body = (content: string, extra: Record<string, unknown> = {}) => ({ model: "openai/gpt-4o-mini", messages: [{ role: "user", content }], ...extra });

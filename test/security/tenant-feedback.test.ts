@@ -4,8 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { buildCatalog } from "../../src/routing/catalog.ts";
 import { FeedbackQuality, PROJECT_CAP } from "../../src/routing/feedback-quality.ts";
-import { type ScriptedUpstream, startScriptedUpstream } from "../helpers/scripted-upstream.ts";
-import { post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../helpers/start-gw.ts";
+import { post, type TestGw } from "../helpers/test-gw.ts";
 
 const sonnet = buildCatalog().get("anthropic/claude-sonnet-4-5")!;
 
@@ -45,14 +46,11 @@ describe("FeedbackQuality per project", () => {
 describe("through the API: rating one's own cache hits", () => {
   let up: ScriptedUpstream;
   let gw: TestGw;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
-    up = await startScriptedUpstream();
-    gw = await startTestGw({ OPENAI_API_KEY: "sk-operator-0000000000", OPENAI_BASE_URL: up.url });
+    ({ gw, upstreams: { openai: up }, stop } = await startGw({ upstreams: { openai: openaiUpstream({}, "sk-operator-0000000000") } }));
   });
-  afterAll(async () => {
-    await gw.stop();
-    await up.stop();
-  });
+  afterAll(() => stop());
 
   const QUESTION = "Translate 'good morning, see you at the station' into French.";
   async function candidates(key: string): Promise<Record<string, number | undefined>> {

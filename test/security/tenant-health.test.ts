@@ -3,23 +3,21 @@
 // operator's key. Through the real server and two scripted upstreams.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { ProviderHealth } from "../../src/routing/health.ts";
-import { type ScriptedUpstream, startScriptedUpstream } from "../helpers/scripted-upstream.ts";
-import { ADMIN_TOKEN, post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
+import type { ScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { openaiUpstream, startGw } from "../helpers/start-gw.ts";
+import { ADMIN_TOKEN, post, type TestGw } from "../helpers/test-gw.ts";
 
 let operatorUpstream: ScriptedUpstream;
 let brokenUpstream: ScriptedUpstream;
 let gw: TestGw;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  operatorUpstream = await startScriptedUpstream();
-  brokenUpstream = await startScriptedUpstream();
-  gw = await startTestGw({ OPENAI_API_KEY: "sk-operator-0000000000", OPENAI_BASE_URL: operatorUpstream.url });
+  ({ gw, upstreams: { openai: operatorUpstream }, spare: { brokenUpstream }, stop } = await startGw({
+    upstreams: { openai: openaiUpstream({}, "sk-operator-0000000000") }, spare: { brokenUpstream: openaiUpstream() },
+  }));
 });
-afterAll(async () => {
-  await gw.stop();
-  await operatorUpstream.stop();
-  await brokenUpstream.stop();
-});
+afterAll(() => stop());
 
 const putKey = (project: string, baseUrl: string) =>
   fetch(`${gw.url}/admin/projects/${project}/provider-keys/openai`, {
