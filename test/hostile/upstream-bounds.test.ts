@@ -3,22 +3,20 @@
 // answered upstream_error (502 or the in-stream error), billed only for what fits, never cached;
 // GET /v1/models is answered while the hostile request runs.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type HostileUpstream, openAiCompletion, openAiFrames, startHostileUpstream } from "../helpers/scripted-hostile.ts";
-import { get, startTestGw, type TestGw } from "../helpers/test-gw.ts";
+import { type HostileUpstream, openAiCompletion, openAiFrames } from "../helpers/scripted-hostile.ts";
+import { hostileUpstream, startGw } from "../helpers/start-gw.ts";
+import { get, type TestGw } from "../helpers/test-gw.ts";
 import { requestDetail, sseData } from "../helpers/flow-helpers.ts";
 
 let up: HostileUpstream;
 let gw: TestGw;
 let key: string;
+let stop: () => Promise<void>;
 beforeAll(async () => {
-  up = await startHostileUpstream();
-  gw = await startTestGw({ OPENAI_API_KEY: "sk-hostile", OPENAI_BASE_URL: up.url, GW_SEMANTIC_EMBEDDER: "off" });
+  ({ gw, upstreams: { openai: up }, stop } = await startGw({ upstreams: { openai: hostileUpstream("sk-hostile") }, env: { GW_SEMANTIC_EMBEDDER: "off" } }));
   key = gw.key({ mode: "live", scopes: ["chat", "models", "requests"] });
 });
-afterAll(async () => {
-  await gw.stop();
-  await up.stop();
-});
+afterAll(() => stop());
 
 /** max_tokens 10: 160 + 1 MiB characters of text, 40 KiB + 4 MiB of wire bytes. */
 const ask = (content: string, stream: boolean) =>

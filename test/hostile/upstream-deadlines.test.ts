@@ -2,26 +2,24 @@
 // stops after its headers, a stream that goes silent, a client that leaves. Each ends as specified
 // with the upstream aborted, and GET /v1/models is answered while the hostile request still runs.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type HostileUpstream, openAiFrames, startHostileUpstream } from "../helpers/scripted-hostile.ts";
-import { get, post, startTestGw, type TestGw } from "../helpers/test-gw.ts";
+import { type HostileUpstream, openAiFrames } from "../helpers/scripted-hostile.ts";
+import { hostileUpstream, startGw } from "../helpers/start-gw.ts";
+import { get, post, type TestGw } from "../helpers/test-gw.ts";
 import { requestDetail, sseData } from "../helpers/flow-helpers.ts";
 import type { RequestRecord } from "../../src/store/repos/requests.ts";
 
 let up: HostileUpstream;
 let gw: TestGw;
 let key: string;
+let stop: () => Promise<void>;
 beforeAll(async () => {
-  up = await startHostileUpstream();
-  gw = await startTestGw({
-    OPENAI_API_KEY: "sk-hostile", OPENAI_BASE_URL: up.url, GW_SEMANTIC_EMBEDDER: "off",
-    GW_UPSTREAM_TIMEOUT_MS: "400", GW_STREAM_IDLE_TIMEOUT_MS: "400", GW_SSE_KEEPALIVE_MS: "600000",
-  });
+  ({ gw, upstreams: { openai: up }, stop } = await startGw({
+    upstreams: { openai: hostileUpstream("sk-hostile") },
+    env: { GW_SEMANTIC_EMBEDDER: "off", GW_UPSTREAM_TIMEOUT_MS: "400", GW_STREAM_IDLE_TIMEOUT_MS: "400", GW_SSE_KEEPALIVE_MS: "600000" },
+  }));
   key = gw.key({ mode: "live", scopes: ["chat", "models", "requests"] });
 });
-afterAll(async () => {
-  await gw.stop();
-  await up.stop();
-});
+afterAll(() => stop());
 
 const ask = (content: string, extra: Record<string, unknown> = {}, init: RequestInit = {}) =>
   fetch(`${gw.url}/chat/completions`, {

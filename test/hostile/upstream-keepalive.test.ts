@@ -3,26 +3,24 @@
 // grace period) ends a running stream with its in-stream error (docs/availability.md).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { type HostileUpstream, openAiEnd, openAiFrames, startHostileUpstream } from "../helpers/scripted-hostile.ts";
+import { type HostileUpstream, openAiEnd, openAiFrames } from "../helpers/scripted-hostile.ts";
+import { hostileUpstream, startGw } from "../helpers/start-gw.ts";
 import { startTestGw, type TestGw } from "../helpers/test-gw.ts";
 import { sseData } from "../helpers/flow-helpers.ts";
 
 let up: HostileUpstream;
 let gw: TestGw;
 let key: string;
+let stop: () => Promise<void>;
 beforeAll(async () => {
-  up = await startHostileUpstream();
   // A keep-alive every 30 ms of silence; the upstream's own idle limit stays far away.
-  gw = await startTestGw({
-    OPENAI_API_KEY: "sk-hostile", OPENAI_BASE_URL: up.url, GW_SEMANTIC_EMBEDDER: "off",
-    GW_SSE_KEEPALIVE_MS: "30", GW_STREAM_IDLE_TIMEOUT_MS: "600000",
-  });
+  ({ gw, upstreams: { openai: up }, stop } = await startGw({
+    upstreams: { openai: hostileUpstream("sk-hostile") },
+    env: { GW_SEMANTIC_EMBEDDER: "off", GW_SSE_KEEPALIVE_MS: "30", GW_STREAM_IDLE_TIMEOUT_MS: "600000" },
+  }));
   key = gw.key({ mode: "live", scopes: ["chat", "models", "requests"] });
 });
-afterAll(async () => {
-  await gw.stop();
-  await up.stop();
-});
+afterAll(() => stop());
 
 function gate(): { open(): void; promise: Promise<void> } {
   let open = (): void => undefined;
