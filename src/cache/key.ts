@@ -4,6 +4,7 @@
 import { canonicalJson } from "../lib/json.ts";
 import type { ChatMessage, ChatRequest } from "../canonical/chat.ts";
 import type { Policy } from "../schema/admin.ts";
+import type { GwOptions } from "../schema/chat-completions.ts";
 
 /** The routing and security settings of the policy, which join the key. */
 export type KeyPolicy = Pick<Policy, "pii" | "secrets" | "allowed_providers" | "blocked_providers" | "regions" | "retention">;
@@ -14,6 +15,9 @@ export interface KeyContext {
   mode: string;
   scope: string | null;
   policy: KeyPolicy;
+  /** gw's options beside the request (parse keeps them apart): routing, max_cost, gw.versions and
+   * optimization join the key. Absent, they are read off the request itself. */
+  options?: GwOptions;
 }
 
 /** Whitespace runs become one space; most texts have none to collapse, which one scan finds. */
@@ -56,29 +60,32 @@ const NOT_EXTRA = new Set([
 
 /** The request's other fields (seed, logit_bias, reasoning_effort, ...) in canonical order; null
  * counts as absent (OpenAI reads it as the default). Null when there are none, the common case. */
-function extras(req: ChatRequest): string | null {
+function extras(req: ChatRequest, optimization: unknown): string | null {
   let out: Record<string, unknown> | null = null;
   for (const k of Object.keys(req)) {
     const v = req[k];
     if (v === undefined || v === null || NOT_EXTRA.has(k)) continue;
     (out ??= {})[k] = v;
   }
+  // gw's optimization options change what reaches the provider, so they join the key too.
+  if (optimization !== undefined && optimization !== null) (out ??= {}).optimization = optimization;
   return out === null ? null : canonicalJson(out);
 }
 
-/** Everything but the messages: the components of 4.13 and the sampling fields of the request.
+/** Everything but the messages: the key components (docs/cache.md "Keys") and the sampling fields of the request.
  * Built in a fixed order; only the caller's own objects need canonical key order. */
 function components(req: ChatRequest, ctx: KeyContext): string {
   const p = ctx.policy;
-  const gw = (req.gw ?? {}) as { versions?: Record<string, unknown> };
-  const routing = (req.routing ?? {}) as Record<string, unknown>;
+  const o = ctx.options;
+  const gw = (o?.gw ?? req.gw ?? {}) as { versions?: Record<string, unknown> };
+  const routing = (o?.routing ?? req.routing ?? {}) as Record<string, unknown>;
   return JSON.stringify([
     2, ctx.projectId, ctx.mode, typeof req.user === "string" ? req.user : null, ctx.scope, req.model,
     canon(req.response_format), req.max_tokens ?? req.max_completion_tokens ?? null, req.temperature ?? null,
     req.top_p ?? null, canon(req.stop), canon(req.tools),
-    routing.mode ?? null, routing.min_quality ?? null, req.max_cost ?? null,
+    routing.mode ?? null, routing.min_quality ?? null, o?.max_cost ?? req.max_cost ?? null,
     p.pii ?? null, p.secrets ?? null, canon(p.allowed_providers), canon(p.blocked_providers), canon(p.regions), p.retention ?? null,
-    canon(gw.versions), extras(req),
+    canon(gw.versions), extras(req, o?.optimization),
   ]);
 }
 

@@ -1,6 +1,7 @@
 // Whether the response cache may be read and written for a request (docs/cache.md "Classification"): the skip
 // rules in their documented order, `cache.refresh`, and whether the semantic cache may also match.
 // Pure: reads the parsed request, the analysis, the project policy and two headers.
+import type { GwOptions } from "../schema/chat-completions.ts";
 import type { Analysis } from "../analysis/analyzer.ts";
 import type { ChatRequest } from "../canonical/chat.ts";
 import type { Policy } from "../schema/admin.ts";
@@ -69,7 +70,7 @@ export interface CacheDecisionRules {
 /** About 500 tokens (docs/cache.md "Semantic lookups"): a short question, not a document. */
 export const SEMANTIC_MAX_TOKENS = 500;
 
-function skipReason(req: ChatRequest, analysis: Analysis, rules: CacheDecisionRules, headerOff: boolean): SkipReason | null {
+function skipReason(req: ChatRequest, options: GwOptions, analysis: Analysis, rules: CacheDecisionRules, headerOff: boolean): SkipReason | null {
   // Tool results are live by nature (the analyzer flags them too); the more precise reason first.
   if (req.messages.some((m) => m.role === "tool")) return "tool_messages";
   if (analysis.liveData) return "live_data";
@@ -84,8 +85,7 @@ function skipReason(req: ChatRequest, analysis: Analysis, rules: CacheDecisionRu
   if (rules.retention === "minimal") return "retention_minimal";
   if (rules.retention === "zero") return "retention_zero";
   if (headerOff) return "header_off";
-  const cache = req.cache as { mode?: unknown } | undefined;
-  if (cache?.mode === "bypass") return "bypass";
+  if (options.cache?.mode === "bypass") return "bypass";
   return null;
 }
 
@@ -104,9 +104,9 @@ function semanticEligibility(req: ChatRequest, analysis: Analysis, cache: CacheR
   return { eligible: true, reason: null };
 }
 
-export function decideCache(req: ChatRequest, analysis: Analysis, rules: CacheDecisionRules, headerOff: boolean, inputTokens: number): CacheDecision {
-  const skip = skipReason(req, analysis, rules, headerOff);
+export function decideCache(req: ChatRequest, options: GwOptions, analysis: Analysis, rules: CacheDecisionRules, headerOff: boolean, inputTokens: number): CacheDecision {
+  const skip = skipReason(req, options, analysis, rules, headerOff);
   if (skip) return { read: false, write: false, skip, refresh: false, semantic: { eligible: false, reason: skip } };
-  const refresh = (req.cache as { refresh?: unknown } | undefined)?.refresh === true;
+  const refresh = options.cache?.refresh === true;
   return { read: !refresh, write: true, skip: null, refresh, semantic: semanticEligibility(req, analysis, rules.cache, inputTokens) };
 }

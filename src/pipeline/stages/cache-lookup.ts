@@ -18,8 +18,8 @@ export function cacheLookup(deps: Deps, state: RequestState): void | Promise<voi
   }
   const headerOff = state.http.headers.get("x-gw-cache")?.toLowerCase() === "off";
   // The cache's classification and keys read gw's options (cache, routing, versions) beside the request.
-  const asked = { ...req, ...state.options };
-  const decision = decideCache(asked, need(state, "analysis"), state.auth.rules, headerOff, state.inputTokens);
+  const options = need(state, "options");
+  const decision = decideCache(req, options, need(state, "analysis"), state.auth.rules, headerOff, state.inputTokens);
   const cache: CacheState = {
     result: decision.skip ? "skip" : decision.refresh ? "refresh" : "miss",
     kind: null,
@@ -30,7 +30,7 @@ export function cacheLookup(deps: Deps, state: RequestState): void | Promise<voi
   state.cache = cache;
   if (decision.skip) return;
   try {
-    const keys = cacheKeys(asked, { projectId: state.auth.project.id, mode: state.auth.key.mode, scope: state.http.headers.get("x-gw-cache-scope"), policy: state.auth.rules.cache.keyPolicy });
+    const keys = cacheKeys(req, { projectId: state.auth.project.id, mode: state.auth.key.mode, scope: state.http.headers.get("x-gw-cache-scope"), policy: state.auth.rules.cache.keyPolicy, options });
     cache.exactKey = keys.exact;
     cache.partition = keys.partition;
     if (!decision.read) return;

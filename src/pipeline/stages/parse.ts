@@ -4,7 +4,7 @@
 import { DEFAULT_PROFILE, LIMITS } from "../../config/constants.ts";
 import { invalidRequest } from "../../errors/gw-error.ts";
 import type { ChatRequest } from "../../canonical/chat.ts";
-import { ChatCompletionsBody } from "../../schema/chat-completions.ts";
+import { ChatCompletionsBody, GW_OPTION_NAMES } from "../../schema/chat-completions.ts";
 import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import type { Deps } from "../deps.ts";
 import type { RequestState } from "../state.ts";
@@ -56,6 +56,15 @@ function checkLabels(metadata: Record<string, unknown> | undefined): void {
   }
 }
 
+const GW_OPTIONS: ReadonlySet<string> = new Set(GW_OPTION_NAMES);
+
+/** OpenAI's fields of the body, unknown ones included, in one copy; gw's own go to state.options. */
+function chatOf(body: ChatCompletionsBody): ChatRequest {
+  const chat: ChatRequest = { model: body.model ?? DEFAULT_PROFILE, messages: body.messages };
+  for (const k in body) if (k !== "model" && k !== "messages" && !GW_OPTIONS.has(k)) chat[k] = Reflect.get(body, k);
+  return chat;
+}
+
 export async function parse(_deps: Deps, state: RequestState): Promise<void> {
   readTraceHeaders(state);
   const sent = parseJsonObject(state.bodyText ?? (await readBodyText(state.http)));
@@ -66,8 +75,8 @@ export async function parse(_deps: Deps, state: RequestState): Promise<void> {
   const body = validateBody(raw);
   // gw's extension fields leave the request here, once: the adapters receive OpenAI's fields only,
   // unknown ones included.
-  const { routing, max_cost, optimization, metadata, tags, cache, gw, ...chat } = body;
-  const req: ChatRequest = { ...chat, model: body.model ?? DEFAULT_PROFILE };
+  const { routing, max_cost, optimization, metadata, tags, cache, gw } = body;
+  const req = chatOf(body);
   checkMessages(req);
   checkTools(req);
   checkLabels(metadata);
