@@ -299,6 +299,15 @@ export function cancel(state: RequestState, reason: CancelReason = "client"): vo
   state.attemptAbort?.abort();
 }
 
+/** Why no attempt (or no further one) ran for a cancelled request. A client that left is recorded
+ * without an error (settleDisconnected in state.ts); a shutdown answers 503. */
+export function cancelledError(state: RequestState): GwError {
+  if (state.cancelReason === "shutdown") {
+    return new GwError("service_unavailable", "The gateway is shutting down; the request was stopped. Retry it.");
+  }
+  return new GwError("service_unavailable", "The client closed the request; no further attempt was made.");
+}
+
 /** A request whose client left before its answer: nobody is there to answer, and it is no failure
  * of gw's or a provider's, so its log row has no error and status 499 (docs/availability.md). */
 export function settleDisconnected(state: RequestState): boolean {

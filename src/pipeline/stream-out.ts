@@ -12,8 +12,7 @@ import { estimateUsage } from "./estimate-usage.ts";
 import { gwObject } from "./gw-object.ts";
 import { endStreamAttempt } from "./attempt-log.ts";
 import { finish } from "./finish.ts";
-import { cancelledError } from "./stages/call.ts";
-import { cancel, settleDisconnected, type RequestState } from "./state.ts";
+import { cancel, cancelledError, settleDisconnected, type RequestState } from "./state.ts";
 
 export type OutEvent =
   | ChunkEvent

@@ -9,8 +9,7 @@ import { UpstreamFailure } from "../../canonical/failure.ts";
 import type { Deps } from "../deps.ts";
 import { providerFor } from "../attempt-helpers.ts";
 import { attemptFailed, attemptOk, beginAttempt } from "../attempt-log.ts";
-import { cancelledError } from "../stages/call.ts";
-import { firstRanked } from "../state.ts";
+import { cancelledError, firstRanked } from "../state.ts";
 import type { EmbedState } from "./embed-state.ts";
 
 const RETRY_MIN_MS = 50;

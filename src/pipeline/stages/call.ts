@@ -11,16 +11,7 @@ import { outputAskOf, worstCostOf } from "../../routing/cost.ts";
 import type { Deps } from "../deps.ts";
 import { providerFor } from "../attempt-helpers.ts";
 import { attemptFailed, attemptOk, beginAttempt } from "../attempt-log.ts";
-import { need, type RequestState } from "../state.ts";
-
-/** Why no attempt (or no further one) ran for a cancelled request. A client that left is recorded
- * without an error (settleDisconnected in state.ts); a shutdown answers 503. */
-export function cancelledError(state: RequestState): GwError {
-  if (state.cancelReason === "shutdown") {
-    return new GwError("service_unavailable", "The gateway is shutting down; the request was stopped. Retry it.");
-  }
-  return new GwError("service_unavailable", "The client closed the request; no further attempt was made.");
-}
+import { cancelledError, need, type RequestState } from "../state.ts";
 
 /** The attempt's worst-case cost (n choices at max_tokens or the model's maximum output) is held
  * against the workflow budget until metered. */
