@@ -6,7 +6,7 @@ import { GwError, invalidRequest } from "../../errors/gw-error.ts";
 import { isTestModel, testScenarioOf } from "../../providers/sandbox/scenarios.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import type { Deps } from "../deps.ts";
-import { providerExclusion } from "../stages/route-eligibility.ts";
+import { providerExclusion } from "../eligibility.ts";
 import type { EmbedState } from "./embed-state.ts";
 
 const notFound = (message: string): GwError => new GwError("model_not_found", message, { param: "model" });

@@ -11,7 +11,7 @@ import { taskKindOf } from "../../routing/routing-input.ts";
 import { diversify, scoreModels } from "../../routing/score.ts";
 import type { Deps } from "../deps.ts";
 import { need, type Candidate, type RequestState } from "../state.ts";
-import { exclusion, needsOf, OVER_PROJECT_BUDGET, OVER_WORKFLOW_BUDGET, type Needs } from "./route-eligibility.ts";
+import { exclusion, needsOf, OVER_PROJECT_BUDGET, OVER_WORKFLOW_BUDGET, type Needs } from "../eligibility.ts";
 import { downgradeRoom } from "../../billing/holds.ts";
 
 

@@ -1,14 +1,14 @@
 // Which models may serve a request: capabilities, context, enabled provider or own key, policy
 // (providers, regions), max_cost and budget remainders; each exclusion is a reason the trace shows
 // (docs/routing.md "Eligibility").
-import { expectedOutputTokens } from "../../analysis/analyzer.ts";
-import { countMessageTokens } from "../../analysis/tokens.ts";
-import type { CatalogModel } from "../../routing/catalog-types.ts";
-import { outputAskOf, worstCostOf, type OutputAsk } from "../../routing/cost.ts";
-import type { Deps } from "../deps.ts";
-import { need, type RequestState } from "../state.ts";
-import { formatUsd } from "../../billing/money.ts";
-import { servedByok, worstCharge } from "../../billing/worst-charge.ts";
+import { expectedOutputTokens } from "../analysis/analyzer.ts";
+import { countMessageTokens } from "../analysis/tokens.ts";
+import type { CatalogModel } from "../routing/catalog-types.ts";
+import { outputAskOf, worstCostOf, type OutputAsk } from "../routing/cost.ts";
+import type { Deps } from "./deps.ts";
+import { need, type RequestState } from "./state.ts";
+import { formatUsd } from "../billing/money.ts";
+import { servedByok, worstCharge } from "../billing/worst-charge.ts";
 
 export const OVER_WORKFLOW_BUDGET = "could cost more than the workflow budget allows";
 export const OVER_PROJECT_BUDGET = "could cost more than the project's budget allows";
