@@ -1,5 +1,5 @@
 // Stage record: the request-log row and trace, queued off the response path, and one log line.
-// A logging failure never fails a request (architecture rule 3).
+// A logging failure never fails a request (docs/architecture.md "Errors").
 import { COMPONENT_VERSIONS } from "../../config/versions.ts";
 import type { RequestRecord } from "../../store/repos/requests.ts";
 import { writeRequestLine } from "../../observability/request-line.ts";
