@@ -1,4 +1,4 @@
-// The in-memory account and the charge rule (docs/billing.md "Units", "Reservations", "Budgets"):
+// The in-memory account and the charge rule (docs/billing.md "Units", "Never overspent under concurrency", "Budgets"):
 // admission order, holds, settlement, releases, UTC period roll-over, and the money helpers.
 import { describe, expect, test } from "bun:test";
 import { Account, type Terms } from "../../src/billing/account.ts";

@@ -1,4 +1,4 @@
-// The ledger and the billing service over a real SQLite file (docs/billing.md "Writes", "Restart"):
+// The ledger and the billing service over a real SQLite file (docs/billing.md "The ledger"):
 // batched writes, accounts that include every queued entry, open holds released at start, credits
 // written by another process, and balances carried over by migration 007.
 import { afterAll, describe, expect, test } from "bun:test";

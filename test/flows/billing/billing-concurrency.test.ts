@@ -1,4 +1,4 @@
-// Done-when of issue 9 (docs/billing.md "Reservations"): 200 simultaneous requests against a
+// Done-when of issue 9 (docs/billing.md "Never overspent under concurrency"): 200 simultaneous requests against a
 // prepaid balance, and separately a daily budget with action block, that cover exactly 50
 // worst-case reservations serve 50; the rest answer 402; the ledger balances to the nano-dollar.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// A restart over the same data directory (docs/billing.md "Restart"): balances and spent budgets are
+// A restart over the same data directory (docs/billing.md "The ledger"): balances and spent budgets are
 // derived from the ledger again, and holds the previous process left open are released.
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -1,4 +1,4 @@
-// Ratings through the real server (docs/decisions.md "Feedback", docs/api.md "Feedback"): a second
+// Ratings through the real server (docs/decisions.md "Feedback and retention", docs/api.md "Feedback"): a second
 // rating, what counts, ratings feeding the router's quality, and ratings surviving a restart.
 // The endpoint's contract: test/contract/feedback.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
