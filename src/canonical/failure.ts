@@ -87,6 +87,11 @@ export class UpstreamFailure extends Error {
     return UpstreamFailure.badBody(message, null);
   }
 
+  /** The public error code, without building the error. */
+  get code(): ErrorCode {
+    return this.publicCode ?? PUBLIC_CODE[this.failureClass];
+  }
+
   get canFallback(): boolean {
     return !NO_FALLBACK.has(this.failureClass);
   }
@@ -94,7 +99,7 @@ export class UpstreamFailure extends Error {
   /** The public error. Both texts are scrubbed: the upstream's explanation may echo a key, and
    * gw's own message may carry a transport error's URL (a `?key=` query). */
   toGwError(): GwError {
-    const code = this.publicCode ?? PUBLIC_CODE[this.failureClass];
+    const code = this.code;
     const own = scrubCredentials(this.message);
     const message = this.detail ? `${own} ${scrubCredentials(this.detail)}` : own;
     return new GwError(code, message, { retryAfter: this.retryAfter, logMessage: own });

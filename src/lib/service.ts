@@ -20,16 +20,7 @@ export function startServices(services: readonly Service[], onError: (err: unkno
   const started: Service[] = [];
   const pending: Array<Promise<void>> = [];
   let stopping: Promise<void> | null = null;
-  const stop = () =>
-    (stopping ??= (async () => {
-      for (const service of started.reverse()) {
-        try {
-          await service.stop();
-        } catch (err) {
-          onError(err, service.name);
-        }
-      }
-    })());
+  const stop = () => (stopping ??= stopServices(started, onError));
   for (const service of services) {
     let result: void | Promise<void>;
     try {
@@ -44,7 +35,8 @@ export function startServices(services: readonly Service[], onError: (err: unkno
   return { ready: Promise.all(pending).then(() => {}), stop };
 }
 
-/** Stops services that were never started through startServices (a partial close). */
+/** Stops services in reverse order, each awaited; a failing stop is reported and the rest still
+ * stop. Also for services never started through startServices (a partial close). */
 export async function stopServices(services: readonly Service[], onError: (err: unknown, service: string) => void): Promise<void> {
   for (const service of [...services].reverse()) {
     try {

@@ -36,7 +36,7 @@ function feedHealth(deps: Deps, state: RequestState, run: AttemptRun, outcome: H
 export function attemptFailed(deps: Deps, state: RequestState, run: AttemptRun, err: unknown): UpstreamFailure {
   const failure = asFailure(err, deps);
   const end = state.spans.now();
-  const code = failure.toGwError().code;
+  const code = failure.code;
   state.spans.add("llm", run.start, end, code, run.attrs);
   state.upstreamMs += end - run.start;
   state.attempts.push({
