@@ -2,6 +2,7 @@
 // fields are skipped. Strings are replaced in place, so objects keep their identity.
 import { createHmac, randomBytes } from "node:crypto";
 import type { ChatRequest } from "../canonical/chat.ts";
+import { GW_OPTION_NAMES } from "../schema/chat-completions.ts";
 
 /** `joins`: false for names and enum-like words (keys, `role`, `type`), which are scanned alone
  * but never read as part of a value split across adjacent texts (scan.ts). */
@@ -17,9 +18,9 @@ const KNOWN_KEYS = new Set([
   "parameters", "items", "enum", "strict", "json_schema", "schema", "additionalProperties",
 ]);
 
-/** gw's extension fields (docs/api.md "Extension fields")
- * and the routing-only `model`: they never reach a provider. */
-const NOT_SENT = new Set(["model", "routing", "max_cost", "optimization", "metadata", "tags", "cache", "gw"]);
+/** The routing-only `model`, and gw's extension fields (docs/api.md "Extension fields") should a
+ * request still carry them: they never reach a provider. */
+const NOT_SENT: ReadonlySet<string> = new Set(["model", ...GW_OPTION_NAMES]);
 
 const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
