@@ -6,7 +6,7 @@ import type { GwError } from "../errors/gw-error.ts";
 import { newTraceId } from "../lib/ids.ts";
 import { SpanRecorder } from "../observability/trace.ts";
 import { runChat, type ChatAnswer } from "../pipeline/index.ts";
-import { cancel, newState, type BodyDecoder, type RequestState } from "../pipeline/state.ts";
+import { cancel, newState, type BodyDecoder, type Endpoint, type RequestState } from "../pipeline/state.ts";
 import type { OutEvent } from "../pipeline/stream-out.ts";
 import type { Deps } from "../pipeline/deps.ts";
 import { baseHeaders, errorResponse, jsonResponse } from "./context.ts";
@@ -42,14 +42,14 @@ export interface EndpointCodec {
 /** Bun's idleTimeout (at most 255 s) would cut a request waiting on its upstream; gw's own
  * deadlines bound that wait, so the socket gets the request's deadline plus a margin, or no idle
  * limit when that is past Bun's maximum. Streams then stay busy through keep-alive comments. */
-export function extendIdleTimeout(deps: Deps, server: RouteServer | null | undefined, request: Request): void {
+function extendIdleTimeout(deps: Deps, server: RouteServer | null | undefined, request: Request): void {
   const seconds = Math.ceil(deps.config.requestTimeoutMs / 1000) + 5;
   server?.timeout?.(request, seconds > 255 ? 0 : seconds);
 }
 
 /** Registers the request as in flight and cancels it when its client leaves; the returned
  * function ends both (call it when the answer, or the stream's last byte, is out). */
-export function track(deps: Deps, state: RequestState, request: Request): () => void {
+function track(deps: Deps, state: RequestState, request: Request): () => void {
   const done = deps.inFlight.add(state);
   const onAbort = (): void => cancel(state, "client");
   if (request.signal.aborted) onAbort();
@@ -60,14 +60,23 @@ export function track(deps: Deps, state: RequestState, request: Request): () => 
   };
 }
 
-export function servePipeline(deps: Deps, ctx: PipelineRouteContext, endpoint: "chat.completions" | "responses", codec: EndpointCodec): Promise<Response> {
+/** A pipeline request's state, with the auth span the scope macro timed; tracked as in flight
+ * and given the socket time its deadline needs. Call `untrack` when its last byte is out. */
+export function beginRequest(
+  deps: Deps, ctx: PipelineRouteContext, endpoint: Endpoint, bodyText: string | undefined, decodeBody?: BodyDecoder,
+): { state: RequestState; untrack: () => void } {
   const { request, requestId, auth, t0 } = ctx;
+  const spans = new SpanRecorder(t0);
+  spans.add("authentication", 0, ctx.authMs, null);
+  const state = newState({ requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, bodyText, endpoint, addressRefusal: ctx.addressRefusal, decodeBody });
+  extendIdleTimeout(deps, ctx.server, request);
+  return { state, untrack: track(deps, state, request) };
+}
+
+export function servePipeline(deps: Deps, ctx: PipelineRouteContext, endpoint: "chat.completions" | "responses", codec: EndpointCodec): Promise<Response> {
+  const { request, requestId, auth } = ctx;
   return withIdempotency(deps, { request, requestId, auth, addressRefusal: ctx.addressRefusal }, endpoint, async (bodyText) => {
-    const spans = new SpanRecorder(t0);
-    spans.add("authentication", 0, ctx.authMs, null);
-    const state = newState({ requestId, traceId: newTraceId(), parentSpanId: null, auth, http: request, spans, t0, bodyText, endpoint, addressRefusal: ctx.addressRefusal, decodeBody: codec.decode });
-    extendIdleTimeout(deps, ctx.server, request);
-    const untrack = track(deps, state, request);
+    const { state, untrack } = beginRequest(deps, ctx, endpoint, bodyText, codec.decode);
     let outcome: Awaited<ReturnType<typeof runChat>>;
     try {
       outcome = await runChat(deps, state);
