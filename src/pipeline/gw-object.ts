@@ -1,5 +1,5 @@
-// The `gw` object on completions and stream summaries (docs/api.md "The gw object"), and the gw response
-// headers (4.2) with the x-ratelimit-* of a rate-limited project or key, read from the request state.
+// The `gw` object on completions and stream summaries, and the gw response headers with the
+// x-ratelimit-* of a rate-limited project or key (docs/api.md "The gw object", "Response headers").
 import type { RequestState } from "./state.ts";
 
 export type GwObject = ReturnType<typeof gwObject>;

@@ -44,8 +44,8 @@ export async function runEmbeddings(deps: Deps, base: RequestState): Promise<Emb
   let failed = runManifest(deps, state, EMBEDDINGS);
   if (failed instanceof Promise) failed = await failed;
   if (failed) return failed;
-  // Test-mode embeddings cost nothing (4.6), unlike test chat answers, which show the selected
-  // model's price so cost tracking can be tried out (docs/decisions.md).
+  // Test-mode embeddings cost nothing (docs/api.md "Embeddings"), unlike test chat answers, which
+  // show the selected model's price so cost tracking can be tried out (docs/decisions.md).
   finish(deps, state, { meter: !state.auth.test });
   const body = embeddingsBody(need(state.embed, "result"), need(state, "selected").id, state.embed.encoding, gwObject(state));
   return { kind: "json", status: 200, body, headers: gwHeaders(state) };
