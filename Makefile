@@ -21,6 +21,7 @@ run: install
 
 typecheck: install
 	bunx tsc --noEmit -p .
+	bunx tsc --noEmit -p src/dashboard/ui
 
 # Bun reads its per-test timeout only from the command line (bunfig.toml has no such setting).
 # Tests start real servers, workers and child processes; a loaded 2-core machine needs room.

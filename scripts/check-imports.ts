@@ -10,7 +10,7 @@ export const LAYERS: Record<string, number> = {
   ingress: 7,
   pipeline: 6,
   admin: 5, auth: 5, analysis: 5, guard: 5, routing: 5, cache: 5, providers: 5, billing: 5,
-  observability: 5, optimization: 5, monitoring: 5,
+  observability: 5, optimization: 5, monitoring: 5, audit: 5,
   store: 4,
   canonical: 3,
   schema: 2,

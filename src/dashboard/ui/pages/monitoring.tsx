@@ -1,0 +1,4 @@
+// Placeholder until its page lands (docs/dashboard.md "Pages").
+export function MonitoringPage() {
+  return <h1>Monitoring</h1>;
+}

@@ -1,0 +1,4 @@
+// Placeholder until its page lands (docs/dashboard.md "Pages").
+export function RecommendationsPage() {
+  return <h1>Recommendations</h1>;
+}
