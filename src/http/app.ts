@@ -18,6 +18,7 @@ import { metricsRoute } from "./routes/metrics.ts";
 import { modelsRoute } from "./routes/models.ts";
 import { requestsRoute } from "./routes/requests.ts";
 import { responsesRoute } from "./routes/responses.ts";
+import { dashboardRoutes } from "../dashboard/routes.ts";
 
 /** A stopping gw takes no new work on connections still open (docs/availability.md "Shutdown"). */
 const draining = () => new GwError("service_unavailable", "gw is shutting down; retry on another instance.", { retryAfter: 1 });
@@ -45,6 +46,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle()) {
       if (lifecycle.draining && request.method !== "GET") return errorResponse(draining(), newRequestId());
     })
     .use(healthRoutes(lifecycle))
+    .use(dashboardRoutes(deps))
     .use(api);
 }
 

@@ -5,6 +5,10 @@ import { encodeLogRow } from "./log-batch-codec.ts";
 import type { RequestRecord } from "./repos/requests.ts";
 import type { StorageReporter } from "./storage-health.ts";
 
+/** Read-your-writes waits at most this long for queued rows; then the answer is what is on disk
+ * (a log that cannot be written must not hang reads; docs/availability.md "Storage"). */
+export const READ_DRAIN_LIMIT_MS = 2_000;
+
 /** Writes one encoded batch: synchronously (a repo) or by resolving once it is committed (the worker). */
 export interface LogSink {
   insertBatch(batch: string): void | Promise<void>;

@@ -11,7 +11,7 @@ import type { RequestRecord } from "../../store/repos/requests.ts";
 import { authPlugin } from "../auth.ts";
 import { jsonResponse } from "../context.ts";
 import { validationErrorResponse } from "../validation-error.ts";
-import { READ_DRAIN_LIMIT_MS } from "./requests.ts";
+import { READ_DRAIN_LIMIT_MS } from "../../store/log-writer.ts";
 
 /** The log is written off the response path: a rating sent right after its answer may find the
  * row still queued. Only then is the queue written first (a miss is rare; a drain costs a batch). */

@@ -6,7 +6,7 @@ import { projectMetrics } from "../../observability/metrics.ts";
 import { parseMetricsQuery } from "../../schema/metrics.ts";
 import { metricsRepo } from "../../store/repos/metrics.ts";
 import { authPlugin } from "../auth.ts";
-import { READ_DRAIN_LIMIT_MS } from "./requests.ts";
+import { READ_DRAIN_LIMIT_MS } from "../../store/log-writer.ts";
 
 export const metricsRoute = (deps: Deps) => {
   // Read-only statements on the request thread's connection, prepared once.

@@ -4,11 +4,9 @@ import { GwError } from "../../errors/gw-error.ts";
 import { parseRequestsQuery } from "../../schema/requests.ts";
 import type { Deps } from "../../pipeline/deps.ts";
 import { authPlugin } from "../auth.ts";
-import { logEntry, requestDetail } from "../serializers/request-log.ts";
+import { READ_DRAIN_LIMIT_MS } from "../../store/log-writer.ts";
+import { logEntry, requestDetail } from "../../observability/request-log-view.ts";
 
-/** Read-your-writes waits at most this long for queued rows; then the answer is what is on disk
- * (a log that cannot be written must not hang reads; docs/availability.md "Storage"). */
-export const READ_DRAIN_LIMIT_MS = 2_000;
 
 export const requestsRoute = (deps: Deps) =>
   new Elysia()

@@ -1,7 +1,7 @@
 // Request log entry and request detail on the wire (docs/api.md "Request log", "Request detail"). Only metadata:
 // prompts and answers are never stored, so they cannot appear here.
-import { expandSpans, type StoredSpan } from "../../observability/trace.ts";
-import type { RequestRecord } from "../../store/repos/requests.ts";
+import { expandSpans, type StoredSpan } from "./trace.ts";
+import type { RequestRecord } from "../store/repos/requests.ts";
 
 export function logEntry(r: RequestRecord) {
   return {

@@ -1,0 +1,12 @@
+// Everything the dashboard serves (docs/dashboard.md): its pages and assets, and its JSON API under
+// /dashboard/api. Never the chat pipeline: the API reads the stores and acts through the same
+// functions as the public and admin APIs.
+import { Elysia } from "elysia";
+import type { Deps } from "../pipeline/deps.ts";
+
+export const DASHBOARD_API_PREFIX = "/dashboard/api";
+
+export const dashboardRoutes = (deps: Deps) => {
+  void deps;
+  return new Elysia({ name: "gw-dashboard" });
+};
