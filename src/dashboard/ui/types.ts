@@ -55,3 +55,120 @@ export interface LogEntry {
   stream: boolean;
   test: boolean;
 }
+
+// PAGES-2: request detail, projects and keys, audit log (docs/api.md "Request detail", "Admin API").
+export interface TraceSpan {
+  span_id: string;
+  parent_span_id: string | null;
+  name: string;
+  start_ms: number;
+  duration_ms: number;
+  status: "ok" | "error";
+  error_code: string | null;
+  attributes?: Record<string, string | number | boolean | null>;
+}
+
+export interface TraceCandidate {
+  model: string;
+  provider?: string;
+  rank?: number | null;
+  score?: number | null;
+  quality?: number | null;
+  below_required_quality?: boolean;
+  excluded?: string | null;
+}
+
+export interface TraceAttempt {
+  model: string;
+  provider: string;
+  status: number | string | null;
+  error_code: string | null;
+  failure_class?: string | null;
+  upstream_status?: number | null;
+  duration_ms?: number | null;
+  byok?: boolean;
+}
+
+export interface TraceCache {
+  result?: string | null;
+  kind?: string | null;
+  similarity?: number | null;
+  miss_reason?: string | null;
+  semantic?: unknown;
+  stored?: unknown;
+}
+
+export interface Trace {
+  trace_id: string;
+  sampled?: false;
+  spans?: TraceSpan[];
+  candidates?: TraceCandidate[] | null;
+  attempts?: TraceAttempt[] | null;
+  cache?: TraceCache | null;
+  reason?: string | null;
+  reasons?: string[] | null;
+  selected?: { model: string; provider: string | null } | null;
+  timings?: Record<string, number>;
+  error?: Record<string, unknown> | null;
+  [section: string]: unknown;
+}
+
+export interface RequestDetail extends LogEntry {
+  object: "request";
+  trace: Trace | null;
+  versions: Record<string, unknown> | null;
+  overhead_ms: number | null;
+}
+
+export interface ProjectView {
+  object: "project";
+  id: string;
+  name: string;
+  plan: string;
+  billing: { mode: string; balance: number; credit_limit: number | null };
+  policy: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface KeySummary {
+  id: string;
+  name: string | null;
+  mode: string;
+  scopes: string[];
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface ProjectDetail {
+  project: ProjectView;
+  keys: KeySummary[];
+  usage: {
+    plan: string;
+    requests_this_month: number;
+    plan_allowance: number | null;
+    budgets: Record<string, unknown> | null;
+  };
+}
+
+export interface CreatedKey {
+  object: "key";
+  id: string;
+  key: string;
+  scopes: string[];
+  mode: string;
+  created_at: string;
+}
+
+export interface AuditEntry {
+  object: "audit_entry";
+  id: string;
+  created_at: string;
+  actor: { type: string; id: string | null; email: string | null };
+  source_ip: string | null;
+  action: string;
+  project_id: string | null;
+  target: string | null;
+  outcome: "success" | "failure";
+  status: number | null;
+  details: Record<string, unknown>;
+}

@@ -1,4 +1,99 @@
-// Placeholder until its page lands (docs/dashboard.md "Pages").
+// Requests: the request log of the project, every logged field but content, filtered by the URL's
+// query (docs/dashboard.md "Pages"), cursor paging, and CSV / NDJSON export of the filtered rows.
+import { apiUrl, getJson } from "../api.ts";
+import { href, query, setQuery } from "../router.ts";
+import type { List, LogEntry } from "../types.ts";
+import { currentFilters, FilterForm } from "../components/filters.tsx";
+import { ErrorAlert, int, Loading, ms, time, usd, useLoad } from "../components/load.tsx";
+import "../styles/requests.css";
+
+const PAGE_SIZE = 50;
+
+function Row({ r }: { r: LogEntry }) {
+  const model = r.requested_model && r.selected_model && r.requested_model !== r.selected_model
+    ? `${r.requested_model} → ${r.selected_model}` : (r.selected_model ?? r.requested_model ?? "—");
+  return (
+    <tr class={r.status >= 400 ? "failed" : undefined}>
+      <td class="id">
+        <a href={href(`/requests/${encodeURIComponent(r.request_id)}`)}>{r.request_id}</a>
+        {r.test && <span class="badge badge-test">test</span>}
+      </td>
+      <td class="nowrap">{time(r.created_at)}</td>
+      <td>{r.endpoint}</td>
+      <td class="model">{model}</td>
+      <td>{r.provider ?? "—"}</td>
+      <td>{r.task ? `${r.task}${r.task_subtype ? ` / ${r.task_subtype}` : ""}` : "—"}</td>
+      <td class="num">{int(r.input_tokens)} / {int(r.output_tokens)}</td>
+      <td class="num">{usd(r.cost)}</td>
+      <td class="num">{usd(r.saved)}</td>
+      <td>{r.cache ?? "—"}</td>
+      <td class="num">{r.status}</td>
+      <td>{r.error ? <span title={r.error.message ?? undefined}>{r.error.code}{r.error_category ? ` (${r.error_category})` : ""}</span> : "—"}</td>
+      <td class="num">{ms(r.latency_ms)}</td>
+      <td class="num">{ms(r.ttft_ms)}</td>
+      <td class="num">{r.fallbacks}</td>
+      <td>{r.workflow_id ? `${r.workflow_id}${r.step ? ` / ${r.step}` : ""}` : "—"}</td>
+      <td>{r.tags.length ? r.tags.map((t) => <span key={t} class="badge">{t}</span>) : "—"}</td>
+      <td>{r.stream ? "yes" : "no"}</td>
+      <td class="trace">
+        <a href={href("/requests", { trace_id: r.trace_id })} title="Show the requests of this trace">{r.trace_id}</a>
+      </td>
+    </tr>
+  );
+}
+
+const COLUMNS = [
+  "Request", "Time (UTC)", "Endpoint", "Model (requested → selected)", "Provider", "Task", "Tokens in / out", "Cost",
+  "Saved", "Cache", "Status", "Error", "Latency", "TTFT", "Fallbacks", "Workflow / step", "Tags", "Stream", "Trace",
+];
+
 export function RequestsPage() {
-  return <h1>Requests</h1>;
+  const q = query.value;
+  const filters = currentFilters(q);
+  const project = q.get("project");
+  const after = q.get("after");
+  const params = { ...filters, project, after, limit: PAGE_SIZE };
+  const page = useLoad(() => getJson<List<LogEntry>>("/requests", params), JSON.stringify(params));
+  const exportUrl = (format: "csv" | "ndjson") => apiUrl("/requests/export", { format, ...filters, project });
+  const rows = page.data?.data ?? [];
+  const filtered = Object.keys(filters).length > 0;
+
+  return (
+    <section class="requests-page">
+      <h1>Requests</h1>
+      <FilterForm />
+      <div class="toolbar">
+        <a class="btn" href={exportUrl("csv")} download>Export CSV</a>
+        <a class="btn" href={exportUrl("ndjson")} download>Export NDJSON</a>
+        <span class="spacer" />
+        {after && <a class="btn" href={href("/requests", { ...filters })}>First page</a>}
+        <button
+          type="button"
+          class="btn"
+          disabled={!page.data?.has_more || !page.data.next_cursor}
+          onClick={() => setQuery({ after: page.data?.next_cursor ?? null })}
+        >Next page</button>
+      </div>
+      <ErrorAlert message={page.error} />
+      {page.loading && <Loading what="requests" />}
+      {page.data && (
+        <div class="table-wrap">
+          <table class="log-table">
+            <caption class="visually-hidden">Request log{filtered ? ", filtered" : ""}</caption>
+            <thead>
+              <tr>{COLUMNS.map((c) => <th key={c} scope="col">{c}</th>)}</tr>
+            </thead>
+            <tbody>{rows.map((r) => <Row key={r.request_id} r={r} />)}</tbody>
+          </table>
+          {rows.length === 0 && (
+            <p class="empty">
+              {page.data.has_more
+                ? "No matching request in this stretch of the log; Next page searches further back."
+                : filtered ? "No request matches these filters." : "No requests yet."}
+            </p>
+          )}
+        </div>
+      )}
+    </section>
+  );
 }

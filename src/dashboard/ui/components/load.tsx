@@ -1,0 +1,52 @@
+// Loading and error states shared by the Requests, Request detail, Projects and Audit log pages:
+// one fetch per key (the URL's query, usually), the ApiError's message shown in role=alert.
+import { useEffect, useState } from "preact/hooks";
+import { ApiError } from "../api.ts";
+
+export interface Loaded<T> {
+  data: T | null;
+  error: string | null;
+  loading: boolean;
+  reload: () => void;
+}
+
+export const errorText = (e: unknown): string =>
+  e instanceof ApiError || e instanceof Error ? e.message : "Something went wrong.";
+
+/** Runs `load` whenever `key` changes (and on reload()); an answer that arrives after a newer
+ * key was asked for is dropped, so fast filter changes never show stale rows. */
+export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
+  const [state, setState] = useState<{ data: T | null; error: string | null; loading: boolean }>({
+    data: null, error: null, loading: true,
+  });
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ data: s.data, error: null, loading: true }));
+    load().then(
+      (data) => { if (live) setState({ data, error: null, loading: false }); },
+      (e: unknown) => { if (live) setState({ data: null, error: errorText(e), loading: false }); },
+    );
+    return () => { live = false; };
+  }, [key, round]);
+  return { ...state, reload: () => setRound((r) => r + 1) };
+}
+
+export function ErrorAlert({ message }: { message: string | null }) {
+  return message ? <p role="alert" class="alert">{message}</p> : null;
+}
+
+export function Loading({ what }: { what: string }) {
+  return <p class="loading" aria-busy="true">Loading {what}…</p>;
+}
+
+// Small formatters until (or beside) the shared ones: the log's numbers as an operator reads them.
+export const usd = (n: number | null | undefined): string =>
+  n === null || n === undefined ? "—" : n === 0 ? "$0" : n < 0.01 ? `$${n.toPrecision(2)}` : `$${n.toFixed(2)}`;
+export const ms = (n: number | null | undefined): string =>
+  n === null || n === undefined ? "—" : n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${Math.round(n * 10) / 10} ms`;
+export const int = (n: number | null | undefined): string => (n === null || n === undefined ? "—" : n.toLocaleString("en-US"));
+export const time = (iso: string): string => {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace("T", " ").slice(0, 19);
+};
