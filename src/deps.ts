@@ -43,6 +43,10 @@ import { Billing } from "./billing/billing.ts";
 import { projectsRepo } from "./store/repos/projects.ts";
 import { providerKeysRepo } from "./store/repos/provider-keys.ts";
 import { requestsRepo, type RequestRecord } from "./store/repos/requests.ts";
+import { auditLogRepo } from "./store/repos/audit-log.ts";
+import { dashboardSessionsRepo } from "./store/repos/dashboard-sessions.ts";
+import { projectSsoRepo } from "./store/repos/project-sso.ts";
+import { AuditLog } from "./audit/audit-log.ts";
 import { stopServices } from "./lib/service.ts";
 import { storageServices, type Unwritten } from "./services.ts";
 
@@ -63,6 +67,7 @@ export function openRepos(db: Database): Repos {
   return {
     projects: projectsRepo(db), apiKeys: apiKeysRepo(db), requests: requestsRepo(db), providerKeys: providerKeysRepo(db),
     idempotency: idempotencyRepo(db), feedback: feedbackRepo(db), ledger: ledgerRepo(db),
+    dashboardSessions: dashboardSessionsRepo(db), projectSso: projectSsoRepo(db),
   };
 }
 
@@ -156,6 +161,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     prometheus,
     requestListeners,
     rateLimits,
+    audit: new AuditLog(auditLogRepo(db), clock),
   };
 }
 

@@ -34,6 +34,9 @@ import type { ledgerRepo } from "../store/repos/ledger.ts";
 import type { projectsRepo } from "../store/repos/projects.ts";
 import type { providerKeysRepo } from "../store/repos/provider-keys.ts";
 import type { requestsRepo, RequestRecord } from "../store/repos/requests.ts";
+import type { dashboardSessionsRepo } from "../store/repos/dashboard-sessions.ts";
+import type { projectSsoRepo } from "../store/repos/project-sso.ts";
+import type { AuditLog } from "../audit/audit-log.ts";
 
 export interface Repos {
   projects: ReturnType<typeof projectsRepo>;
@@ -43,6 +46,8 @@ export interface Repos {
   idempotency: ReturnType<typeof idempotencyRepo>;
   feedback: ReturnType<typeof feedbackRepo>;
   ledger: ReturnType<typeof ledgerRepo>;
+  dashboardSessions: ReturnType<typeof dashboardSessionsRepo>;
+  projectSso: ReturnType<typeof projectSsoRepo>;
 }
 
 export interface Deps {
@@ -93,4 +98,6 @@ export interface Deps {
   semantic?: SemanticCache & { start(): void; close(): Promise<void>; settled(): Promise<void>; stats(): IndexStats };
   /** Requests and tokens per minute per project and key (billing/rate-limit.ts); settled by its listener. */
   rateLimits: RateLimiter;
+  /** Append-only record of admin actions and dashboard sign-ins (docs/dashboard.md "Audit log"). */
+  audit: AuditLog;
 }

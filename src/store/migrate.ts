@@ -8,6 +8,9 @@ import m005 from "./migrations/005_metrics.sql" with { type: "text" };
 import m006 from "./migrations/006_feedback.sql" with { type: "text" };
 import m007 from "./migrations/007_billing.sql" with { type: "text" };
 import m008 from "./migrations/008_trace_usage.sql" with { type: "text" };
+import m009 from "./migrations/009_request_filters.sql" with { type: "text" };
+import m010 from "./migrations/010_audit_sessions_sso.sql" with { type: "text" };
+import m011 from "./migrations/011_model_rollups.sql" with { type: "text" };
 
 /** Append only: a migration, once released, never changes. */
 export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
@@ -19,6 +22,9 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
   { version: 6, sql: m006 },
   { version: 7, sql: m007 },
   { version: 8, sql: m008 },
+  { version: 9, sql: m009 },
+  { version: 10, sql: m010 },
+  { version: 11, sql: m011 },
 ];
 
 export function migrate(db: Database): number {

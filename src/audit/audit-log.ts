@@ -1,0 +1,113 @@
+// The audit log (docs/dashboard.md "Audit log"): who did what, when, from where. Written
+// synchronously, one row per admin action, so an acknowledged action is on disk; never a secret.
+import { sortableId } from "../lib/ids.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { AuditLogRepo, AuditRow } from "../store/repos/audit-log.ts";
+
+export type ActorType = "admin_token" | "api_key" | "sso" | "operator_session" | "project_session";
+
+export interface AuditActor {
+  type: ActorType;
+  id: string | null;
+  email: string | null;
+}
+
+export type AuditAction =
+  | "session.sign_in" | "session.sign_in_failed" | "session.sign_out" | "sso.sign_in"
+  | "project.create" | "project.update" | "key.create" | "key.revoke" | "credits.add"
+  | "provider_key.put" | "provider_key.delete" | "sso.configure"
+  | "cache.empty" | "cache.invalidate" | "admin.read";
+
+export interface AuditInput {
+  actor: AuditActor;
+  action: AuditAction;
+  projectId?: string | null;
+  target?: string | null;
+  outcome?: "success" | "failure";
+  status?: number | null;
+  sourceIp?: string | null;
+  /** Ids and names only (e.g. the policy keys changed); fields named like secrets are dropped. */
+  details?: Record<string, unknown>;
+}
+
+export interface AuditFilter {
+  projectId?: string;
+  after?: string;
+  limit?: number;
+}
+
+export interface AuditPage {
+  data: AuditRow[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export const AUDIT_PAGE_MAX = 200;
+const AUDIT_PAGE_DEFAULT = 50;
+/** Detail fields that could carry a secret are never written, whoever passes them. */
+const SECRET_FIELD = /secret|token|password|api_?key|authorization|^key$/i;
+
+export class AuditLog {
+  constructor(private readonly repo: AuditLogRepo, private readonly clock: Clock) {}
+
+  record(input: AuditInput): AuditRow {
+    const now = this.clock.now();
+    const row: AuditRow = {
+      id: `aud_${sortableId(now)}`,
+      createdAt: now,
+      actorType: input.actor.type,
+      actorId: input.actor.id,
+      actorEmail: input.actor.email,
+      sourceIp: input.sourceIp ?? null,
+      action: input.action,
+      projectId: input.projectId ?? null,
+      target: input.target ?? null,
+      outcome: input.outcome ?? "success",
+      status: input.status ?? null,
+      details: scrub(input.details ?? {}),
+    };
+    this.repo.insert(row);
+    return row;
+  }
+
+  /** Newest first; `after` is the previous page's `nextCursor`. */
+  list(filter: AuditFilter = {}): AuditPage {
+    const limit = Math.min(Math.max(1, Math.floor(filter.limit ?? AUDIT_PAGE_DEFAULT)), AUDIT_PAGE_MAX);
+    const rows = this.repo.list({ projectId: filter.projectId, after: filter.after, limit: limit + 1 });
+    const hasMore = rows.length > limit;
+    const data = hasMore ? rows.slice(0, limit) : rows;
+    return { data, hasMore, nextCursor: hasMore ? (data[data.length - 1]?.id ?? null) : null };
+  }
+}
+
+/** What DATA's mutations and the admin routes call: `recordAudit(deps, {...})`. */
+export function recordAudit(deps: { audit: AuditLog }, input: AuditInput): AuditRow {
+  return deps.audit.record(input);
+}
+
+/** The JSON entry of docs/dashboard.md "Audit log". */
+export function auditEntryView(r: AuditRow) {
+  return {
+    object: "audit_entry",
+    id: r.id,
+    created_at: new Date(r.createdAt).toISOString(),
+    actor: { type: r.actorType, id: r.actorId, email: r.actorEmail },
+    source_ip: r.sourceIp,
+    action: r.action,
+    project_id: r.projectId,
+    target: r.target,
+    outcome: r.outcome,
+    status: r.status,
+    details: r.details,
+  };
+}
+
+export function auditListView(page: AuditPage) {
+  return { object: "list", data: page.data.map(auditEntryView), has_more: page.hasMore, next_cursor: page.nextCursor };
+}
+
+function scrub(details: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(details)) if (!SECRET_FIELD.test(k)) out[k] = v;
+  return out;
+}

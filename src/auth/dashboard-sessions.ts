@@ -1,0 +1,109 @@
+// Dashboard sessions (docs/dashboard.md "Sign-in and roles"): sign-in by the admin token or a key
+// with scope `requests`, a random cookie id stored only hashed, 12 h lifetime, and the key, project
+// and token re-checked on every call so a revocation ends the session at once.
+import { timingSafeEqual } from "node:crypto";
+import { KEY_SCOPES, type KeyScope } from "../config/constants.ts";
+import { GwError } from "../errors/gw-error.ts";
+import type { Clock } from "../lib/clock.ts";
+import { sha256Hex } from "../lib/hash.ts";
+import { sortableId } from "../lib/ids.ts";
+import type { ApiKeysRepo } from "../store/repos/api-keys.ts";
+import type { DashboardSessionsRepo, StoredSession } from "../store/repos/dashboard-sessions.ts";
+import type { ProjectsRepo } from "../store/repos/projects.ts";
+import type { ProjectSsoRepo } from "../store/repos/project-sso.ts";
+
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** What an SSO sign-in may do: read the log and manage the cache (docs/dashboard.md "Single sign-on (OIDC)"). */
+export const SSO_SCOPES: readonly KeyScope[] = ["requests", "cache"];
+const KEY_PATTERN = /^gw_(live|test)_[0-9a-z]{40}$/;
+/** The operator's sessions carry a fingerprint of the admin token: a changed token ends them. */
+const OPERATOR_MARK = "admin:";
+
+export interface SessionRepos {
+  dashboardSessions: DashboardSessionsRepo;
+  apiKeys: ApiKeysRepo;
+  projects: ProjectsRepo;
+  projectSso: ProjectSsoRepo;
+}
+
+export type SignInOutcome =
+  | { ok: true; session: StoredSession; token: string }
+  | { ok: false; error: GwError; projectId: string | null; keyId: string | null };
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const randomToken = (): string => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+const adminMark = (adminToken: string): string => OPERATOR_MARK + sha256Hex(`gw-dashboard:${adminToken}`).slice(0, 24);
+
+export class DashboardSessions {
+  constructor(private readonly repos: SessionRepos, private readonly clock: Clock, private readonly adminToken: string | null) {}
+
+  /** Checks a token typed on the sign-in page; never throws for a wrong one (the caller counts it). */
+  signIn(token: string): SignInOutcome {
+    const fail = (error: GwError, projectId: string | null = null, keyId: string | null = null): SignInOutcome => ({ ok: false, error, projectId, keyId });
+    const given = token.trim();
+    if (this.adminToken && constantTimeEqual(given, this.adminToken)) {
+      return this.open({ role: "operator", projectId: null, keyId: adminMark(this.adminToken), scopes: [...KEY_SCOPES], email: null });
+    }
+    if (!KEY_PATTERN.test(given)) return fail(signInFailed("not the admin token or a gw API key"));
+    const key = this.repos.apiKeys.findByHash(sha256Hex(given));
+    if (!key) return fail(signInFailed("unknown API key"));
+    if (key.revokedAt !== null) return fail(signInFailed("this API key has been revoked"), key.projectId, key.id);
+    if (!this.repos.projects.get(key.projectId)) return fail(signInFailed("the project of this key no longer exists"), key.projectId, key.id);
+    if (!key.scopes.includes("requests")) {
+      return fail(new GwError("permission_denied", "This API key lacks the 'requests' scope the dashboard needs."), key.projectId, key.id);
+    }
+    return this.open({ role: "project", projectId: key.projectId, keyId: key.id, scopes: key.scopes, email: null });
+  }
+
+  /** A project session for a verified SSO sign-in. */
+  signInSso(projectId: string, email: string): { session: StoredSession; token: string } {
+    return this.open({ role: "project", projectId, keyId: null, scopes: [...SSO_SCOPES], email });
+  }
+
+  /** The live session of a cookie value, with the key's current scopes; null when there is none. */
+  resolve(token: string | null): StoredSession | null {
+    if (!token) return null;
+    const hash = sha256Hex(token);
+    const s = this.repos.dashboardSessions.get(hash);
+    if (!s) return null;
+    const valid = s.expiresAt > this.clock.now() ? this.recheck(s) : null;
+    if (!valid) this.repos.dashboardSessions.delete(hash);
+    return valid;
+  }
+
+  signOut(token: string | null): void {
+    if (token) this.repos.dashboardSessions.delete(sha256Hex(token));
+  }
+
+  /** Whether what the session was granted on still holds: the admin token, the key, the SSO client. */
+  private recheck(s: StoredSession): StoredSession | null {
+    if (s.role === "operator") return this.adminToken && s.keyId === adminMark(this.adminToken) ? s : null;
+    const project = s.projectId ? this.repos.projects.get(s.projectId) : null;
+    if (!project) return null;
+    if (s.keyId === null) {
+      // SSO: the project must still be on plan business with SSO configured.
+      return project.plan === "business" && this.repos.projectSso.get(project.id) ? s : null;
+    }
+    const key = this.repos.apiKeys.get(s.keyId);
+    if (!key || key.revokedAt !== null || key.projectId !== project.id || !key.scopes.includes("requests")) return null;
+    return { ...s, scopes: key.scopes };
+  }
+
+  private open(grant: Pick<StoredSession, "role" | "projectId" | "keyId" | "scopes" | "email">): { ok: true; session: StoredSession; token: string } {
+    const now = this.clock.now();
+    this.repos.dashboardSessions.deleteExpired(now);
+    const token = randomToken();
+    const session: StoredSession = {
+      ...grant, tokenHash: sha256Hex(token), id: `dse_${sortableId(now)}`, csrfToken: randomToken(), createdAt: now, expiresAt: now + SESSION_TTL_MS,
+    };
+    this.repos.dashboardSessions.insert(session);
+    return { ok: true, session, token };
+  }
+}
+
+const signInFailed = (why: string) => new GwError("invalid_api_key", `Sign-in failed: ${why}.`);
