@@ -7,6 +7,8 @@ import { tracesRepo, type TracesRepo } from "./traces.ts";
 import { metricsRepo, type MetricsRepo } from "./metrics.ts";
 import type { RequestRecord } from "../request-record.ts";
 import type { RequestFilters } from "../../schema/requests.ts";
+import type { LogFilters } from "../../schema/dashboard-requests.ts";
+import { planFilteredPage, type SqlParams } from "./request-filters.ts";
 
 export type { RequestRecord };
 
@@ -163,6 +165,25 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db), 
     return { rows: rows.slice(0, f.limit).map((r) => fromRow(r, null)), hasMore };
   }
 
+  // Dashboard pages (request-filters.ts): statements prepared per plan shape, then reused.
+  const pageStatements = new Map<string, ReturnType<typeof db.query<RequestRow, SqlParams>>>();
+  const boundaryStatements = new Map<string, ReturnType<typeof db.query<{ id: string }, SqlParams>>>();
+  /** A page of the dashboard's filtered log. `nextCursor` continues it: after the page's last row,
+   * or, when the scan window ran out first, after the last row examined (fewer rows than asked). */
+  function page(projectId: string, f: LogFilters): { rows: RequestRecord[]; hasMore: boolean; nextCursor: string | null } {
+    const plan = planFilteredPage(projectId, f);
+    let stmt = pageStatements.get(plan.pageSql);
+    if (!stmt) pageStatements.set(plan.pageSql, (stmt = db.query<RequestRow, SqlParams>(plan.pageSql)));
+    const found = stmt.all(plan.params);
+    const rows = found.slice(0, f.limit).map((r) => fromRow(r, null));
+    if (found.length > f.limit) return { rows, hasMore: true, nextCursor: rows[rows.length - 1]?.id ?? null };
+    if (plan.boundarySql === null) return { rows, hasMore: false, nextCursor: null };
+    let bound = boundaryStatements.get(plan.boundarySql);
+    if (!bound) boundaryStatements.set(plan.boundarySql, (bound = db.query<{ id: string }, SqlParams>(plan.boundarySql)));
+    const last = bound.get(plan.params)?.id ?? null;
+    return { rows, hasMore: last !== null, nextCursor: last };
+  }
+
   const workflowCostQuery = db.query<{ total: number | null }, [string, string]>(
     "SELECT SUM(cost) AS total FROM requests INDEXED BY requests_project_workflow WHERE project_id = ? AND workflow_id = ?",
   );
@@ -192,6 +213,7 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db), 
       return prune.immediate(projectId, beforeId, limit);
     },
     list,
+    page,
     get(projectId: string, id: string): RequestRecord | null {
       const row = byId.get(id, projectId);
       if (!row) return null;

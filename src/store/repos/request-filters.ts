@@ -1,0 +1,97 @@
+// The SQL of a filtered request-log page (docs/dashboard.md "Request log"): the filter with the most
+// selective index drives the scan, the others are tested on its rows, and no call examines more
+// than a window of rows, so every filter combination answers in bounded time.
+import { requestIdAt } from "../../lib/ids.ts";
+import type { LogFilters } from "../../schema/dashboard-requests.ts";
+
+/** Rows one call may examine when filters are tested on the driving index's rows. */
+export const SCAN_WINDOW = 20_000;
+
+export type SqlParams = Record<string, string | number>;
+
+export interface PagePlan {
+  /** Newest first, at most `limit + 1` rows of `requests`. */
+  pageSql: string;
+  /** With filters tested on rows: the id of the window's last row, or none when the driving
+   * range ends within the window. Null when the page itself is the whole answer. */
+  boundarySql: string | null;
+  params: SqlParams;
+  /** The driving index (or `primary key`), for tests and the bench. */
+  driver: string;
+}
+
+interface Term {
+  /** Index on (project_id, <column>, id) that serves the term, or `tags` for request_tags. */
+  index: string;
+  /** The term as a condition on requests' columns (unqualified). */
+  sql: string;
+}
+
+/** Filters as SQL terms, most selective first (typical logs: a trace or workflow has a handful of
+ * rows, a tag or error category few, a model or task many, status 200 nearly all). */
+function termsOf(f: LogFilters, params: SqlParams): Term[] {
+  const terms: Term[] = [];
+  const add = (index: string, sql: string, name: string, value: string | number) => {
+    params[name] = value;
+    terms.push({ index, sql });
+  };
+  if (f.traceId !== undefined) add("requests_project_trace", "trace_id = $trace_id", "trace_id", f.traceId);
+  if (f.workflowId !== undefined) add("requests_project_workflow", "workflow_id = $workflow_id", "workflow_id", f.workflowId);
+  if (f.tag !== undefined) add("tags", "", "tag", f.tag);
+  if (f.errorCategory !== undefined) add("requests_project_error_category", "error_category = $error_category", "error_category", f.errorCategory);
+  if (f.status !== undefined && f.status !== 200) add("requests_project_status", "status = $status", "status", f.status);
+  if (f.cache === "exact" || f.cache === "semantic") add("requests_project_cache", "cache = $cache", "cache", f.cache);
+  if (f.test === true) terms.push({ index: "requests_project_test", sql: "test = 1" });
+  if (f.model !== undefined) add("requests_project_model", "selected_model = $model", "model", f.model);
+  if (f.task !== undefined) add("requests_project_task", "task = $task", "task", f.task);
+  if (f.provider !== undefined) add("requests_project_provider", "provider = $provider", "provider", f.provider);
+  if (f.status === 200) add("requests_project_status", "status = $status", "status", 200);
+  // No index serves these: they are only ever tested on rows.
+  if (f.cache === "miss") terms.push({ index: "", sql: "cache IS NULL" });
+  if (f.test === false) terms.push({ index: "", sql: "test = 0" });
+  return terms;
+}
+
+const TAG_TEST = "EXISTS (SELECT 1 FROM request_tags t WHERE t.project_id = $project_id AND t.tag = $tag AND t.request_id = w.id)";
+
+export function planFilteredPage(projectId: string, f: LogFilters, window = SCAN_WINDOW): PagePlan {
+  const params: SqlParams = { project_id: projectId, limit: f.limit + 1 };
+  const terms = termsOf(f, params);
+  const driver = terms[0]?.index ? terms[0] : null;
+  const rest = driver ? terms.slice(1) : terms;
+
+  // The driving scan: one index range (project, value, id) in id order, bounded by the cursor and
+  // the time range (ids sort by time: lib/ids.ts requestIdAt).
+  const idCol = driver?.index === "tags" ? "t.request_id" : "r.id";
+  const range: string[] = [];
+  if (f.after !== undefined) (range.push(`${idCol} < $after`), (params.after = f.after));
+  if (f.from !== undefined) (range.push(`${idCol} >= $lo`), (params.lo = requestIdAt(f.from)));
+  if (f.to !== undefined) (range.push(`${idCol} < $hi`), (params.hi = requestIdAt(f.to + 1)));
+
+  let source: string;
+  let keyed: string;
+  if (driver?.index === "tags") {
+    source = "request_tags t CROSS JOIN requests r ON r.project_id = t.project_id AND r.id = t.request_id";
+    keyed = "t.project_id = $project_id AND t.tag = $tag";
+  } else {
+    source = driver ? `requests r INDEXED BY ${driver.index}` : "requests r NOT INDEXED";
+    keyed = ["r.project_id = $project_id", ...(driver ? [`r.${driver.sql}`] : [])].join(" AND ");
+  }
+  const where = [keyed, ...range].join(" AND ");
+  const name = driver?.index ?? "primary key";
+  if (rest.length === 0) {
+    return { pageSql: `SELECT r.* FROM ${source} WHERE ${where} ORDER BY ${idCol} DESC LIMIT $limit`, boundarySql: null, params, driver: name };
+  }
+
+  // The window is a subquery with its own LIMIT: SQLite runs it as a co-routine in id order, so
+  // the outer query stops at the page's last row, and never reads past the window's. The outer
+  // ORDER BY names the inner one's key (k), so SQLite keeps that order instead of sorting.
+  const scan = `SELECT ${idCol} AS k, r.* FROM ${source} WHERE ${where} ORDER BY k DESC`;
+  params.window = window;
+  params.window_last = window - 1;
+  const tests = rest.map((t) => (t.index === "tags" ? TAG_TEST : `w.${t.sql}`)).join(" AND ");
+  const pageSql = `SELECT w.* FROM (${scan} LIMIT $window) w WHERE ${tests} ORDER BY w.k DESC LIMIT $limit`;
+  const boundarySource = driver?.index === "tags" ? "request_tags t" : source;
+  const boundarySql = `SELECT ${idCol} AS id FROM ${boundarySource} WHERE ${where} ORDER BY ${idCol} DESC LIMIT 1 OFFSET $window_last`;
+  return { pageSql, boundarySql, params, driver: name };
+}
