@@ -172,3 +172,110 @@ export interface AuditEntry {
   status: number | null;
   details: Record<string, unknown>;
 }
+
+// PAGES-1: overview, cache, recommendations, monitoring (docs/dashboard.md "JSON API").
+/** GET /v1/metrics's object, as the overview embeds it. */
+export interface Metrics {
+  object: "metrics";
+  period: string;
+  requests: number;
+  availability: number;
+  latency: { p50: number | null; p95: number | null; p99: number | null };
+  ttft: { p50: number | null; p95: number | null };
+  error_rate: number;
+  fallback_rate: number;
+  errors: Record<string, number>;
+  cost: number;
+  saved: number;
+  cost_per_request: number;
+}
+
+export interface OverviewPoint {
+  t: number;
+  requests: number;
+  errors: Record<string, number>;
+  cache_exact: number;
+  cache_semantic: number;
+  cost: number;
+  saved: number;
+}
+
+export interface ModelSeries {
+  model: string;
+  requests: number;
+  cost: number;
+  p95_latency_ms: number | null;
+  points: { t: number; cost: number; p95_latency_ms: number | null }[];
+}
+
+export interface Overview {
+  object: "dashboard.overview";
+  period: string;
+  metrics: Metrics;
+  cache: { hits: number; exact: number; semantic: number; hit_rate: number; exact_rate: number; semantic_rate: number };
+  tokens: { input: number; output: number };
+  series: { bucket_ms: number; start: string; points: OverviewPoint[] };
+  by_model: ModelSeries[];
+}
+
+export interface CacheView {
+  object: "dashboard.cache";
+  enabled: boolean;
+  mode: string | null;
+  entries: number;
+  bytes: number;
+  hits: number;
+  exact: number;
+  semantic: number;
+  hit_rate: number;
+  saved_usd: number;
+  saved_tokens: number;
+  series: { bucket_ms: number; points: { t: number; exact: number; semantic: number; requests: number }[] };
+  miss_reasons: { reason: string; count: number }[];
+}
+
+export interface CacheInvalidation {
+  object: "cache.invalidation";
+  deleted: number;
+}
+
+export interface CheaperModelRecommendation {
+  kind: "cheaper_model";
+  task: string;
+  current_model: string;
+  candidate_model: string;
+  ratings: number;
+  candidate_mean: number;
+  candidate_lcb: number;
+  current_mean: number;
+  current_cost_per_request: number;
+  candidate_cost_per_request: number;
+  monthly_saving_usd: number;
+}
+
+export interface SemanticCacheRecommendation {
+  kind: "enable_semantic_cache";
+  exact_repeat_share: number;
+  requests_30d: number;
+  estimated_monthly_saving_usd: number;
+}
+
+export type Recommendation = CheaperModelRecommendation | SemanticCacheRecommendation;
+
+export interface RecommendationList {
+  object: "list";
+  rule: string;
+  data: Recommendation[];
+}
+
+/** One provider's (or model's) health; fields beyond these vary with what the breakers know. */
+export interface ProviderHealth {
+  provider: string;
+  state: string;
+  [field: string]: unknown;
+}
+
+export interface MonitoringView {
+  object: "dashboard.monitoring";
+  providers: ProviderHealth[];
+}
