@@ -20,11 +20,13 @@ export function ms(n: number | null | undefined): string {
   return n < 10 ? String(Math.round(n * 10) / 10) : String(Math.round(n));
 }
 
-/** US dollars without the sign: up to 4 decimals from $1, up to 6 below (sub-cent request costs). */
+/** US dollars without the sign, as exact as the API's (1e-10, gw.cost's basis): metric cards show
+ * the number GET /v1/metrics gives, sub-cent request costs included. */
 export function usd(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return DASH;
-  const scale = Math.abs(n) >= 1 ? 1e4 : 1e6;
-  return String(Math.round(n * scale) / scale);
+  const s = String(n);
+  // String() switches to exponent notation below 1e-6; write those out.
+  return s.includes("e") ? n.toFixed(10).replace(/\.?0+$/, "") : s;
 }
 
 /** US dollars with the sign, for tables and sentences: cents from $0.10, two significant digits below. */

@@ -4,7 +4,7 @@ import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import "../styles/charts.css";
-import { bucketTime, count, ms, usd } from "../format.ts";
+import { bucketTime, count, dollars, ms } from "../format.ts";
 
 export type ChartUnit = "count" | "ms" | "usd" | "pct";
 
@@ -40,7 +40,7 @@ export const errorColor = (i: number): string => ERROR_PALETTE[i % ERROR_PALETTE
 export function formatUnit(unit: ChartUnit, v: number | null | undefined): string {
   if (v === null || v === undefined) return "–";
   if (unit === "ms") return `${ms(v)} ms`;
-  if (unit === "usd") return `$${usd(v)}`;
+  if (unit === "usd") return dollars(v);
   if (unit === "pct") return `${Math.round(v * 10) / 10}%`;
   return count(v);
 }

@@ -161,6 +161,7 @@ function CacheActions({ project, onDone }: { project: string | null; onDone: () 
           </button>
         </form>
       </div>
+      {allowed ? null : <p class="muted small">Removing cached answers needs a key with scope cache.</p>}
       <div role="status">{done ? <p class="status">{done}</p> : null}</div>
       {failed ? <p role="alert" class="alert">{failed}</p> : null}
       <ConfirmDialog
