@@ -16,19 +16,25 @@ node_modules/.installed: package.json bun.lock | bun
 
 install: node_modules/.installed
 
-run: install
+# The dashboard's bundle, embedded by the server and dist/gw (docs/dashboard.md "Building the dashboard").
+DASHBOARD_ASSETS := src/dashboard/generated-assets.ts
+$(DASHBOARD_ASSETS): node_modules/.installed scripts/build-dashboard.ts $(shell find src/dashboard/ui -type f)
+	bun run scripts/build-dashboard.ts
+	@touch $@
+
+run: install $(DASHBOARD_ASSETS)
 	bun run src/main.ts serve
 
-typecheck: install
+typecheck: install $(DASHBOARD_ASSETS)
 	bunx tsc --noEmit -p .
 	bunx tsc --noEmit -p src/dashboard/ui
 
 # Bun reads its per-test timeout only from the command line (bunfig.toml has no such setting).
 # Tests start real servers, workers and child processes; a loaded 2-core machine needs room.
-test: install typecheck
+test: install $(DASHBOARD_ASSETS) typecheck
 	bun test --timeout 120000
 
-build: install
+build: install $(DASHBOARD_ASSETS)
 	bun run scripts/build.ts
 
 bench: install

@@ -3,10 +3,15 @@
 // functions as the public and admin APIs.
 import { Elysia } from "elysia";
 import type { Deps } from "../pipeline/deps.ts";
+import { pagesRoute } from "./pages-route.ts";
+import { dashboardSecurityHeaders } from "./security-headers.ts";
 
 export const DASHBOARD_API_PREFIX = "/dashboard/api";
 
 export const dashboardRoutes = (deps: Deps) => {
   void deps;
-  return new Elysia({ name: "gw-dashboard" });
+  return new Elysia({ name: "gw-dashboard" })
+    // First: the security headers apply to the routes registered after them (docs/dashboard.md "Security headers").
+    .use(dashboardSecurityHeaders)
+    .use(pagesRoute());
 };

@@ -6,6 +6,7 @@ import { API_VERSION } from "../config/constants.ts";
 import { GwError } from "../errors/gw-error.ts";
 import { newRequestId } from "../lib/ids.ts";
 import type { Logger } from "../observability/logger.ts";
+import { securityHeadersForUrl } from "../dashboard/security-headers.ts";
 
 export const REQUEST_ID_HEADER = "x-gw-request-id";
 
@@ -54,5 +55,6 @@ export const contextPlugin = (logger: Logger) =>
       // A request that matched no route never ran derive, so it gets its id here.
       const derived = (ctx as { requestId?: unknown }).requestId;
       const requestId = typeof derived === "string" ? derived : newRequestId();
-      return errorResponse(toGw(ctx.code, ctx.error, ctx.request, logger, requestId), requestId);
+      // Dashboard answers carry their security headers on errors too (docs/dashboard.md "Security headers").
+      return errorResponse(toGw(ctx.code, ctx.error, ctx.request, logger, requestId), requestId, securityHeadersForUrl(ctx.request.url));
     });

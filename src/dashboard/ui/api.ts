@@ -37,10 +37,14 @@ export async function getJson<T>(path: string, params: Params = {}): Promise<T> 
 }
 
 export async function send<T>(method: "POST" | "PATCH" | "DELETE", path: string, body?: unknown, params: Params = {}): Promise<T> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
+  // No content-type without a body: a JSON parser would reject the empty DELETE.
+  const headers: Record<string, string> = {};
   const csrf = session.value?.csrf_token;
   if (csrf) headers["x-gw-csrf"] = csrf;
   const init: RequestInit = { method, headers, credentials: "same-origin" };
-  if (body !== undefined) init.body = JSON.stringify(body);
+  if (body !== undefined) {
+    headers["content-type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
   return parse<T>(await fetch(apiUrl(path, params), init));
 }

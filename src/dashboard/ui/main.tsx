@@ -1,0 +1,6 @@
+// The dashboard's entry point: renders the app into #app (docs/dashboard.md "Pages").
+import { render } from "preact";
+import { App } from "./app.tsx";
+
+const root = document.getElementById("app");
+if (root) render(<App />, root);
