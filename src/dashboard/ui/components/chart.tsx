@@ -24,6 +24,8 @@ export interface ChartProps {
   unit: ChartUnit;
   /** Areas stacked on each other (their sum is the top line) instead of lines. */
   stacked?: boolean;
+  /** Lines against a second axis on the right (errors beside requests); never stacked. */
+  right?: { label: string; unit: ChartUnit; series: ChartSeries[] };
   /** Nothing to draw (no traffic): `emptyText` instead of the chart and its table. */
   empty?: boolean;
   emptyText?: string;
@@ -55,46 +57,54 @@ function stack(series: ChartSeries[]): number[][] {
   return out;
 }
 
+/** An opaque tint of a #rrggbb colour (stacked areas must not blend into each other). */
+function tint(hex: string, amount = 0.55): string {
+  const n = Number.parseInt(hex.slice(1), 16);
+  const mix = (c: number) => Math.round(c + (255 - c) * amount);
+  return `rgb(${mix(n >> 16)}, ${mix((n >> 8) & 255)}, ${mix(n & 255)})`;
+}
+
+const colorOf = (s: ChartSeries, i: number) => s.color ?? seriesColor(i);
+
 function options(props: ChartProps, width: number, color: string): uPlot.Options {
   const { series, unit, stacked } = props;
+  const right = props.right;
   // Stacked: draw the tallest cumulative area first so each lower one paints over it.
   const order = stacked ? series.map((_, i) => i).reverse() : series.map((_, i) => i);
   const axis: uPlot.Axis = { stroke: color, grid: { stroke: "rgba(128,128,128,0.2)" }, ticks: { stroke: "rgba(128,128,128,0.3)" } };
+  // Wide enough for the longest tick label ("2,000 ms", "$0.0125") at the 12px axis font.
+  const size = (_u: uPlot, values: string[] | null) => 18 + 7 * Math.max(3, ...(values ?? []).map((v) => v.length));
+  const range: uPlot.Scale.Range = (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.05 : 1];
+  const axes: uPlot.Axis[] = [axis, { ...axis, size, values: (_u, splits) => splits.map((v) => formatUnit(unit, v)) }];
+  if (right) axes.push({ ...axis, scale: "r", side: 1, grid: { show: false }, size, label: right.label, values: (_u, splits) => splits.map((v) => formatUnit(right.unit, v)) });
+  const line = (s: ChartSeries, i: number, scale: string, u: ChartUnit): uPlot.Series => ({
+    label: s.label,
+    scale,
+    stroke: colorOf(s, i),
+    width: 1.5,
+    fill: stacked && scale === "y" ? tint(colorOf(s, i)) : undefined,
+    points: { show: false },
+    // The legend shows each series' own value, not the cumulative one a stack draws.
+    value: (_u, _v, _si, idx) => (idx === null ? "–" : formatUnit(u, s.values[idx])),
+  });
   return {
     width,
     height: props.height ?? 220,
     cursor: { drag: { x: false, y: false } },
-    scales: { y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.05 : 1] } },
-    axes: [
-      axis,
-      {
-        ...axis,
-        values: (_u, splits) => splits.map((v) => formatUnit(unit, v)),
-        // Wide enough for the longest tick label ("2,000 ms", "$0.0125") at the 12px axis font.
-        size: (_u, values) => 18 + 7 * Math.max(3, ...(values ?? []).map((v) => v.length)),
-      },
-    ],
+    scales: { y: { range }, r: { range } },
+    axes,
     series: [
       { label: "Time", value: (_u, v) => (v === null ? "–" : bucketTime(v * 1000, props.bucketMs)) },
-      ...order.map((i) => ({
-        label: series[i]!.label,
-        stroke: series[i]!.color ?? seriesColor(i),
-        width: 1.5,
-        fill: stacked ? `${series[i]!.color ?? seriesColor(i)}99` : undefined,
-        points: { show: false },
-        // The legend shows each series' own value, not the cumulative one the stack draws.
-        value: (_u: uPlot, _v: number | null, _si: number, idx: number | null) =>
-          idx === null ? "–" : formatUnit(unit, series[i]!.values[idx]),
-      })),
+      ...order.map((i) => line(series[i]!, i, "y", unit)),
+      ...(right?.series ?? []).map((s, i) => line(s, series.length + i, "r", right!.unit)),
     ],
   };
 }
 
 function data(props: ChartProps): uPlot.AlignedData {
   const xs = props.times.map((t) => t / 1000);
-  const ys = props.stacked ? stack(props.series) : props.series.map((s) => s.values);
-  const order = props.stacked ? ys.slice().reverse() : ys;
-  return [xs, ...order];
+  const ys = props.stacked ? stack(props.series).reverse() : props.series.map((s) => s.values);
+  return [xs, ...ys, ...(props.right?.series ?? []).map((s) => s.values)];
 }
 
 export function Chart(props: ChartProps) {
@@ -111,7 +121,7 @@ export function Chart(props: ChartProps) {
       resize.disconnect();
       plot.destroy();
     };
-  }, [props.times, props.series, props.unit, props.stacked, empty]);
+  }, [props.times, props.series, props.right, props.unit, props.stacked, empty]);
 
   return (
     <figure class="chart">
@@ -120,7 +130,7 @@ export function Chart(props: ChartProps) {
         <p class="chart-empty">{props.emptyText ?? "No requests in this period"}</p>
       ) : (
         <>
-          <div class="chart-canvas" ref={box} role="img" aria-label={`${props.title}: chart, ${props.series.map((s) => s.label).join(", ")}; the table below has its numbers`} />
+          <div class="chart-canvas" ref={box} role="img" aria-label={`${props.title}: chart of ${columns(props).map((c) => c.s.label).join(", ")}; the table below has its numbers`} />
           <ChartTable {...props} />
         </>
       )}
@@ -129,7 +139,15 @@ export function Chart(props: ChartProps) {
 }
 
 /** The text fallback: one row per bucket, one column per series. */
-function ChartTable({ title, times, bucketMs, series, unit }: ChartProps) {
+/** Every series with its unit, left axis first: the table's columns. */
+const columns = (p: ChartProps) => [
+  ...p.series.map((s) => ({ s, unit: p.unit })),
+  ...(p.right?.series ?? []).map((s) => ({ s, unit: p.right!.unit })),
+];
+
+function ChartTable(props: ChartProps) {
+  const { title, times, bucketMs } = props;
+  const cols = columns(props);
   return (
     <details class="chart-fallback">
       <summary>Table: {title}</summary>
@@ -138,7 +156,7 @@ function ChartTable({ title, times, bucketMs, series, unit }: ChartProps) {
           <thead>
             <tr>
               <th scope="col">Time</th>
-              {series.map((s) => (
+              {cols.map(({ s }) => (
                 <th scope="col" key={s.label}>
                   {s.label}
                 </th>
@@ -149,7 +167,7 @@ function ChartTable({ title, times, bucketMs, series, unit }: ChartProps) {
             {times.map((t, j) => (
               <tr key={t}>
                 <th scope="row">{bucketTime(t, bucketMs)}</th>
-                {series.map((s) => (
+                {cols.map(({ s, unit }) => (
                   <td key={s.label}>{formatUnit(unit, s.values[j])}</td>
                 ))}
               </tr>

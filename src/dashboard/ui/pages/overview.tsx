@@ -62,7 +62,10 @@ function OverviewBody({ o }: { o: Overview }) {
         </MetricCard>
       </MetricGrid>
       <Charts o={o} />
-      <ModelTable models={o.by_model} />
+      <div class="chart-grid">
+        <ModelTable models={o.by_model} />
+        <ErrorTable errors={m.errors} />
+      </div>
     </>
   );
 }
@@ -84,10 +87,9 @@ function Charts({ o }: { o: Overview }) {
   const charts = useMemo(() => {
     const times = o.series.points.map((p) => p.t);
     const categories = [...new Set(o.series.points.flatMap((p) => Object.keys(p.errors)))].sort();
-    const traffic: ChartSeries[] = [
-      { label: "Succeeded", values: o.series.points.map((p) => p.requests - Object.values(p.errors).reduce((a, b) => a + b, 0)) },
-      ...categories.map((cat, i) => ({ label: cat, color: errorColor(i), values: o.series.points.map((p) => p.errors[cat] ?? 0) })),
-    ];
+    // Errors are a few percent of requests: on their own axis they stay readable.
+    const requests: ChartSeries[] = [{ label: "Requests", values: o.series.points.map((p) => p.requests) }];
+    const errors: ChartSeries[] = categories.map((cat, i) => ({ label: cat, color: errorColor(i), values: o.series.points.map((p) => p.errors[cat] ?? 0) }));
     const { shown, rest } = topModels(o.by_model);
     const latency: ChartSeries[] = shown.map((m) => ({ label: m.model, values: aligned(times, m, (p) => p.p95_latency_ms) }));
     const cost: ChartSeries[] = shown.map((m) => ({ label: m.model, values: aligned(times, m, (p) => p.cost).map((v) => v ?? 0) }));
@@ -96,12 +98,12 @@ function Charts({ o }: { o: Overview }) {
       const other = times.map((_, j) => rows.reduce((sum, r) => sum + (r[j] ?? 0), 0));
       cost.push({ label: `${rest.length} other models`, values: other });
     }
-    return { times, traffic, latency, cost };
+    return { times, requests, errors: { label: "Errors", unit: "count" as const, series: errors }, latency, cost };
   }, [o]);
   const bucket = o.series.bucket_ms;
   return (
     <div class="chart-grid">
-      <Chart title="Requests and errors by category" times={charts.times} bucketMs={bucket} series={charts.traffic} unit="count" stacked empty={empty} />
+      <Chart title="Requests and errors by category" times={charts.times} bucketMs={bucket} series={charts.requests} right={charts.errors} unit="count" stacked empty={empty} />
       <Chart title="p95 latency by model" times={charts.times} bucketMs={bucket} series={charts.latency} unit="ms" empty={empty} />
       <Chart title="Cost by model" times={charts.times} bucketMs={bucket} series={charts.cost} unit="usd" stacked empty={empty} />
     </div>
@@ -130,6 +132,33 @@ function ModelTable({ models }: { models: ModelSeries[] }) {
               <td class="num">{count(m.requests)}</td>
               <td class="num">{dollars(m.cost)}</td>
               <td class="num">{m.p95_latency_ms === null ? "–" : `${ms(m.p95_latency_ms)} ms`}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+/** Failed requests per category, as GET /v1/metrics counts them (docs/api.md "Errors" lists the categories). */
+function ErrorTable({ errors }: { errors: Record<string, number> }) {
+  const rows = Object.entries(errors).sort((a, b) => b[1] - a[1]);
+  if (rows.length === 0) return null;
+  return (
+    <section class="panel">
+      <h2 class="panel-title">Errors by category</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Category</th>
+            <th scope="col" class="num">Requests</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(([category, n]) => (
+            <tr key={category}>
+              <td class="mono">{category}</td>
+              <td class="num">{count(n)}</td>
             </tr>
           ))}
         </tbody>
