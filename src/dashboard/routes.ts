@@ -5,13 +5,18 @@ import { Elysia } from "elysia";
 import type { Deps } from "../pipeline/deps.ts";
 import { pagesRoute } from "./pages-route.ts";
 import { dashboardSecurityHeaders } from "./security-headers.ts";
+import { sessionRoutes } from "./session-routes.ts";
+import { auditRoutes } from "./audit-routes.ts";
+import { dashboardRequestsRoutes } from "./requests-routes.ts";
 
 export const DASHBOARD_API_PREFIX = "/dashboard/api";
 
 export const dashboardRoutes = (deps: Deps) => {
-  void deps;
   return new Elysia({ name: "gw-dashboard" })
     // First: the security headers apply to the routes registered after them (docs/dashboard.md "Security headers").
     .use(dashboardSecurityHeaders)
-    .use(pagesRoute());
+    .use(pagesRoute())
+    .use(sessionRoutes(deps, DASHBOARD_API_PREFIX))
+    .use(auditRoutes(deps, DASHBOARD_API_PREFIX))
+    .use(dashboardRequestsRoutes(deps, DASHBOARD_API_PREFIX));
 };
