@@ -1,6 +1,7 @@
 // The Requests page's filters (docs/dashboard.md "Pages"): read from the URL, written back to it by
 // `Apply filters`, so a filtered view can be shared. Times are shown local, kept in the URL as ISO.
 import { query, setQuery } from "../router.ts";
+import { Options } from "./load.tsx";
 
 export const FILTER_KEYS = [
   "model", "status", "workflow_id", "trace_id", "provider", "cache", "error_category", "tag", "task", "from", "to", "test",
@@ -52,9 +53,9 @@ function Choice({ name, label, options }: { name: FilterKey; label: string; opti
   return (
     <label class="filter">
       <span>{label}</span>
-      <select name={name} defaultValue={query.value.get(name) ?? ""}>
-        <option value="">Any</option>
-        {options.map(([value, text]) => <option key={value} value={value}>{text}</option>)}
+      {/* aria-label: the wrapping label would put every option in the accessible name. */}
+      <select name={name} aria-label={label}>
+        <Options list={[["", "Any"], ...options]} current={query.value.get(name) ?? ""} />
       </select>
     </label>
   );

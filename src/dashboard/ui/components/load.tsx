@@ -20,9 +20,13 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
     data: null, error: null, loading: true,
   });
   const [round, setRound] = useState(0);
+  const [shownKey, setShownKey] = useState(key);
   useEffect(() => {
     let live = true;
-    setState((s) => ({ data: s.data, error: null, loading: true }));
+    // A new key (other filters, another page) drops the old rows; a reload keeps them until it answers.
+    const same = shownKey === key;
+    setShownKey(key);
+    setState((s) => ({ data: same ? s.data : null, error: null, loading: true }));
     load().then(
       (data) => { if (live) setState({ data, error: null, loading: false }); },
       (e: unknown) => { if (live) setState({ data: null, error: errorText(e), loading: false }); },
@@ -50,3 +54,16 @@ export const time = (iso: string): string => {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace("T", " ").slice(0, 19);
 };
+
+/** A select's options with `current` selected: Preact sets no initial value from `defaultValue` on
+ * a <select>, so the option carries it. Each entry is a value, or [value, text]. */
+export function Options({ list, current }: { list: readonly (string | readonly [string, string])[]; current: string }) {
+  return (
+    <>
+      {list.map((o) => {
+        const [value, text] = typeof o === "string" ? [o, o] : o;
+        return <option key={value} value={value} selected={value === current}>{text}</option>;
+      })}
+    </>
+  );
+}

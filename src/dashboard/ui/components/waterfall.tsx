@@ -55,6 +55,7 @@ export function Waterfall({ spans }: { spans: TraceSpan[] }) {
   };
   return (
     <div class="waterfall">
+      <p class="muted span-count">{rows.length.toLocaleString("en-US")} spans over {ms(total)}; only the rows in view are drawn.</p>
       <div class="span-row span-head" aria-hidden="true">
         <span class="span-name">Span</span>
         <span class="span-status">Status</span>

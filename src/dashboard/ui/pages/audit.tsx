@@ -32,7 +32,7 @@ export function AuditPage() {
       <div class="toolbar">
         {operator && (
           <label class="inline-label">Show
-            <select value={all ? "all" : "project"} onChange={(e) => setQuery({ audit: e.currentTarget.value === "all" ? "all" : null, after: null })}>
+            <select aria-label="Show" value={all ? "all" : "project"} onChange={(e) => setQuery({ audit: e.currentTarget.value === "all" ? "all" : null, after: null })}>
               <option value="project">This project</option>
               <option value="all">All projects and sign-ins</option>
             </select>
