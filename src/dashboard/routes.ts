@@ -7,6 +7,7 @@ import { pagesRoute } from "./pages-route.ts";
 import { dashboardSecurityHeaders } from "./security-headers.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { auditRoutes } from "./audit-routes.ts";
+import { dashboardRequestsRoutes } from "./requests-routes.ts";
 
 export const DASHBOARD_API_PREFIX = "/dashboard/api";
 
@@ -16,5 +17,6 @@ export const dashboardRoutes = (deps: Deps) => {
     .use(dashboardSecurityHeaders)
     .use(pagesRoute())
     .use(sessionRoutes(deps, DASHBOARD_API_PREFIX))
-    .use(auditRoutes(deps, DASHBOARD_API_PREFIX));
+    .use(auditRoutes(deps, DASHBOARD_API_PREFIX))
+    .use(dashboardRequestsRoutes(deps, DASHBOARD_API_PREFIX));
 };
