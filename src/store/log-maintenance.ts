@@ -4,6 +4,7 @@
 import type { Database } from "bun:sqlite";
 import { requestIdAt } from "../lib/ids.ts";
 import { metricsRepo, type MetricsRepo } from "./repos/metrics.ts";
+import { modelRollupsRepo } from "./repos/model-rollups.ts";
 import { requestsRepo, type RequestsRepo } from "./repos/requests.ts";
 
 export const DAY_MS = 86_400_000;
@@ -39,14 +40,17 @@ export interface PassResult {
 export function logMaintenance(db: Database, repos: { requests?: RequestsRepo; metrics?: MetricsRepo } = {}) {
   const requests = repos.requests ?? requestsRepo(db);
   const metrics = repos.metrics ?? metricsRepo(db);
+  const models = modelRollupsRepo(db);
   const projects = db.query<{ id: string }, []>("SELECT id FROM projects");
 
   /** One pass: compaction, then one batch per project. */
   function pass(now: number, retentionDays: number, batch = RETENTION_BATCH): PassResult {
     const result: PassResult = { rows: 0, traces: 0, rollups: 0, more: false };
     metrics.compact(now);
+    models.compact(now);
     const beforeId = retentionDays > 0 ? requestIdAt(now - retentionDays * DAY_MS) : null;
     result.rollups = metrics.prune(now - MINUTE_ROLLUP_DAYS * DAY_MS, now - HOUR_ROLLUP_DAYS * DAY_MS);
+    result.rollups += models.prune(now - MINUTE_ROLLUP_DAYS * DAY_MS, now - HOUR_ROLLUP_DAYS * DAY_MS);
     if (beforeId === null) return result;
     for (const { id } of projects.all()) {
       const deleted = requests.prune(id, beforeId, batch);

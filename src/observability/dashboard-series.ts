@@ -1,0 +1,105 @@
+// The dashboard's overview and cache views (docs/dashboard.md "JSON API"): `metrics` is GET /metrics'
+// own object (projectMetrics); the series and per-model charts add up the same window's rollup rows,
+// in buckets aligned to UTC (1h: minutes, 24h: hours, 7d: 6 hours, 30d: days).
+import { emptyHistogram, percentile } from "../lib/histogram.ts";
+import type { MetricsPeriod } from "../schema/metrics.ts";
+import { addStored, emptyTotals } from "../store/metrics-rollup.ts";
+import { HOUR_MS, MINUTE_MS, type MetricsRepo } from "../store/repos/metrics.ts";
+import { addModelRow, emptyModelTotals, type ModelRollupsRepo, type ModelTotals } from "../store/repos/model-rollups.ts";
+import type { ViewReads } from "../store/repos/view-reads.ts";
+import { metricsWindow, projectMetrics } from "./metrics.ts";
+
+export const SERIES_BUCKET_MS: Readonly<Record<MetricsPeriod, number>> = {
+  "1h": MINUTE_MS, "24h": HOUR_MS, "7d": 6 * HOUR_MS, "30d": 24 * HOUR_MS,
+};
+
+export interface SeriesSources { metrics: MetricsRepo; models: ModelRollupsRepo; reads: ViewReads }
+
+/** Percentages to 3 decimals and USD to 1e-10, as GET /metrics rounds them. */
+const percent = (part: number, whole: number): number => (whole === 0 ? 0 : Math.round((part / whole) * 100_000) / 1000);
+const usd = (x: number): number => Math.round(x * 1e10) / 1e10;
+
+/** Bucket starts covering [from, to), aligned to multiples of `bucket` (the first may start before `from`). */
+function buckets(from: number, to: number, bucket: number): { first: number; count: number } {
+  const first = from - (from % bucket);
+  return { first, count: Math.ceil((to - first) / bucket) };
+}
+
+export function overview(src: SeriesSources, projectId: string, period: MetricsPeriod, now: number) {
+  const metrics = projectMetrics(src.metrics, projectId, period, now);
+  const { from, to } = metricsWindow(period, now);
+  const bucketMs = SERIES_BUCKET_MS[period];
+  const { first, count } = buckets(from, to, bucketMs);
+  const at = (start: number) => Math.floor((start - first) / bucketMs);
+
+  const points = Array.from({ length: count }, (_, i) => ({
+    t: first + i * bucketMs, requests: 0, errors: {} as Record<string, number>, cache_exact: 0, cache_semantic: 0, cost: 0, saved: 0,
+  }));
+  const totals = emptyTotals();
+  for (const r of src.reads.metricsRows(projectId, from, to)) {
+    addStored(totals, r);
+    const p = points[at(r.start_ms)]!;
+    p.requests += r.requests;
+    p.cost += r.cost;
+    p.saved += r.saved;
+    if (r.errors !== "{}") for (const [c, n] of Object.entries(JSON.parse(r.errors) as Record<string, number>)) p.errors[c] = (p.errors[c] ?? 0) + n;
+  }
+
+  const all = emptyModelTotals();
+  const byModel = new Map<string, { total: ModelTotals; points: ModelTotals[] }>();
+  for (const r of src.models.rows(projectId, from, to)) {
+    addModelRow(all, r);
+    const i = at(r.start_ms);
+    points[i]!.cache_exact += r.cache_exact;
+    points[i]!.cache_semantic += r.cache_semantic;
+    const name = r.model === "" ? "(none)" : r.model;
+    let m = byModel.get(name);
+    if (!m) byModel.set(name, (m = { total: emptyModelTotals(), points: [] }));
+    addModelRow(m.total, r);
+    addModelRow((m.points[i] ??= emptyModelTotals()), r);
+  }
+  for (const p of points) (p.cost = usd(p.cost)), (p.saved = usd(p.saved));
+
+  const hits = all.cacheExact + all.cacheSemantic;
+  return {
+    object: "dashboard.overview" as const,
+    period,
+    metrics,
+    cache: {
+      hits, exact: all.cacheExact, semantic: all.cacheSemantic, hit_rate: percent(hits, all.requests),
+      exact_rate: percent(all.cacheExact, all.requests), semantic_rate: percent(all.cacheSemantic, all.requests),
+    },
+    tokens: { input: totals.inputTokens, output: totals.outputTokens },
+    series: { bucket_ms: bucketMs, start: new Date(from).toISOString(), points },
+    by_model: [...byModel]
+      .sort(([a, x], [b, y]) => y.total.cost - x.total.cost || y.total.requests - x.total.requests || a.localeCompare(b))
+      .map(([model, m]) => ({
+        model, requests: m.total.requests, cost: usd(m.total.cost), p95_latency_ms: percentile(m.total.latency, 95),
+        points: points.map((p, i) => ({ t: p.t, cost: usd(m.points[i]?.cost ?? 0), p95_latency_ms: percentile(m.points[i]?.latency ?? EMPTY, 95) })),
+      })),
+  };
+}
+
+const EMPTY = emptyHistogram();
+
+/** Hits over time and what the cache saved, for the cache page (same window and buckets). */
+export function cacheSeries(src: Pick<SeriesSources, "models">, projectId: string, period: MetricsPeriod, now: number) {
+  const { from, to } = metricsWindow(period, now);
+  const bucketMs = SERIES_BUCKET_MS[period];
+  const { first, count } = buckets(from, to, bucketMs);
+  const points = Array.from({ length: count }, (_, i) => ({ t: first + i * bucketMs, exact: 0, semantic: 0, requests: 0 }));
+  const all = emptyModelTotals();
+  for (const r of src.models.rows(projectId, from, to)) {
+    addModelRow(all, r);
+    const p = points[Math.floor((r.start_ms - first) / bucketMs)]!;
+    p.exact += r.cache_exact;
+    p.semantic += r.cache_semantic;
+    p.requests += r.requests;
+  }
+  const hits = all.cacheExact + all.cacheSemantic;
+  return {
+    hits, exact: all.cacheExact, semantic: all.cacheSemantic, hit_rate: percent(hits, all.requests),
+    saved_usd: usd(all.hitSaved), saved_tokens: all.hitInputTokens + all.hitOutputTokens,
+    series: { bucket_ms: bucketMs, points },
+  };
+}

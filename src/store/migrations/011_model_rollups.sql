@@ -1,0 +1,25 @@
+-- Per-model rollups for the dashboard (docs/dashboard.md "JSON API"): like metrics_rollups
+-- (migration 005), minute rows written with the log rows they count and compacted into hour rows,
+-- keyed also by model (selected, else requested; '' when none) and task kind ('' when none).
+CREATE TABLE model_rollups (
+  bucket_ms       INTEGER NOT NULL,
+  start_ms        INTEGER NOT NULL,
+  project_id      TEXT NOT NULL,
+  model           TEXT NOT NULL,
+  task            TEXT NOT NULL,
+  requests        INTEGER NOT NULL DEFAULT 0,
+  failed          INTEGER NOT NULL DEFAULT 0,
+  cost            REAL NOT NULL DEFAULT 0,
+  saved           REAL NOT NULL DEFAULT 0,
+  cache_exact     INTEGER NOT NULL DEFAULT 0,
+  cache_semantic  INTEGER NOT NULL DEFAULT 0,
+  -- What the cache hits saved: their `saved` dollars, and their input and output tokens.
+  hit_saved       REAL NOT NULL DEFAULT 0,
+  hit_input_tokens  INTEGER NOT NULL DEFAULT 0,
+  hit_output_tokens INTEGER NOT NULL DEFAULT 0,
+  -- Latency of every request that is not a caller-side failure (src/lib/histogram.ts pairs).
+  latency         BLOB NOT NULL DEFAULT x'',
+  PRIMARY KEY (bucket_ms, start_ms, project_id, model, task)
+) WITHOUT ROWID;
+CREATE INDEX model_rollups_project ON model_rollups(project_id, bucket_ms, start_ms);
+-- The compaction mark lives in metrics_meta under the name 'model_hours_before'.
