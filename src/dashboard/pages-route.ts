@@ -3,6 +3,7 @@
 import { Elysia } from "elysia";
 import { GwError } from "../errors/gw-error.ts";
 import { findAsset, indexHtml } from "./assets.ts";
+import { SESSION_COOKIE } from "./session-plugin.ts";
 
 /** The page paths of the app (docs/dashboard.md "Pages"); any other path keeps its 404. */
 export const PAGE_PATHS = ["/", "/requests", "/requests/:request_id", "/cache", "/recommendations", "/projects", "/monitoring", "/audit"];
@@ -18,10 +19,18 @@ function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
-function page({ set }: { set: { headers: Record<string, string | number> } }) {
+/** The marker the app reads before asking for its session: without a cookie the answer can only be a
+ * 401, which browsers print in the console, so the app shows the sign-in page without asking. */
+export const SESSION_HINT = '<meta name="gw-session" content="cookie">';
+const indexWithHint = indexHtml.replace("</head>", `${SESSION_HINT}</head>`);
+
+const hasSessionCookie = (cookie: string | undefined) =>
+  cookie !== undefined && cookie.split(";").some((c) => c.trim().startsWith(`${SESSION_COOKIE}=`) && c.trim().length > SESSION_COOKIE.length + 1);
+
+function page({ headers, set }: { headers: Record<string, string | undefined>; set: { headers: Record<string, string | number> } }) {
   set.headers["content-type"] = "text/html; charset=utf-8";
   set.headers["cache-control"] = "no-store";
-  return indexHtml;
+  return hasSessionCookie(headers.cookie) ? indexWithHint : indexHtml;
 }
 
 function asset({ path, headers, set }: { path: string; headers: Record<string, string | undefined>; set: { headers: Record<string, string | number>; status?: number | string } }) {

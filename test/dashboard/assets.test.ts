@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { gunzipSync } from "node:zlib";
 import { assetPaths, findAsset } from "../../src/dashboard/assets.ts";
-import { PAGE_PATHS } from "../../src/dashboard/pages-route.ts";
+import { PAGE_PATHS, SESSION_HINT } from "../../src/dashboard/pages-route.ts";
 import { createApp, type App } from "../../src/http/app.ts";
 import { startTestGw, type TestGw } from "../helpers/test-gw.ts";
 
@@ -42,6 +42,13 @@ describe("pages", () => {
     const assets = loaded(html);
     expect(assets.filter((a) => a.endsWith(".js"))).toHaveLength(1);
     expect(assets.filter((a) => a.endsWith(".css"))).toHaveLength(1);
+  });
+
+  test("the page is marked when the browser sent a session cookie, so the app asks for its session only then", async () => {
+    expect(await (await get("/")).text()).not.toContain(SESSION_HINT);
+    expect(await (await get("/", { cookie: "other=1; gw_session=" })).text()).not.toContain(SESSION_HINT);
+    const marked = await (await get("/cache", { cookie: "other=1; gw_session=abc" })).text();
+    expect(marked).toContain(`${SESSION_HINT}</head>`);
   });
 
   test("no inline script or style, nothing from another origin", async () => {

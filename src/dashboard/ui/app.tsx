@@ -45,7 +45,15 @@ export function routeFor(pathname: string): Route | null {
 const checked = signal<"pending" | "done">("pending");
 const startError = signal<string | null>(null);
 
+/** The server marks the page when the browser sent a session cookie; without one, GET /session could
+ * only answer 401, which the browser would print in its console. */
+const mayHaveSession = () => document.querySelector('meta[name="gw-session"]') !== null;
+
 async function loadSession(): Promise<void> {
+  if (!mayHaveSession()) {
+    checked.value = "done";
+    return;
+  }
   try {
     session.value = await getJson<Session>("/session");
   } catch (e) {

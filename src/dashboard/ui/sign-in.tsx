@@ -4,7 +4,7 @@ import { useSignal } from "@preact/signals";
 import type { JSX } from "preact";
 import { send, session } from "./api.ts";
 import { LogoIcon } from "./icons.tsx";
-import { query } from "./router.ts";
+import { query, setQuery } from "./router.ts";
 import type { Session } from "./types.ts";
 
 const message = (e: unknown) => (e instanceof Error ? e.message : "The gateway did not answer.");
@@ -23,6 +23,7 @@ export function SignInPage({ startError }: { startError: string | null }) {
     try {
       const s = await send<Session>("POST", "/session", { token: token.value.trim() });
       token.value = "";
+      if (ssoError) setQuery({ sso_error: null }, true);
       session.value = s;
     } catch (err) {
       error.value = message(err);
