@@ -25,10 +25,12 @@ const shellError = signal<string | null>(null);
 
 const message = (e: unknown) => (e instanceof Error ? e.message : "The gateway did not answer.");
 
-async function loadProjects(): Promise<void> {
+/** Reloads the switcher's list (the Projects page may call it after creating one). */
+export async function loadProjects(): Promise<void> {
   try {
     const list = await getJson<List<ProjectSummary>>("/projects");
     projects.value = list.data;
+    shellError.value = null;
     // The operator's default is the first project created (the list is oldest first).
     const first = list.data[0];
     if (!query.value.get("project") && first) setQuery({ project: first.id }, true);
@@ -73,9 +75,11 @@ function ProjectSwitcher() {
 export function Layout({ children }: { children: ComponentChildren }) {
   const s = session.value;
   const operator = s?.role === "operator";
+  const current = path.value;
+  // Again on every page change, so a project created on the Projects page appears in the switcher.
   useEffect(() => {
     if (operator) void loadProjects();
-  }, [operator]);
+  }, [operator, current]);
   return (
     <div class="shell">
       <header class="topbar">
