@@ -1,6 +1,6 @@
 // Bundles the dashboard (src/dashboard/ui) into src/dashboard/generated-assets.ts, which the server and
 // dist/gw embed: index.html plus hashed, minified, precompressed assets (docs/dashboard.md "Building the dashboard").
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const ROOT = join(import.meta.dir, "..");
@@ -69,5 +69,8 @@ const source = [
   `export const ASSETS: Record<string, { type: string; gzip: string; raw: string; etag: string }> = ${JSON.stringify(assets, null, 1)};`,
   "",
 ].join("\n");
-// Rewritten only when it changed, so make and watchers see no change after a no-op build.
-if (!existsSync(OUT) || readFileSync(OUT, "utf8") !== source) writeFileSync(OUT, source);
+// Rewritten only when it changed, and by rename, so a test or server starting meanwhile never reads half a file.
+if (!existsSync(OUT) || readFileSync(OUT, "utf8") !== source) {
+  writeFileSync(`${OUT}.tmp`, source);
+  renameSync(`${OUT}.tmp`, OUT);
+}
