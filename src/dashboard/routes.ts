@@ -8,6 +8,8 @@ import { dashboardSecurityHeaders } from "./security-headers.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { auditRoutes } from "./audit-routes.ts";
 import { dashboardRequestsRoutes } from "./requests-routes.ts";
+import { overviewRoutes } from "./overview-routes.ts";
+import { cacheRoutes } from "./cache-routes.ts";
 
 export const DASHBOARD_API_PREFIX = "/dashboard/api";
 
@@ -18,5 +20,7 @@ export const dashboardRoutes = (deps: Deps) => {
     .use(pagesRoute())
     .use(sessionRoutes(deps, DASHBOARD_API_PREFIX))
     .use(auditRoutes(deps, DASHBOARD_API_PREFIX))
-    .use(dashboardRequestsRoutes(deps, DASHBOARD_API_PREFIX));
+    .use(dashboardRequestsRoutes(deps, DASHBOARD_API_PREFIX))
+    .use(overviewRoutes(deps, DASHBOARD_API_PREFIX))
+    .use(cacheRoutes(deps, DASHBOARD_API_PREFIX));
 };
