@@ -69,7 +69,7 @@ async function loadSession(): Promise<void> {
 function onDocumentClick(event: MouseEvent): void {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const target = event.target instanceof Element ? event.target.closest("a") : null;
-  if (!target || target.hasAttribute("download") || (target.target && target.target !== "_self")) return;
+  if (!(target instanceof HTMLAnchorElement) || target.hasAttribute("download") || (target.target && target.target !== "_self")) return;
   const url = new URL(target.href, window.location.href);
   if (url.origin !== window.location.origin || url.pathname.startsWith(API_PREFIX) || !routeFor(url.pathname)) return;
   event.preventDefault();
