@@ -20,24 +20,37 @@ function Facts({ items }: { items: [string, ComponentChildren][] }) {
   );
 }
 
-function Candidates({ list }: { list: TraceCandidate[] }) {
+/** Candidates shown before `Show all`: the catalog can put dozens in one trace. */
+const FIRST_CANDIDATES = 10;
+
+function Candidates({ list: all }: { list: TraceCandidate[] }) {
+  const [full, setFull] = useState(false);
+  const list = full ? all : all.slice(0, FIRST_CANDIDATES);
+  const excluded = all.filter((c) => c.excluded || c.below_required_quality).length;
   return (
-    <table class="detail-table">
-      <caption>Routing candidates</caption>
-      <thead><tr><th scope="col">Rank</th><th scope="col">Model</th><th scope="col">Provider</th><th scope="col">Score</th><th scope="col">Quality</th><th scope="col">Excluded because</th></tr></thead>
-      <tbody>
-        {list.map((c, i) => (
-          <tr key={`${c.model}-${i}`} class={c.excluded ? "excluded" : undefined}>
-            <td class="num">{show(c.rank ?? (c.excluded ? null : i))}</td>
-            <td>{c.model}</td>
-            <td>{show(c.provider)}</td>
-            <td class="num">{typeof c.score === "number" ? c.score.toFixed(3) : "—"}</td>
-            <td class="num">{typeof c.quality === "number" ? c.quality.toFixed(3) : "—"}</td>
-            <td>{c.excluded ?? (c.below_required_quality ? "below the required quality" : "—")}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <>
+      <table class="detail-table">
+        <caption>Routing candidates ({all.length})</caption>
+        <thead><tr><th scope="col">Rank</th><th scope="col">Model</th><th scope="col">Provider</th><th scope="col">Score</th><th scope="col">Quality</th><th scope="col">Excluded because</th></tr></thead>
+        <tbody>
+          {list.map((c, i) => (
+            <tr key={`${c.model}-${i}`} class={c.excluded ? "excluded" : undefined}>
+              <td class="num">{show(c.rank ?? (c.excluded ? null : i))}</td>
+              <td>{c.model}</td>
+              <td>{show(c.provider)}</td>
+              <td class="num">{typeof c.score === "number" ? c.score.toFixed(3) : "—"}</td>
+              <td class="num">{typeof c.quality === "number" ? c.quality.toFixed(3) : "—"}</td>
+              <td>{c.excluded ?? (c.below_required_quality ? "below the required quality" : "—")}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {all.length > FIRST_CANDIDATES && (
+        <button type="button" class="btn btn-quiet more" onClick={() => setFull(!full)}>
+          {full ? `Show the first ${FIRST_CANDIDATES} candidates` : `Show all ${all.length} candidates (${excluded} excluded)`}
+        </button>
+      )}
+    </>
   );
 }
 

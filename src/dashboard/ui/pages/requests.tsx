@@ -19,18 +19,18 @@ function Row({ r }: { r: LogEntry }) {
         {r.test && <span class="badge badge-test">test</span>}
       </td>
       <td class="nowrap">{time(r.created_at)}</td>
-      <td>{r.endpoint}</td>
+      <td class="num">{r.status}</td>
       <td class="model">{model}</td>
       <td>{r.provider ?? "—"}</td>
-      <td>{r.task ? `${r.task}${r.task_subtype ? ` / ${r.task_subtype}` : ""}` : "—"}</td>
+      <td>{r.cache ?? "—"}</td>
+      <td class="num">{ms(r.latency_ms)}</td>
+      <td class="num">{ms(r.ttft_ms)}</td>
       <td class="num">{int(r.input_tokens)} / {int(r.output_tokens)}</td>
       <td class="num">{usd(r.cost)}</td>
       <td class="num">{usd(r.saved)}</td>
-      <td>{r.cache ?? "—"}</td>
-      <td class="num">{r.status}</td>
       <td>{r.error ? <span title={r.error.message ?? undefined}>{r.error.code}{r.error_category ? ` (${r.error_category})` : ""}</span> : "—"}</td>
-      <td class="num">{ms(r.latency_ms)}</td>
-      <td class="num">{ms(r.ttft_ms)}</td>
+      <td>{r.task ? `${r.task}${r.task_subtype ? ` / ${r.task_subtype}` : ""}` : "—"}</td>
+      <td>{r.endpoint}</td>
       <td class="num">{r.fallbacks}</td>
       <td>{r.workflow_id ? `${r.workflow_id}${r.step ? ` / ${r.step}` : ""}` : "—"}</td>
       <td>{r.tags.length ? r.tags.map((t) => <span key={t} class="badge">{t}</span>) : "—"}</td>
@@ -42,10 +42,12 @@ function Row({ r }: { r: LogEntry }) {
   );
 }
 
+// The columns one scans most come first; the rest scroll into view at 1280 px.
 const COLUMNS = [
-  "Request", "Time (UTC)", "Endpoint", "Model (requested → selected)", "Provider", "Task", "Tokens in / out", "Cost",
-  "Saved", "Cache", "Status", "Error", "Latency", "TTFT", "Fallbacks", "Workflow / step", "Tags", "Stream", "Trace",
+  "Request", "Time (UTC)", "Status", "Model (requested → selected)", "Provider", "Cache", "Latency", "TTFT", "Tokens in / out",
+  "Cost", "Saved", "Error", "Task", "Endpoint", "Fallbacks", "Workflow / step", "Tags", "Stream", "Trace",
 ];
+const NUMERIC = new Set(["Status", "Latency", "TTFT", "Tokens in / out", "Cost", "Saved", "Fallbacks"]);
 
 export function RequestsPage() {
   const q = query.value;
@@ -81,7 +83,7 @@ export function RequestsPage() {
           <table class="log-table">
             <caption class="visually-hidden">Request log{filtered ? ", filtered" : ""}</caption>
             <thead>
-              <tr>{COLUMNS.map((c) => <th key={c} scope="col">{c}</th>)}</tr>
+              <tr>{COLUMNS.map((c) => <th key={c} scope="col" class={NUMERIC.has(c) ? "num" : undefined}>{c}</th>)}</tr>
             </thead>
             <tbody>{rows.map((r) => <Row key={r.request_id} r={r} />)}</tbody>
           </table>
