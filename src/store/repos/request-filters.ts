@@ -21,14 +21,14 @@ export interface PagePlan {
 }
 
 interface Term {
-  /** Index on (project_id, <column>, id) that serves the term, or `tags` for request_tags. */
+  /** Index on (project_id, <column>, id) that serves the term, `tags` for request_tags, or "" for none. */
   index: string;
   /** The term as a condition on requests' columns (unqualified). */
   sql: string;
 }
 
 /** Filters as SQL terms, most selective first (typical logs: a trace or workflow has a handful of
- * rows, a tag or error category few, a model or task many, status 200 nearly all). */
+ * rows, a tag or error category few, a model many, status 200 nearly all), then the unindexed. */
 function termsOf(f: LogFilters, params: SqlParams): Term[] {
   const terms: Term[] = [];
   const add = (index: string, sql: string, name: string, value: string | number) => {
@@ -43,10 +43,10 @@ function termsOf(f: LogFilters, params: SqlParams): Term[] {
   if (f.cache === "exact" || f.cache === "semantic") add("requests_project_cache", "cache = $cache", "cache", f.cache);
   if (f.test === true) terms.push({ index: "requests_project_test", sql: "test = 1" });
   if (f.model !== undefined) add("requests_project_model", "selected_model = $model", "model", f.model);
-  if (f.task !== undefined) add("requests_project_task", "task = $task", "task", f.task);
-  if (f.provider !== undefined) add("requests_project_provider", "provider = $provider", "provider", f.provider);
   if (f.status === 200) add("requests_project_status", "status = $status", "status", 200);
   // No index serves these: they are only ever tested on rows.
+  if (f.task !== undefined) add("", "task = $task", "task", f.task);
+  if (f.provider !== undefined) add("", "provider = $provider", "provider", f.provider);
   if (f.cache === "miss") terms.push({ index: "", sql: "cache IS NULL" });
   if (f.test === false) terms.push({ index: "", sql: "test = 0" });
   return terms;
