@@ -97,7 +97,7 @@ export function KeysPanel({ projectId, keys, onChanged }: { projectId: string; k
           <tbody>
             {keys.map((k) => (
               <tr key={k.id} class={k.revoked_at ? "revoked" : undefined}>
-                <td>{k.name ?? "—"}</td>
+                <td>{k.name ?? "–"}</td>
                 <td class="mono">{k.id}</td>
                 <td>{k.mode === "test" ? <span class="badge badge-test">test</span> : k.mode}</td>
                 <td>{k.scopes.join(", ")}</td>

@@ -2,6 +2,7 @@
 // one fetch per key (the URL's query, usually), the ApiError's message shown in role=alert.
 import { useEffect, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
+import { ms } from "../format.ts";
 
 export interface Loaded<T> {
   data: T | null;
@@ -44,12 +45,8 @@ export function Loading({ what }: { what: string }) {
   return <p class="loading" aria-busy="true">Loading {what}…</p>;
 }
 
-// Small formatters until (or beside) the shared ones: the log's numbers as an operator reads them.
-export const usd = (n: number | null | undefined): string =>
-  n === null || n === undefined ? "—" : n === 0 ? "$0" : n < 0.01 ? `$${n.toPrecision(2)}` : `$${n.toFixed(2)}`;
-export const ms = (n: number | null | undefined): string =>
-  n === null || n === undefined ? "—" : n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${Math.round(n * 10) / 10} ms`;
-export const int = (n: number | null | undefined): string => (n === null || n === undefined ? "—" : n.toLocaleString("en-US"));
+/** A duration with its unit, for tables (format.ts's ms() is the bare number the cards show). */
+export const duration = (n: number | null | undefined): string => (n === null || n === undefined ? "–" : `${ms(n)} ms`);
 export const time = (iso: string): string => {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace("T", " ").slice(0, 19);

@@ -3,7 +3,7 @@
 import { useMemo } from "preact/hooks";
 import type { TraceSpan } from "../types.ts";
 import { VirtualList } from "./virtual-list.tsx";
-import { ms } from "./load.tsx";
+import { duration } from "./load.tsx";
 
 const ROW_HEIGHT = 28;
 
@@ -49,17 +49,17 @@ export function Waterfall({ spans }: { spans: TraceSpan[] }) {
         <span class="span-track" aria-hidden="true">
           <span class="span-bar" style={{ left: `${Math.min(left, 99.7)}%`, width: `${Math.min(width, 100 - Math.min(left, 99.7))}%` }} />
         </span>
-        <span class="span-time">{ms(r.start)} + {ms(r.duration)}</span>
+        <span class="span-time">{duration(r.start)} + {duration(r.duration)}</span>
       </div>
     );
   };
   return (
     <div class="waterfall">
-      <p class="muted span-count">{rows.length.toLocaleString("en-US")} spans over {ms(total)}; only the rows in view are drawn.</p>
+      <p class="muted span-count">{rows.length.toLocaleString("en-US")} spans over {duration(total)}; only the rows in view are drawn.</p>
       <div class="span-row span-head" aria-hidden="true">
         <span class="span-name">Span</span>
         <span class="span-status">Status</span>
-        <span class="span-track span-axis"><span>0</span><span>{ms(total / 2)}</span><span>{ms(total)}</span></span>
+        <span class="span-track span-axis"><span>0</span><span>{duration(total / 2)}</span><span>{duration(total)}</span></span>
         <span class="span-time">Start + duration</span>
       </div>
       <VirtualList count={rows.length} rowHeight={ROW_HEIGHT} maxHeight={ROW_HEIGHT * 16} label={`Trace spans (${rows.length})`} renderRow={renderRow} />

@@ -16,7 +16,7 @@ function actor(a: AuditEntry["actor"]): string {
 
 function details(d: Record<string, unknown>): string {
   const s = JSON.stringify(d);
-  return s === "{}" ? "—" : s;
+  return s === "{}" ? "–" : s;
 }
 
 export function AuditPage() {
@@ -62,13 +62,13 @@ export function AuditPage() {
                   <td>{time(e.created_at)}</td>
                   <td>{actor(e.actor)}</td>
                   <td class="mono">{e.action}</td>
-                  <td class="mono">{e.project_id ?? "—"}</td>
-                  <td class="mono">{e.target ?? "—"}</td>
+                  <td class="mono">{e.project_id ?? "–"}</td>
+                  <td class="mono">{e.target ?? "–"}</td>
                   <td>
                     <span class={e.outcome === "success" ? "badge badge-ok" : "badge badge-err"}>{e.outcome}</span>
                     {e.status !== null && <span class="muted"> {e.status}</span>}
                   </td>
-                  <td class="mono">{e.source_ip ?? "—"}</td>
+                  <td class="mono">{e.source_ip ?? "–"}</td>
                   <td class="details" title={details(e.details)}>{details(e.details)}</td>
                 </tr>
               ))}

@@ -4,7 +4,8 @@ import { useState } from "preact/hooks";
 import { getJson, send, session } from "../api.ts";
 import { href, query, setQuery } from "../router.ts";
 import type { List, ProjectDetail, ProjectSummary, ProjectView } from "../types.ts";
-import { ErrorAlert, errorText, int, Loading, Options, time, usd, useLoad } from "../components/load.tsx";
+import { count, dollars } from "../format.ts";
+import { ErrorAlert, errorText, Loading, Options, time, useLoad } from "../components/load.tsx";
 import { BILLING_MODES, PLANS, PolicyForm } from "../components/policy-form.tsx";
 import { KeysPanel } from "../components/keys-panel.tsx";
 import "../styles/detail.css";
@@ -59,7 +60,7 @@ function Credits({ projectId, onAdded }: { projectId: string; onAdded: () => voi
     try {
       await send("POST", `/projects/${encodeURIComponent(projectId)}/credits`, { amount });
       form.reset();
-      setDone(`Added ${usd(amount)} of credits.`);
+      setDone(`Added ${dollars(amount)} of credits.`);
       onAdded();
     } catch (err) {
       setError(errorText(err));
@@ -82,7 +83,7 @@ function Credits({ projectId, onAdded }: { projectId: string; onAdded: () => voi
 function Budgets({ budgets }: { budgets: Record<string, unknown> | null }) {
   const entries = Object.entries(budgets ?? {});
   if (entries.length === 0) return <p class="muted">No budget set.</p>;
-  const show = (v: unknown) => (typeof v === "number" ? usd(v) : v === null || v === undefined ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v));
+  const show = (v: unknown) => (typeof v === "number" ? dollars(v) : v === null || v === undefined ? "–" : typeof v === "object" ? JSON.stringify(v) : String(v));
   return (
     <dl class="facts">
       {entries.map(([k, v]) => (
@@ -108,9 +109,9 @@ function ProjectPanel({ id }: { id: string }) {
       <dl class="facts">
         <div><dt>Plan</dt><dd>{p.plan}</dd></div>
         <div><dt>Billing</dt><dd>{p.billing.mode}</dd></div>
-        <div><dt>Balance</dt><dd>{usd(p.billing.balance)}</dd></div>
-        <div><dt>Credit limit</dt><dd>{p.billing.credit_limit === null ? "none" : usd(p.billing.credit_limit)}</dd></div>
-        <div><dt>Requests this month</dt><dd>{int(usage.requests_this_month)}{usage.plan_allowance !== null ? ` of ${int(usage.plan_allowance)}` : ""}</dd></div>
+        <div><dt>Balance</dt><dd>{dollars(p.billing.balance)}</dd></div>
+        <div><dt>Credit limit</dt><dd>{p.billing.credit_limit === null ? "none" : dollars(p.billing.credit_limit)}</dd></div>
+        <div><dt>Requests this month</dt><dd>{count(usage.requests_this_month)}{usage.plan_allowance !== null ? ` of ${count(usage.plan_allowance)}` : ""}</dd></div>
         <div><dt>Created (UTC)</dt><dd>{time(p.created_at)}</dd></div>
       </dl>
       <h3>Budgets</h3>
@@ -153,7 +154,7 @@ export function ProjectsPage() {
                   <td class="mono">{p.id}</td>
                   <td>{p.plan}</td>
                   <td>{p.billing_mode}</td>
-                  <td class="num">{usd(p.balance)}</td>
+                  <td class="num">{dollars(p.balance)}</td>
                   <td>{time(p.created_at)}</td>
                 </tr>
               ))}

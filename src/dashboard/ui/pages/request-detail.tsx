@@ -5,12 +5,13 @@ import type { ComponentChildren } from "preact";
 import { getJson } from "../api.ts";
 import { href, query } from "../router.ts";
 import type { RequestDetail, Trace, TraceAttempt, TraceCandidate } from "../types.ts";
-import { ErrorAlert, errorText, int, Loading, ms, time, usd, useLoad } from "../components/load.tsx";
+import { count, dollars } from "../format.ts";
+import { duration, ErrorAlert, errorText, Loading, time, useLoad } from "../components/load.tsx";
 import { Waterfall } from "../components/waterfall.tsx";
 import "../styles/detail.css";
 
 const show = (v: unknown): string =>
-  v === null || v === undefined || v === "" ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v);
+  v === null || v === undefined || v === "" ? "–" : typeof v === "object" ? JSON.stringify(v) : String(v);
 
 function Facts({ items }: { items: [string, ComponentChildren][] }) {
   return (
@@ -38,9 +39,9 @@ function Candidates({ list: all }: { list: TraceCandidate[] }) {
               <td class="num">{show(c.rank ?? (c.excluded ? null : i))}</td>
               <td>{c.model}</td>
               <td>{show(c.provider)}</td>
-              <td class="num">{typeof c.score === "number" ? c.score.toFixed(3) : "—"}</td>
-              <td class="num">{typeof c.quality === "number" ? c.quality.toFixed(3) : "—"}</td>
-              <td>{c.excluded ?? (c.below_required_quality ? "below the required quality" : "—")}</td>
+              <td class="num">{typeof c.score === "number" ? c.score.toFixed(3) : "–"}</td>
+              <td class="num">{typeof c.quality === "number" ? c.quality.toFixed(3) : "–"}</td>
+              <td>{c.excluded ?? (c.below_required_quality ? "below the required quality" : "–")}</td>
             </tr>
           ))}
         </tbody>
@@ -69,7 +70,7 @@ function Attempts({ list }: { list: TraceAttempt[] }) {
             <td>{show(a.error_code)}</td>
             <td>{show(a.failure_class)}</td>
             <td>{show(a.upstream_status)}</td>
-            <td class="num">{ms(a.duration_ms)}</td>
+            <td class="num">{duration(a.duration_ms)}</td>
           </tr>
         ))}
       </tbody>
@@ -96,7 +97,7 @@ function TraceSections({ trace }: { trace: Trace }) {
         {trace.cache ? (
           <Facts items={[
             ["Result", show(trace.cache.result)], ["Kind", show(trace.cache.kind)],
-            ["Similarity", typeof trace.cache.similarity === "number" ? trace.cache.similarity.toFixed(4) : "—"],
+            ["Similarity", typeof trace.cache.similarity === "number" ? trace.cache.similarity.toFixed(4) : "–"],
             ["Miss reason", show(trace.cache.miss_reason)],
           ]} />
         ) : <p class="empty">The cache was not consulted.</p>}
@@ -147,13 +148,13 @@ export function RequestDetailPage({ requestId }: { requestId: string }) {
             {d.provider && <> at <strong>{d.provider}</strong></>}</p>
           <Facts items={[
             ["Time (UTC)", time(d.created_at)], ["Endpoint", d.endpoint], ["Status", String(d.status)],
-            ["Error", d.error ? `${d.error.code}${d.error_category ? ` (${d.error_category})` : ""}` : "—"],
-            ["Requested model", show(d.requested_model)], ["Task", d.task ? `${d.task}${d.task_subtype ? ` / ${d.task_subtype}` : ""}` : "—"],
-            ["Tokens in / out", `${int(d.input_tokens)} / ${int(d.output_tokens)}`], ["Cost", usd(d.cost)], ["Saved", usd(d.saved)],
-            ["Cache", show(d.cache)], ["Latency", ms(d.latency_ms)], ["TTFT", ms(d.ttft_ms)], ["gw overhead", ms(d.overhead_ms)],
+            ["Error", d.error ? `${d.error.code}${d.error_category ? ` (${d.error_category})` : ""}` : "–"],
+            ["Requested model", show(d.requested_model)], ["Task", d.task ? `${d.task}${d.task_subtype ? ` / ${d.task_subtype}` : ""}` : "–"],
+            ["Tokens in / out", `${count(d.input_tokens)} / ${count(d.output_tokens)}`], ["Cost", dollars(d.cost)], ["Saved", dollars(d.saved)],
+            ["Cache", show(d.cache)], ["Latency", duration(d.latency_ms)], ["TTFT", duration(d.ttft_ms)], ["gw overhead", duration(d.overhead_ms)],
             ["Fallbacks", String(d.fallbacks)], ["Stream", d.stream ? "yes" : "no"],
-            ["Workflow / step", d.workflow_id ? `${d.workflow_id}${d.step ? ` / ${d.step}` : ""}` : "—"],
-            ["Tags", d.tags.length ? d.tags.join(", ") : "—"], ["Trace id", d.trace_id],
+            ["Workflow / step", d.workflow_id ? `${d.workflow_id}${d.step ? ` / ${d.step}` : ""}` : "–"],
+            ["Tags", d.tags.length ? d.tags.join(", ") : "–"], ["Trace id", d.trace_id],
           ]} />
           {d.trace === null && <p class="empty">No trace is stored for this request (the project's trace storage budget was full).</p>}
           {d.trace?.sampled === false && <p class="empty">This request's trace was not sampled (trace_sample_rate, or the test-key limit); its log row above is complete.</p>}

@@ -4,14 +4,15 @@ import { apiUrl, getJson } from "../api.ts";
 import { href, query, setQuery } from "../router.ts";
 import type { List, LogEntry } from "../types.ts";
 import { currentFilters, FilterForm } from "../components/filters.tsx";
-import { ErrorAlert, int, Loading, ms, time, usd, useLoad } from "../components/load.tsx";
+import { count, dollars } from "../format.ts";
+import { duration, ErrorAlert, Loading, time, useLoad } from "../components/load.tsx";
 import "../styles/requests.css";
 
 const PAGE_SIZE = 50;
 
 function Row({ r }: { r: LogEntry }) {
   const model = r.requested_model && r.selected_model && r.requested_model !== r.selected_model
-    ? `${r.requested_model} → ${r.selected_model}` : (r.selected_model ?? r.requested_model ?? "—");
+    ? `${r.requested_model} → ${r.selected_model}` : (r.selected_model ?? r.requested_model ?? "–");
   return (
     <tr class={r.status >= 400 ? "failed" : undefined}>
       <td class="id">
@@ -21,19 +22,19 @@ function Row({ r }: { r: LogEntry }) {
       <td class="nowrap">{time(r.created_at)}</td>
       <td class="num">{r.status}</td>
       <td class="model">{model}</td>
-      <td>{r.provider ?? "—"}</td>
-      <td>{r.cache ?? "—"}</td>
-      <td class="num">{ms(r.latency_ms)}</td>
-      <td class="num">{ms(r.ttft_ms)}</td>
-      <td class="num">{int(r.input_tokens)} / {int(r.output_tokens)}</td>
-      <td class="num">{usd(r.cost)}</td>
-      <td class="num">{usd(r.saved)}</td>
-      <td>{r.error ? <span title={r.error.message ?? undefined}>{r.error.code}{r.error_category ? ` (${r.error_category})` : ""}</span> : "—"}</td>
-      <td>{r.task ? `${r.task}${r.task_subtype ? ` / ${r.task_subtype}` : ""}` : "—"}</td>
+      <td>{r.provider ?? "–"}</td>
+      <td>{r.cache ?? "–"}</td>
+      <td class="num">{duration(r.latency_ms)}</td>
+      <td class="num">{duration(r.ttft_ms)}</td>
+      <td class="num">{count(r.input_tokens)} / {count(r.output_tokens)}</td>
+      <td class="num">{dollars(r.cost)}</td>
+      <td class="num">{dollars(r.saved)}</td>
+      <td>{r.error ? <span title={r.error.message ?? undefined}>{r.error.code}{r.error_category ? ` (${r.error_category})` : ""}</span> : "–"}</td>
+      <td>{r.task ? `${r.task}${r.task_subtype ? ` / ${r.task_subtype}` : ""}` : "–"}</td>
       <td>{r.endpoint}</td>
       <td class="num">{r.fallbacks}</td>
-      <td>{r.workflow_id ? `${r.workflow_id}${r.step ? ` / ${r.step}` : ""}` : "—"}</td>
-      <td>{r.tags.length ? r.tags.map((t) => <span key={t} class="badge">{t}</span>) : "—"}</td>
+      <td>{r.workflow_id ? `${r.workflow_id}${r.step ? ` / ${r.step}` : ""}` : "–"}</td>
+      <td>{r.tags.length ? r.tags.map((t) => <span key={t} class="badge">{t}</span>) : "–"}</td>
       <td>{r.stream ? "yes" : "no"}</td>
       <td class="trace">
         <a href={href("/requests", { trace_id: r.trace_id })} title="Show the requests of this trace">{r.trace_id}</a>
