@@ -66,6 +66,13 @@ function tint(hex: string, amount = 0.55): string {
 
 const colorOf = (s: ChartSeries, i: number) => s.color ?? seriesColor(i);
 
+/** A value with no neighbour draws no line: such series show their points. */
+const isolated = (values: (number | null)[]) =>
+  values.some((v, j) => v !== null && (values[j - 1] ?? null) === null && (values[j + 1] ?? null) === null);
+
+/** Counts tick at whole numbers only (no "0.5 requests"). */
+const COUNT_INCRS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7];
+
 function options(props: ChartProps, width: number, color: string): uPlot.Options {
   const { series, unit, stacked } = props;
   const right = props.right;
@@ -75,15 +82,21 @@ function options(props: ChartProps, width: number, color: string): uPlot.Options
   // Wide enough for the longest tick label ("2,000 ms", "$0.0125") at the 12px axis font.
   const size = (_u: uPlot, values: string[] | null) => 18 + 7 * Math.max(3, ...(values ?? []).map((v) => v.length));
   const range: uPlot.Scale.Range = (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.05 : 1];
-  const axes: uPlot.Axis[] = [axis, { ...axis, size, values: (_u, splits) => splits.map((v) => formatUnit(unit, v)) }];
-  if (right) axes.push({ ...axis, scale: "r", side: 1, grid: { show: false }, size, label: right.label, values: (_u, splits) => splits.map((v) => formatUnit(right.unit, v)) });
+  const incrs = (u: ChartUnit) => (u === "count" ? { incrs: COUNT_INCRS } : {});
+  const axes: uPlot.Axis[] = [axis, { ...axis, ...incrs(unit), size, values: (_u, splits) => splits.map((v) => formatUnit(unit, v)) }];
+  if (right) {
+    axes.push({
+      ...axis, ...incrs(right.unit), scale: "r", side: 1, grid: { show: false }, size, label: right.label,
+      values: (_u, splits) => splits.map((v) => formatUnit(right.unit, v)),
+    });
+  }
   const line = (s: ChartSeries, i: number, scale: string, u: ChartUnit): uPlot.Series => ({
     label: s.label,
     scale,
     stroke: colorOf(s, i),
     width: 1.5,
     fill: stacked && scale === "y" ? tint(colorOf(s, i)) : undefined,
-    points: { show: false },
+    points: { show: isolated(s.values), size: 6 },
     // The legend shows each series' own value, not the cumulative one a stack draws.
     value: (_u, _v, _si, idx) => (idx === null ? "–" : formatUnit(u, s.values[idx])),
   });

@@ -28,7 +28,7 @@ export function MetricCard({ label, metric, text, value, prefix, unit, children 
         <span class="metric-value" data-metric={metric} data-value={value === null || value === undefined ? undefined : String(value)}>
           {text}
         </span>
-        {unit ? <span class="metric-unit"> {unit}</span> : null}
+        {unit && value !== null ? <span class="metric-unit"> {unit}</span> : null}
       </div>
       {children ? <div class="metric-sub">{children}</div> : null}
     </div>

@@ -46,7 +46,7 @@ function OverviewBody({ o }: { o: Overview }) {
         <MetricCard label="Latency p95" metric="p95" text={ms(m.latency.p95)} value={m.latency.p95} unit="ms" />
         <MetricCard label="Latency p99" metric="p99" text={ms(m.latency.p99)} value={m.latency.p99} unit="ms" />
         <MetricCard label="Time to first token p50" metric="ttft" text={ms(m.ttft.p50)} value={m.ttft.p50} unit="ms">
-          p95 {ms(m.ttft.p95)} ms
+          {m.ttft.p95 === null ? "no streamed answers" : `p95 ${ms(m.ttft.p95)} ms`}
         </MetricCard>
         <MetricCard label="Error rate" metric="error_rate" text={pct(m.error_rate)} value={m.error_rate} unit="%" />
         <MetricCard label="Fallback rate" metric="fallback_rate" text={pct(m.fallback_rate)} value={m.fallback_rate} unit="%" />
@@ -128,7 +128,7 @@ function ModelTable({ models }: { models: ModelSeries[] }) {
         <tbody>
           {sorted.map((m) => (
             <tr key={m.model}>
-              <td class="mono">{m.model}</td>
+              <td class="mono wrap">{m.model}</td>
               <td class="num">{count(m.requests)}</td>
               <td class="num">{dollars(m.cost)}</td>
               <td class="num">{m.p95_latency_ms === null ? "–" : `${ms(m.p95_latency_ms)} ms`}</td>
