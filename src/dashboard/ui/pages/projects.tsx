@@ -8,6 +8,7 @@ import { count, dollars } from "../format.ts";
 import { ErrorAlert, errorText, Loading, Options, time, useLoad } from "../components/load.tsx";
 import { BILLING_MODES, PLANS, PolicyForm } from "../components/policy-form.tsx";
 import { KeysPanel } from "../components/keys-panel.tsx";
+import { loadProjects } from "../layout.tsx";
 import "../styles/detail.css";
 import "../styles/requests.css";
 import "../styles/projects.css";
@@ -139,7 +140,7 @@ export function ProjectsPage() {
   return (
     <section class="projects-page">
       <h1>Projects</h1>
-      <CreateProject onCreated={(id) => { setRound((r) => r + 1); setQuery({ project: id }); }} />
+      <CreateProject onCreated={(id) => { setRound((r) => r + 1); setQuery({ project: id }); void loadProjects(); }} />
       <ErrorAlert message={list.error} />
       {list.loading && !list.data && <Loading what="projects" />}
       {list.data && (
