@@ -80,7 +80,7 @@ function options(props: ChartProps, width: number, color: string): uPlot.Options
   const order = stacked ? series.map((_, i) => i).reverse() : series.map((_, i) => i);
   const axis: uPlot.Axis = { stroke: color, grid: { stroke: "rgba(128,128,128,0.2)" }, ticks: { stroke: "rgba(128,128,128,0.3)" } };
   // Wide enough for the longest tick label ("2,000 ms", "$0.0125") at the 12px axis font.
-  const size = (_u: uPlot, values: string[] | null) => 18 + 7 * Math.max(3, ...(values ?? []).map((v) => v.length));
+  const size = (_u: uPlot, values: string[] | null) => 26 + 7.5 * Math.max(3, ...(values ?? []).map((v) => v.length));
   const range: uPlot.Scale.Range = (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.05 : 1];
   const incrs = (u: ChartUnit) => (u === "count" ? { incrs: COUNT_INCRS } : {});
   const axes: uPlot.Axis[] = [axis, { ...axis, ...incrs(unit), size, values: (_u, splits) => splits.map((v) => formatUnit(unit, v)) }];

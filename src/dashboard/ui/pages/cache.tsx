@@ -48,7 +48,7 @@ function CacheBody({ c }: { c: CacheView }) {
   return (
     <>
       {c.enabled ? (
-        <p class="muted">Cache mode: {c.mode ?? "on"}.</p>
+        <p class="muted">Cache mode: {(c.mode ?? "on").replace("+", " and ")}.</p>
       ) : (
         <p class="cache-off panel">Cache is off for this project: requests are neither answered from nor stored in it.</p>
       )}
