@@ -4,7 +4,7 @@ export PATH := $(HOME)/.bun/bin:$(PATH)
 # hnswlib-node is a native addon; node-gyp must build it against the machine's Node headers.
 export npm_config_nodedir ?= /usr
 
-.PHONY: run test build bench install bun typecheck clean
+.PHONY: run test build bench install bun typecheck clean chromium
 
 bun:
 	@command -v bun >/dev/null 2>&1 || npm install -g bun
@@ -31,8 +31,15 @@ typecheck: install $(DASHBOARD_ASSETS)
 
 # Bun reads its per-test timeout only from the command line (bunfig.toml has no such setting).
 # Tests start real servers, workers and child processes; a loaded 2-core machine needs room.
-test: install $(DASHBOARD_ASSETS) typecheck
+test: install $(DASHBOARD_ASSETS) typecheck chromium
 	bun test --timeout 120000
+
+# The browser tests (test/browser/) drive the system's chromium through playwright-core.
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then echo "chromium: $$(command -v chromium)"; else \
+	  sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  echo "chromium missing: $$sudo apt-get update && $$sudo apt-get install -y chromium"; \
+	  $$sudo apt-get update && $$sudo apt-get install -y chromium; fi
 
 build: install $(DASHBOARD_ASSETS)
 	bun run scripts/build.ts

@@ -1,0 +1,121 @@
+// The compiled gw for browser tests: built once per test process into a temp directory (never racing
+// `make build` over dist/gw), started from an empty directory on a free 127.0.0.1 port, stopped by
+// SIGTERM then SIGKILL. GW_TEST_BINARY names a prebuilt binary instead.
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { waitFor } from "./wait-for.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+/** A strong-enough admin token (gw refuses ones under 32 characters). */
+export const ADMIN_TOKEN = "browser-test-admin-token-0123456789abcdef";
+
+let built: Promise<string> | null = null;
+const cleanups: (() => void)[] = [];
+process.on("exit", () => {
+  for (const f of cleanups.splice(0)) {
+    try { f(); } catch { /* the process is ending anyway */ }
+  }
+});
+
+/** scripts/build.ts run in a mirror of the repository (sources linked, scripts and dist its own). */
+async function build(): Promise<string> {
+  const mirror = mkdtempSync(join(tmpdir(), "gw-browser-build-"));
+  cleanups.push(() => rmSync(mirror, { recursive: true, force: true }));
+  for (const name of readdirSync(ROOT)) {
+    if (name === "dist" || name === ".git") continue;
+    // scripts/ is copied so a script that finds the root from its own path finds the mirror.
+    if (name === "scripts") cpSync(join(ROOT, name), join(mirror, name), { recursive: true });
+    else symlinkSync(join(ROOT, name), join(mirror, name));
+  }
+  mkdirSync(join(mirror, "dist"));
+  const run = Bun.spawn(["bun", "run", "scripts/build.ts"], { cwd: mirror, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
+  if (code !== 0) throw new Error(`scripts/build.ts failed (${code}):\n${out}\n${err}`);
+  return join(mirror, "dist", "gw");
+}
+
+/** The path of a compiled gw, built at most once per test process. */
+export function gwBinary(): Promise<string> {
+  const given = process.env.GW_TEST_BINARY;
+  if (given) return Promise.resolve(resolve(given));
+  return (built ??= build().catch((err) => { built = null; throw err; }));
+}
+
+export interface GwProcess {
+  /** http://127.0.0.1:PORT (no path). */
+  origin: string;
+  port: number;
+  /** The directory it runs in; its data is in `<dir>/data`. */
+  dir: string;
+  adminToken: string;
+  /** The first-run test key from the banner; null when the directory already held a project. */
+  testKey: string | null;
+  /** Everything it printed on stdout so far. */
+  output(): string;
+  /** SIGTERM, then SIGKILL after 15 s; resolves with the exit code. */
+  stop(): Promise<number>;
+}
+
+export interface StartOptions {
+  /** Run in this directory (reusing its data) instead of a new empty one. */
+  dir?: string;
+  env?: Record<string, string>;
+}
+
+/** Starts the compiled gw and resolves once /readyz answers 200. */
+export async function startGwBinary(options: StartOptions = {}): Promise<GwProcess> {
+  const binary = await gwBinary();
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), "gw-browser-run-"));
+  if (!options.dir) cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const proc = Bun.spawn([binary, "serve", "--host", "127.0.0.1", "--port", "0"], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, GW_ADMIN_TOKEN: ADMIN_TOKEN, GW_SHUTDOWN_TIMEOUT_S: "2", ...options.env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const kill = () => proc.kill("SIGKILL");
+  cleanups.push(kill);
+  let out = "";
+  let err = "";
+  // Both pipes are drained for the whole run so a chatty log never blocks the server.
+  const drain = async (stream: ReadableStream<Uint8Array>, add: (s: string) => void) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) add(decoder.decode(chunk, { stream: true }));
+  };
+  void drain(proc.stdout, (s) => (out += s));
+  void drain(proc.stderr, (s) => (err += s));
+
+  let port = 0;
+  try {
+    await waitFor(() => {
+      if (proc.exitCode !== null) throw new Error(`gw exited with ${proc.exitCode}:\n${out}\n${err}`);
+      const m = out.match(/"url":"http:\/\/127\.0\.0\.1:(\d+)/);
+      if (m) port = Number(m[1]);
+      return port > 0;
+    }, { timeoutMs: 60_000, what: "gw to print its listening address" });
+    const origin = `http://127.0.0.1:${port}`;
+    await waitFor(async () => (await fetch(`${origin}/readyz`).catch(() => null))?.status === 200, { timeoutMs: 30_000, what: "gw /readyz" });
+  } catch (e) {
+    kill();
+    throw e;
+  }
+  const origin = `http://127.0.0.1:${port}`;
+  let stopped: Promise<number> | null = null;
+  return {
+    origin,
+    port,
+    dir,
+    adminToken: ADMIN_TOKEN,
+    testKey: out.match(/gw_test_[0-9a-z]{40}/)?.[0] ?? null,
+    output: () => out,
+    stop: () =>
+      (stopped ??= (async () => {
+        proc.kill("SIGTERM");
+        const code = await Promise.race([proc.exited, Bun.sleep(15_000).then(() => null)]);
+        if (code !== null) return code;
+        kill();
+        return proc.exited;
+      })()),
+  };
+}
