@@ -99,7 +99,8 @@ function Budgets({ budgets }: { budgets: Record<string, unknown> | null }) {
   );
 }
 
-function ProjectPanel({ id }: { id: string }) {
+/** `onListChanged`: the list and the switcher show name, plan and balance, so they reload too. */
+function ProjectPanel({ id, onListChanged }: { id: string; onListChanged: () => void }) {
   const got = useLoad(() => getJson<ProjectDetail>(`/projects/${encodeURIComponent(id)}`), id);
   if (got.error) return <ErrorAlert message={got.error} />;
   if (!got.data) return <Loading what="the project" />;
@@ -117,16 +118,16 @@ function ProjectPanel({ id }: { id: string }) {
       </dl>
       <h3>Budgets</h3>
       <Budgets budgets={usage.budgets} />
-      <PolicyForm key={p.id} project={p} onSaved={got.reload} />
+      <PolicyForm key={p.id} project={p} onSaved={() => { got.reload(); onListChanged(); }} />
       <KeysPanel projectId={p.id} keys={keys} onChanged={got.reload} />
-      <Credits projectId={p.id} onAdded={got.reload} />
+      <Credits projectId={p.id} onAdded={() => { got.reload(); onListChanged(); }} />
     </section>
   );
 }
 
 export function ProjectsPage() {
-  const [round, setRound] = useState(0);
-  const list = useLoad(() => getJson<List<ProjectSummary>>("/projects"), String(round));
+  const list = useLoad(() => getJson<List<ProjectSummary>>("/projects"), "projects");
+  const listChanged = () => { list.reload(); void loadProjects(); };
   if (session.value?.role !== "operator") {
     return (
       <section>
@@ -140,7 +141,7 @@ export function ProjectsPage() {
   return (
     <section class="projects-page">
       <h1>Projects</h1>
-      <CreateProject onCreated={(id) => { setRound((r) => r + 1); setQuery({ project: id }); void loadProjects(); }} />
+      <CreateProject onCreated={(id) => { listChanged(); setQuery({ project: id }); }} />
       <ErrorAlert message={list.error} />
       {list.loading && !list.data && <Loading what="projects" />}
       {list.data && (
@@ -164,7 +165,7 @@ export function ProjectsPage() {
           {projects.length === 0 && <p class="empty">No project yet.</p>}
         </div>
       )}
-      {selected && <ProjectPanel key={`${selected}:${round}`} id={selected} />}
+      {selected && <ProjectPanel key={selected} id={selected} onListChanged={listChanged} />}
     </section>
   );
 }
