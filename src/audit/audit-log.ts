@@ -1,5 +1,6 @@
 // The audit log (docs/dashboard.md "Audit log"): who did what, when, from where. Written
 // synchronously, one row per admin action, so an acknowledged action is on disk; never a secret.
+import { invalidRequest } from "../errors/gw-error.ts";
 import { sortableId } from "../lib/ids.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { AuditLogRepo, AuditRow } from "../store/repos/audit-log.ts";
@@ -16,7 +17,9 @@ export type AuditAction =
   | "session.sign_in" | "session.sign_in_failed" | "session.sign_out" | "sso.sign_in"
   | "project.create" | "project.update" | "key.create" | "key.revoke" | "credits.add"
   | "provider_key.put" | "provider_key.delete" | "sso.configure"
-  | "cache.empty" | "cache.invalidate" | "admin.read";
+  | "cache.empty" | "cache.invalidate" | "admin.read"
+  /** An admin API write with no action of its own (a route added later). */
+  | "admin.write";
 
 export interface AuditInput {
   actor: AuditActor;
@@ -104,6 +107,19 @@ export function auditEntryView(r: AuditRow) {
 
 export function auditListView(page: AuditPage) {
   return { object: "list", data: page.data.map(auditEntryView), has_more: page.hasMore, next_cursor: page.nextCursor };
+}
+
+/** `limit` and `after` of an audit list query, checked (the dashboard's and the admin API's). */
+export function auditPageQuery(params: URLSearchParams): { limit?: number; after?: string } {
+  const rawLimit = params.get("limit");
+  let limit: number | undefined;
+  if (rawLimit !== null) {
+    limit = Number(rawLimit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_PAGE_MAX) throw invalidRequest(`limit must be an integer from 1 to ${AUDIT_PAGE_MAX}.`, "limit");
+  }
+  const after = params.get("after");
+  if (after !== null && !/^aud_[0-9a-z]{22}$/.test(after)) throw invalidRequest("after must be a next_cursor this endpoint returned.", "after");
+  return { limit, after: after ?? undefined };
 }
 
 function scrub(details: Record<string, unknown>): Record<string, unknown> {

@@ -11,6 +11,9 @@ import { compileValidator, parseJsonObject, readBodyText } from "../../schema/va
 import type { Deps } from "../../pipeline/deps.ts";
 import { parseCidr } from "../../lib/ip.ts";
 import type { AdminGate } from "./admin-gate.ts";
+import { adminAuditOf } from "../../audit/admin-actions.ts";
+import { auditListView, auditPageQuery } from "../../audit/audit-log.ts";
+import { deleteSso, getSso, parseSsoBody, putSso } from "../../auth/oidc-config.ts";
 
 const validateCreate = compileValidator(CreateProjectBody);
 const validateUpdate = compileValidator(UpdateProjectBody);
@@ -19,6 +22,15 @@ const validateCredits = compileValidator(CreditsBody);
 const validateProviderKey = compileValidator(ProviderKeyBody);
 
 const readJson = async (request: Request) => parseJsonObject(await readBodyText(request));
+
+/** Bodies of admin writes, read from a clone before the handler so the audit entry can name the
+ * fields a call changed (docs/dashboard.md "Audit log"). */
+const auditBodies = new WeakMap<Request, Record<string, unknown>>();
+const auditSources = new WeakMap<Request, string | null>();
+
+/** The status an error answers with, for the audit entry of a failed admin call. */
+const statusOf = (code: unknown, error: unknown): number =>
+  error instanceof GwError ? error.status : code === "NOT_FOUND" ? 404 : code === "PARSE" || code === "VALIDATION" ? 400 : 500;
 
 function projectOr404(deps: Deps, id: string) {
   const project = deps.repos.projects.get(id);
@@ -34,9 +46,48 @@ function assertCidrs(list: unknown, param: string): void {
   });
 }
 
+const ADMIN_ACTOR = { type: "admin_token", id: null, email: null } as const;
+const sourceOf = (gate: AdminGate, request: Request, server: unknown): string | null => {
+  const ip = gate.sourceOf(request, server);
+  return ip === "unknown" ? null : ip;
+};
+
 export const adminRoutes = (deps: Deps, gate: AdminGate) =>
   new Elysia({ prefix: "/admin" })
+    // Read while the connection is open: a failed call's entry is written after its answer.
+    .onTransform(({ request, server }) => {
+      auditSources.set(request, sourceOf(gate, request, server));
+    })
     .onBeforeHandle(({ request, server }) => gate.check(request, server))
+    .onBeforeHandle(async ({ request }) => {
+      if (request.method === "GET" || request.method === "DELETE") return;
+      try {
+        auditBodies.set(request, parseJsonObject(await readBodyText(request.clone() as Request)));
+      } catch {
+        // The handler reads the body again and answers the error; the entry then has no field names.
+      }
+    })
+    // Every admin call is audited (docs/dashboard.md "Audit log"), but not the lock-out 429s; a
+    // success is written before it is answered.
+    .onAfterHandle(({ request, route, params, set, response }) => {
+      const audit = adminAuditOf({ method: request.method, route: route.replace(/^.*?\/admin(?=\/)/, ""), params: params ?? {}, body: auditBodies.get(request) ?? null, response });
+      const projectId = audit.action === "key.revoke" && audit.target ? (deps.repos.apiKeys.get(audit.target)?.projectId ?? null) : audit.projectId;
+      deps.audit.record({ ...audit, projectId, actor: ADMIN_ACTOR, outcome: "success", status: typeof set.status === "number" ? set.status : 200, sourceIp: auditSources.get(request) ?? null });
+    })
+    // A failed call never reached onAfterHandle: the app's error handler answered first, so its
+    // entry is written once the answer is out (no action took place to be acknowledged).
+    .onAfterResponse((ctx) => {
+      if (!("error" in ctx) || ctx.error === undefined) return;
+      const { request, route, params, error } = ctx;
+      const status = statusOf("code" in ctx ? ctx.code : undefined, error);
+      if (status === 429) return;
+      const audit = adminAuditOf({ method: request.method, route: route.replace(/^.*?\/admin(?=\/)/, ""), params: params ?? {}, body: auditBodies.get(request) ?? null, response: null });
+      try {
+        deps.audit.record({ ...audit, actor: ADMIN_ACTOR, outcome: "failure", status, sourceIp: auditSources.get(request) ?? null, details: { ...audit.details, error: error instanceof GwError ? error.code : "internal_error" } });
+      } catch (err) {
+        deps.logger.error({ err, action: audit.action }, "audit log write failed");
+      }
+    })
     // Any admin write may change a key or a project that a cached key resolves to.
     .onAfterHandle(({ request }) => {
       if (request.method === "GET") return;
@@ -87,6 +138,19 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
       const { amount } = validateCredits(await readJson(request));
       return addCredits(deps.billing, params.id, amount, "admin api");
     }, { parse: "none" })
+    // SSO for the project's dashboard (docs/dashboard.md "Single sign-on (OIDC)"): plan business only.
+    .put("/projects/:id/sso", async ({ request, params }) => {
+      const project = projectOr404(deps, params.id);
+      return putSso(deps.repos.projectSso, deps.secrets, project, parseSsoBody(await readJson(request)), deps.clock.now());
+    }, { parse: "none" })
+    .get("/projects/:id/sso", ({ params }) => getSso(deps.repos.projectSso, projectOr404(deps, params.id).id))
+    .delete("/projects/:id/sso", ({ params }) => deleteSso(deps.repos.projectSso, projectOr404(deps, params.id).id))
+    // The audit log (docs/dashboard.md "Audit log"), newest first; `?project_id=` narrows it.
+    .get("/audit-log", ({ request }) => {
+      const query = new URL(request.url).searchParams;
+      const projectId = query.get("project_id");
+      return auditListView(deps.audit.list({ ...auditPageQuery(query), projectId: projectId ?? undefined }));
+    })
     // Monthly invoices from the ledger (docs/billing.md); `?month=YYYY-MM` for one month.
     .get("/projects/:id/invoices", ({ params, query }) => {
       const project = projectOr404(deps, params.id);
