@@ -10,6 +10,7 @@ import { auditRoutes } from "./audit-routes.ts";
 import { dashboardRequestsRoutes } from "./requests-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
 import { cacheRoutes } from "./cache-routes.ts";
+import { recommendationsRoutes } from "./recommendations-routes.ts";
 
 export const DASHBOARD_API_PREFIX = "/dashboard/api";
 
@@ -22,5 +23,6 @@ export const dashboardRoutes = (deps: Deps) => {
     .use(auditRoutes(deps, DASHBOARD_API_PREFIX))
     .use(dashboardRequestsRoutes(deps, DASHBOARD_API_PREFIX))
     .use(overviewRoutes(deps, DASHBOARD_API_PREFIX))
-    .use(cacheRoutes(deps, DASHBOARD_API_PREFIX));
+    .use(cacheRoutes(deps, DASHBOARD_API_PREFIX))
+    .use(recommendationsRoutes(deps, DASHBOARD_API_PREFIX));
 };

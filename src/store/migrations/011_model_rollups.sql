@@ -1,12 +1,14 @@
 -- Per-model rollups for the dashboard (docs/dashboard.md "JSON API"): like metrics_rollups
 -- (migration 005), minute rows written with the log rows they count and compacted into hour rows,
--- keyed also by model (selected, else requested; '' when none) and task kind ('' when none).
+-- keyed also by model (selected, else requested; '' when none), task kind ('' when none) and test
+-- (1: test-mode requests, which recommendations leave out).
 CREATE TABLE model_rollups (
   bucket_ms       INTEGER NOT NULL,
   start_ms        INTEGER NOT NULL,
   project_id      TEXT NOT NULL,
   model           TEXT NOT NULL,
   task            TEXT NOT NULL,
+  test            INTEGER NOT NULL,
   requests        INTEGER NOT NULL DEFAULT 0,
   failed          INTEGER NOT NULL DEFAULT 0,
   cost            REAL NOT NULL DEFAULT 0,
@@ -19,7 +21,7 @@ CREATE TABLE model_rollups (
   hit_output_tokens INTEGER NOT NULL DEFAULT 0,
   -- Latency of every request that is not a caller-side failure (src/lib/histogram.ts pairs).
   latency         BLOB NOT NULL DEFAULT x'',
-  PRIMARY KEY (bucket_ms, start_ms, project_id, model, task)
+  PRIMARY KEY (bucket_ms, start_ms, project_id, model, task, test)
 ) WITHOUT ROWID;
 CREATE INDEX model_rollups_project ON model_rollups(project_id, bucket_ms, start_ms);
 -- The compaction mark lives in metrics_meta under the name 'model_hours_before'.

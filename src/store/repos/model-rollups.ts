@@ -14,7 +14,7 @@ export interface ModelTotals {
 
 /** A stored row with its key (start, model, task). */
 export interface ModelRollupRow {
-  start_ms: number; model: string; task: string; requests: number; failed: number; cost: number; saved: number;
+  start_ms: number; model: string; task: string; test: number; requests: number; failed: number; cost: number; saved: number;
   cache_exact: number; cache_semantic: number; hit_saved: number; hit_input_tokens: number; hit_output_tokens: number; latency: Uint8Array;
 }
 
@@ -40,7 +40,7 @@ const at = (name: (typeof COLUMNS)[number]): number => COLUMNS.indexOf(name);
 const C = {
   project: at("project_id"), createdAt: at("created_at"), selected: at("selected_model"), requested: at("requested_model"),
   task: at("task"), cost: at("cost"), saved: at("saved"), cache: at("cache"), category: at("error_category"),
-  latency: at("latency_ms"), input: at("input_tokens"), output: at("output_tokens"),
+  latency: at("latency_ms"), input: at("input_tokens"), output: at("output_tokens"), test: at("test"),
 };
 
 /** The model a row counts for: the one that answered, else the one asked for. */
@@ -67,7 +67,7 @@ function addValues(t: ModelTotals, v: readonly SqlValue[]): void {
 }
 
 const COLS = "requests, failed, cost, saved, cache_exact, cache_semantic, hit_saved, hit_input_tokens, hit_output_tokens, latency";
-type Delta = { bucketMs: number; start: number; projectId: string; model: string; task: string; totals: ModelTotals };
+type Delta = { bucketMs: number; start: number; projectId: string; model: string; task: string; test: number; totals: ModelTotals };
 const valuesOf = (t: ModelTotals) =>
   [t.requests, t.failed, t.cost, t.saved, t.cacheExact, t.cacheSemantic, t.hitSaved, t.hitInputTokens, t.hitOutputTokens, encodeHistogram(t.latency)] as const;
 const MARK = "model_hours_before";
@@ -81,22 +81,23 @@ export function rollupSegments(from: number, to: number, hoursBefore: number): A
 }
 
 export function modelRollupsRepo(db: Database) {
-  const one = db.query<ModelRollupRow, [number, number, string, string, string]>(
-    `SELECT start_ms, model, task, ${COLS} FROM model_rollups WHERE bucket_ms = ? AND start_ms = ? AND project_id = ? AND model = ? AND task = ?`,
+  const one = db.query<ModelRollupRow, [number, number, string, string, string, number]>(
+    `SELECT start_ms, model, task, test, ${COLS} FROM model_rollups
+     WHERE bucket_ms = ? AND start_ms = ? AND project_id = ? AND model = ? AND task = ? AND test = ?`,
   );
   const insert = db.query<unknown, Array<string | number | Uint8Array>>(
-    `INSERT INTO model_rollups (${COLS}, bucket_ms, start_ms, project_id, model, task) VALUES (${Array(15).fill("?").join(", ")})`,
+    `INSERT INTO model_rollups (${COLS}, bucket_ms, start_ms, project_id, model, task, test) VALUES (${Array(16).fill("?").join(", ")})`,
   );
   const update = db.query<unknown, Array<string | number | Uint8Array>>(
     `UPDATE model_rollups SET ${COLS.split(", ").map((c) => `${c} = ?`).join(", ")}
-     WHERE bucket_ms = ? AND start_ms = ? AND project_id = ? AND model = ? AND task = ?`,
+     WHERE bucket_ms = ? AND start_ms = ? AND project_id = ? AND model = ? AND task = ? AND test = ?`,
   );
   const range = db.query<ModelRollupRow, [string, number, number, number]>(
-    `SELECT start_ms, model, task, ${COLS} FROM model_rollups INDEXED BY model_rollups_project
+    `SELECT start_ms, model, task, test, ${COLS} FROM model_rollups INDEXED BY model_rollups_project
      WHERE project_id = ? AND bucket_ms = ? AND start_ms >= ? AND start_ms < ?`,
   );
   const rangeAll = db.query<ModelRollupRow & { project_id: string }, [number, number, number]>(
-    `SELECT start_ms, project_id, model, task, ${COLS} FROM model_rollups WHERE bucket_ms = ? AND start_ms >= ? AND start_ms < ?`,
+    `SELECT start_ms, project_id, model, task, test, ${COLS} FROM model_rollups WHERE bucket_ms = ? AND start_ms >= ? AND start_ms < ?`,
   );
   const prune = db.query<unknown, [number, number]>("DELETE FROM model_rollups WHERE bucket_ms = ? AND start_ms < ?");
   const getMark = db.query<{ value: number }, []>(`SELECT value FROM metrics_meta WHERE name = '${MARK}'`);
@@ -104,15 +105,15 @@ export function modelRollupsRepo(db: Database) {
   const hoursBefore = (): number => getMark.get()?.value ?? 0;
 
   function merge(d: Delta): void {
-    const stored = one.get(d.bucketMs, d.start, d.projectId, d.model, d.task);
+    const stored = one.get(d.bucketMs, d.start, d.projectId, d.model, d.task, d.test);
     if (stored) addModelRow(d.totals, stored);
-    (stored ? update : insert).run(...valuesOf(d.totals), d.bucketMs, d.start, d.projectId, d.model, d.task);
+    (stored ? update : insert).run(...valuesOf(d.totals), d.bucketMs, d.start, d.projectId, d.model, d.task, d.test);
   }
 
-  function deltaIn(map: Map<string, Delta>, bucketMs: number, start: number, projectId: string, model: string, task: string): Delta {
-    const key = `${start}|${projectId}|${model}|${task}`;
+  function deltaIn(map: Map<string, Delta>, bucketMs: number, start: number, projectId: string, model: string, task: string, test: number): Delta {
+    const key = `${start}|${projectId}|${model}|${task}|${test}`;
     let d = map.get(key);
-    if (!d) map.set(key, (d = { bucketMs, start, projectId, model, task, totals: emptyModelTotals() }));
+    if (!d) map.set(key, (d = { bucketMs, start, projectId, model, task, test, totals: emptyModelTotals() }));
     return d;
   }
 
@@ -122,7 +123,7 @@ export function modelRollupsRepo(db: Database) {
     if (from >= to) return 0;
     const hours = new Map<string, Delta>();
     for (const r of rangeAll.iterate(MINUTE_MS, from, to)) {
-      addModelRow(deltaIn(hours, HOUR_MS, r.start_ms - (r.start_ms % HOUR_MS), r.project_id, r.model, r.task).totals, r);
+      addModelRow(deltaIn(hours, HOUR_MS, r.start_ms - (r.start_ms % HOUR_MS), r.project_id, r.model, r.task, r.test).totals, r);
     }
     for (const d of hours.values()) merge(d);
     setMark.run(to);
@@ -138,7 +139,7 @@ export function modelRollupsRepo(db: Database) {
         add(v: readonly SqlValue[]): void {
           const createdAt = v[C.createdAt] as number;
           const start = createdAt - (createdAt % MINUTE_MS);
-          addValues(deltaIn(minutes, MINUTE_MS, start, v[C.project] as string, modelOf(v), (v[C.task] as string | null) ?? "").totals, v);
+          addValues(deltaIn(minutes, MINUTE_MS, start, v[C.project] as string, modelOf(v), (v[C.task] as string | null) ?? "", v[C.test] as number).totals, v);
         },
         write(): void {
           if (minutes.size === 0) return;
