@@ -11,6 +11,8 @@ import { dashboardRequestsRoutes } from "./requests-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
 import { cacheRoutes } from "./cache-routes.ts";
 import { recommendationsRoutes } from "./recommendations-routes.ts";
+import { monitoringRoutes } from "./monitoring-routes.ts";
+import { projectsRoutes } from "./projects-routes.ts";
 
 export const DASHBOARD_API_PREFIX = "/dashboard/api";
 
@@ -24,5 +26,7 @@ export const dashboardRoutes = (deps: Deps) => {
     .use(dashboardRequestsRoutes(deps, DASHBOARD_API_PREFIX))
     .use(overviewRoutes(deps, DASHBOARD_API_PREFIX))
     .use(cacheRoutes(deps, DASHBOARD_API_PREFIX))
-    .use(recommendationsRoutes(deps, DASHBOARD_API_PREFIX));
+    .use(recommendationsRoutes(deps, DASHBOARD_API_PREFIX))
+    .use(monitoringRoutes(deps, DASHBOARD_API_PREFIX))
+    .use(projectsRoutes(deps, DASHBOARD_API_PREFIX));
 };

@@ -51,6 +51,10 @@ export function apiKeysRepo(db: Database) {
   );
   const byHash = db.query<KeyRow, [string]>("SELECT * FROM api_keys WHERE key_hash = ?");
   const byId = db.query<KeyRow, [string]>("SELECT * FROM api_keys WHERE id = ?");
+  // Never the hash: the dashboard lists keys, and a hash is all it takes to look one up.
+  const byProject = db.query<Omit<KeyRow, "key_hash">, [string]>(
+    "SELECT id, project_id, name, mode, scopes, byok, ip_allowlist, created_at, revoked_at FROM api_keys WHERE project_id = ? ORDER BY created_at, id",
+  );
   const revoke = db.query<KeyRow, [number, string]>(
     "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *",
   );
@@ -77,6 +81,13 @@ export function apiKeysRepo(db: Database) {
     get(id: string): ApiKey | null {
       const row = byId.get(id);
       return row ? fromRow(row) : null;
+    },
+    /** The project's keys, oldest first, without their hashes. */
+    listByProject(projectId: string): Array<Omit<ApiKey, "keyHash">> {
+      return byProject.all(projectId).map((r) => {
+        const { keyHash: _, ...key } = fromRow({ ...r, key_hash: "" });
+        return key;
+      });
     },
     revoke(id: string, now: number): ApiKey | null {
       const row = revoke.get(now, id);

@@ -47,6 +47,7 @@ export function projectsRepo(db: Database) {
   const byId = db.query<ProjectRow, [string]>("SELECT * FROM projects WHERE id = ?");
   const byName = db.query<ProjectRow, [string]>("SELECT * FROM projects WHERE name = ? ORDER BY id LIMIT 1");
   const count = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM projects");
+  const all = db.query<ProjectRow, []>("SELECT * FROM projects ORDER BY created_at, id");
   const update = db.query(
     `UPDATE projects SET name = $name, plan = $plan, billing_mode = $billing_mode, balance = $balance,
        credit_limit = $credit_limit, policy = $policy WHERE id = $id`,
@@ -79,6 +80,8 @@ export function projectsRepo(db: Database) {
       return row ? fromRow(row) : null;
     },
     count: (): number => count.get()?.n ?? 0,
+    /** Every project, oldest first (the operator's project list). */
+    list: (): Project[] => all.all().map(fromRow),
     save(p: Project): Project {
       update.run(toParams(p));
       return p;

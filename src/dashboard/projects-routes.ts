@@ -1,0 +1,134 @@
+// Projects and keys in the dashboard (docs/dashboard.md "Projects API"): the list for any session;
+// detail and writes for the operator only, through the admin API's own functions and validators,
+// each write audited as the admin API audits it and followed by the same cache clearing.
+import { Elysia } from "elysia";
+import { addCredits } from "../admin/billing.ts";
+import { createProject, projectView, splitNullPolicyKeys, updateProject } from "../admin/projects.ts";
+import { adminAuditOf } from "../audit/admin-actions.ts";
+import { recordAudit } from "../audit/audit-log.ts";
+import { issueKey } from "../auth/api-keys.ts";
+import { toUsd } from "../billing/money.ts";
+import { PLANS } from "../billing/plans.ts";
+import { GwError, invalidRequest } from "../errors/gw-error.ts";
+import { parseCidr } from "../lib/ip.ts";
+import type { Deps } from "../pipeline/deps.ts";
+import { CreateKeyBody, CreateProjectBody, CreditsBody, UpdateProjectBody } from "../schema/admin.ts";
+import { compileValidator, parseJsonObject, readBodyText } from "../schema/validate.ts";
+import type { Project } from "../store/repos/projects.ts";
+import { actorOf, dashboardSession, sourceIpOf } from "./session-plugin.ts";
+import type { Viewer } from "./viewer.ts";
+
+const validateCreate = compileValidator(CreateProjectBody);
+const validateUpdate = compileValidator(UpdateProjectBody);
+const validateKey = compileValidator(CreateKeyBody);
+const validateCredits = compileValidator(CreditsBody);
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** As the admin API checks them: allowlists are refused when written, never met by the guard unread. */
+function assertCidrs(list: unknown, param: string): void {
+  if (!Array.isArray(list)) return;
+  list.forEach((entry, i) => {
+    if (typeof entry !== "string" || !parseCidr(entry)) throw invalidRequest(`'${entry}' is not an IP address or CIDR range (IPv4 or IPv6).`, `${param}[${i}]`);
+  });
+}
+
+/** `params` is undefined on a route without path params. */
+interface WriteContext { viewer: Viewer; request: Request; server: unknown; params: Record<string, string | undefined> | undefined; status?: number }
+
+export const projectsRoutes = (deps: Deps, prefix: string) => {
+  const projectOr404 = (id: string): Project => {
+    const project = deps.repos.projects.get(id);
+    if (!project) throw new GwError("not_found", `No project '${id}'.`, { param: "id" });
+    return project;
+  };
+  const summary = (p: Project) => ({
+    id: p.id, name: p.name, plan: p.plan, billing_mode: p.billingMode, balance: toUsd(deps.billing.balance(p.id)), created_at: iso(p.createdAt),
+  });
+
+  /** Budgets of the policy with what this day and month have spent (USD), or null without budgets. */
+  function usageOf(p: Project) {
+    const account = deps.billing.account(p.id);
+    account.roll(deps.clock.now());
+    const budgets = p.policy.budgets ?? {};
+    const periods = (["daily", "monthly"] as const).filter((period) => budgets[period] !== undefined);
+    return {
+      plan: p.plan,
+      requests_this_month: account.month.requests,
+      plan_allowance: PLANS[p.plan].monthlyRequests,
+      budgets: periods.length === 0 ? null : {
+        ...Object.fromEntries(periods.map((period) => [period, { budget: budgets[period]!, spent: toUsd(account.spentIn(period).spent) }])),
+        action: p.policy.budget_action ?? "block",
+      },
+    };
+  }
+
+  /** After a write: the same cache clearing as the admin API, and its audit entry with this session as actor. */
+  function written<T>(c: WriteContext, method: string, route: string, body: Record<string, unknown> | null, response: T): T {
+    deps.authCache.clear();
+    deps.projectProviders.clear();
+    const audit = adminAuditOf({ method, route, params: c.params ?? {}, body, response });
+    const projectId = audit.action === "key.revoke" && audit.target ? (deps.repos.apiKeys.get(audit.target)?.projectId ?? null) : audit.projectId;
+    recordAudit(deps, { ...audit, projectId, actor: actorOf(c.viewer), status: c.status ?? 200, sourceIp: sourceIpOf(c.request, c.server, deps) });
+    return response;
+  }
+
+  const readJson = async (request: Request) => parseJsonObject(await readBodyText(request));
+
+  return new Elysia({ name: "gw-dashboard-projects", prefix })
+    .use(dashboardSession(deps))
+    .get("/projects", ({ viewer, projectId }) => {
+      const projects = viewer.role === "operator" ? deps.repos.projects.list() : [deps.repos.projects.get(projectId)].filter((p): p is Project => p !== null);
+      return { object: "list", data: projects.map(summary) };
+    }, { dash: true })
+    .get("/projects/:id", ({ params }) => {
+      const p = projectOr404(params.id);
+      return {
+        project: projectView(p, deps.billing.balance(p.id)),
+        keys: deps.repos.apiKeys.listByProject(p.id).map((k) => ({
+          id: k.id, name: k.name, mode: k.mode, scopes: k.scopes, created_at: iso(k.createdAt), revoked_at: iso(k.revokedAt),
+        })),
+        usage: usageOf(p),
+      };
+    }, { dash: { operator: true } })
+    .post("/projects", async ({ viewer, request, server, params, set }) => {
+      const body = await readJson(request);
+      const input = validateCreate(body);
+      assertCidrs(input.policy?.ip_allowlist, "policy.ip_allowlist");
+      const project = createProject(deps.repos.projects, input, deps.clock.now());
+      set.status = 201;
+      return written({ viewer, request, server, params, status: 201 }, "POST", "/projects", body, projectView(project, 0));
+    }, { dash: { operator: true }, parse: "none" })
+    .patch("/projects/:id", async ({ viewer, request, server, params }) => {
+      const raw = await readJson(request);
+      const { body, nullKeys } = splitNullPolicyKeys(raw);
+      const input = validateUpdate(body);
+      assertCidrs(input.policy?.ip_allowlist, "policy.ip_allowlist");
+      const project = updateProject(deps.repos.projects, params.id, input, nullKeys);
+      return written({ viewer, request, server, params }, "PATCH", "/projects/:id", raw, projectView(project, deps.billing.balance(project.id)));
+    }, { dash: { operator: true }, parse: "none" })
+    .post("/projects/:id/keys", async ({ viewer, request, server, params, set }) => {
+      const project = projectOr404(params.id);
+      const body = await readJson(request);
+      const input = validateKey(body);
+      assertCidrs(input.ip_allowlist, "ip_allowlist");
+      const { key, secret } = issueKey(deps.repos.apiKeys, {
+        projectId: project.id, name: input.name ?? null, scopes: input.scopes ?? null, mode: input.mode ?? "live",
+        byok: input.byok ?? false, ipAllowlist: input.ip_allowlist ?? null,
+      });
+      set.status = 201;
+      const created = { object: "key", id: key.id, key: secret, scopes: key.scopes, mode: key.mode, created_at: iso(key.createdAt) };
+      return written({ viewer, request, server, params, status: 201 }, "POST", "/projects/:id/keys", body, created);
+    }, { dash: { operator: true }, parse: "none" })
+    .delete("/keys/:key_id", ({ viewer, request, server, params }) => {
+      const key = deps.repos.apiKeys.revoke(params.key_id, deps.clock.now());
+      if (!key) throw new GwError("not_found", `No key '${params.key_id}'.`, { param: "key_id" });
+      return written({ viewer, request, server, params }, "DELETE", "/keys/:key_id", null, { object: "key", id: key.id, revoked: true });
+    }, { dash: { operator: true } })
+    .post("/projects/:id/credits", async ({ viewer, request, server, params }) => {
+      projectOr404(params.id);
+      const body = await readJson(request);
+      const { amount } = validateCredits(body);
+      return written({ viewer, request, server, params }, "POST", "/projects/:id/credits", body, addCredits(deps.billing, params.id, amount, "dashboard"));
+    }, { dash: { operator: true }, parse: "none" });
+};
