@@ -9,7 +9,7 @@ import { withModelRollups } from "./model-rollups.ts";
 import type { RequestRecord } from "../request-record.ts";
 import type { RequestFilters } from "../../schema/requests.ts";
 import type { LogFilters } from "../../schema/dashboard-requests.ts";
-import { planFilteredPage, SCAN_WINDOW, type SqlParams } from "./request-filters.ts";
+import { planFilteredPage, type SqlParams } from "./request-filters.ts";
 
 export type { RequestRecord };
 
@@ -171,7 +171,7 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db), 
   const boundaryStatements = new Map<string, ReturnType<typeof db.query<{ id: string }, SqlParams>>>();
   /** A page of the dashboard's filtered log. `nextCursor` continues it: after the page's last row,
    * or, when the scan window ran out first, after the last row examined (fewer rows than asked). */
-  function page(projectId: string, f: LogFilters, window = SCAN_WINDOW): { rows: RequestRecord[]; hasMore: boolean; nextCursor: string | null } {
+  function page(projectId: string, f: LogFilters, window?: number): { rows: RequestRecord[]; hasMore: boolean; nextCursor: string | null } {
     const plan = planFilteredPage(projectId, f, window);
     let stmt = pageStatements.get(plan.pageSql);
     if (!stmt) pageStatements.set(plan.pageSql, (stmt = db.query<RequestRow, SqlParams>(plan.pageSql)));
