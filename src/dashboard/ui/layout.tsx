@@ -63,12 +63,13 @@ function ProjectSwitcher() {
   if (!list) return null;
   const current = query.value.get("project") ?? list[0]?.id ?? "";
   return (
-    <label class="switcher">
-      <span>Project</span>
-      <select value={current} onChange={(e) => setQuery({ project: e.currentTarget.value })}>
+    // A label beside the select (not around it): its accessible name is then exactly "Project".
+    <div class="switcher">
+      <label for="gw-project">Project</label>
+      <select id="gw-project" value={current} onChange={(e) => setQuery({ project: e.currentTarget.value })}>
         {list.map((p) => <option key={p.id} value={p.id}>{p.name} ({p.id})</option>)}
       </select>
-    </label>
+    </div>
   );
 }
 
