@@ -135,7 +135,11 @@ export function RequestDetailPage({ requestId }: { requestId: string }) {
   const d = got.data;
   return (
     <section class="detail-page">
-      <h1>{requestId}{d?.test && <span class="badge badge-test">test</span>}</h1>
+      {/* The h1 is the id alone (the browser tests read it); the test badge sits beside it. */}
+      <div class="title-row">
+        <h1>{requestId}</h1>
+        {d?.test && <span class="badge badge-test">test</span>}
+      </div>
       <ErrorAlert message={got.error} />
       {got.loading && !d && <Loading what="the request" />}
       {d && (
