@@ -12,6 +12,7 @@ import { overview, cacheSeries } from "../../src/observability/dashboard-series.
 import { metricsWindow } from "../../src/observability/metrics.ts";
 import { METRICS_PERIODS, type MetricsPeriod } from "../../src/schema/metrics.ts";
 import { openDatabase } from "../../src/store/db.ts";
+import { migrate } from "../../src/store/migrate.ts";
 import { logMaintenance } from "../../src/store/log-maintenance.ts";
 import { prepareRow } from "../../src/store/log-batch-codec.ts";
 import { metricsRepo } from "../../src/store/repos/metrics.ts";
@@ -141,6 +142,43 @@ describe("model rollups and overview series", () => {
       const c = cacheSeries(src, projects[0]!, period, T0);
       expect(c.hits).toBe(o.cache.hits);
       expect(c.series.points.reduce((s, p) => s + p.requests, 0)).toBe(window.length);
+    }
+  });
+
+  test("maintenance compacts model rollups into hour rows and prunes minute rows after 32 days, keeping the totals", () => {
+    const models = modelRollupsRepo(db);
+    const sumOf = (from: number, to: number) => {
+      let n = 0;
+      for (const p of projects) for (const r of models.rows(p, from, to)) n += r.requests;
+      return n;
+    };
+    const later = T0 + 10 * DAY;
+    const before = sumOf(T0 - 30 * DAY - (T0 % 3_600_000), T0 - (T0 % 3_600_000));
+    logMaintenance(db).pass(later, 0);
+    const count = (sql: string) => db.query<{ n: number }, []>(sql).get()!.n;
+    expect(count(`SELECT count(*) AS n FROM model_rollups WHERE bucket_ms = 60000 AND start_ms < ${later - 32 * DAY}`)).toBe(0);
+    expect(count("SELECT count(*) AS n FROM model_rollups WHERE bucket_ms = 3600000")).toBeGreaterThan(0);
+    expect(sumOf(T0 - 30 * DAY - (T0 % 3_600_000), T0 - (T0 % 3_600_000))).toBe(before);
+  });
+
+  test("migration 011 backfills minute rows from the log's last 32 days (an upgraded data directory)", () => {
+    const since = Date.now() - 32 * DAY + 60_000;
+    db.run("DROP TABLE model_rollups");
+    db.run("DELETE FROM metrics_meta WHERE name = 'model_hours_before'");
+    db.run("DELETE FROM schema_migrations WHERE version = 11");
+    expect(migrate(db)).toBe(1);
+    const models = modelRollupsRepo(db);
+    for (const projectId of projects) {
+      const got = new Map<string, number>();
+      for (const r of models.rows(projectId, since - (since % 60_000), T0 + DAY)) got.set(r.model, (got.get(r.model) ?? 0) + r.requests);
+      const want = new Map<string, number>();
+      for (const r of rows) {
+        if (r.projectId !== projectId || r.createdAt < since - (since % 60_000)) continue;
+        const model = r.selectedModel ?? r.requestedModel ?? "";
+        want.set(model, (want.get(model) ?? 0) + 1);
+      }
+      expect(want.size).toBeGreaterThan(0);
+      expect(got).toEqual(want);
     }
   });
 });
