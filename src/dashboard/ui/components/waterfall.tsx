@@ -44,7 +44,7 @@ export function Waterfall({ spans }: { spans: TraceSpan[] }) {
     const width = Math.max(r.duration * scale, 0.3);
     return (
       <div class={r.error ? "span-row error" : "span-row"}>
-        <span class="span-name" title={r.name}>{r.name}{r.detail && <small> {r.detail}</small>}</span>
+        <span class="span-name" title={r.name}><span>{r.name}</span>{r.detail && <small> {r.detail}</small>}</span>
         <span class="span-status">{r.error ?? "ok"}</span>
         <span class="span-track" aria-hidden="true">
           <span class="span-bar" style={{ left: `${Math.min(left, 99.7)}%`, width: `${Math.min(width, 100 - Math.min(left, 99.7))}%` }} />
