@@ -109,6 +109,14 @@ describe("assets", () => {
     expect(await head.text()).toBe("");
   });
 
+  test("CSS imported by TSX files lands in the one stylesheet: the base styles and uPlot's, once", async () => {
+    const css = assetPaths().filter((p) => p.endsWith(".css"));
+    expect(css).toHaveLength(1);
+    const text = Buffer.from(findAsset(css[0]!)!.raw).toString("utf8");
+    expect(text).toContain(".signin-card{");
+    expect(text.split(".uplot,.uplot *").length - 1).toBe(1);
+  });
+
   test("an unknown asset answers the 404 envelope", async () => {
     const res = await get("/assets/index-00000000.js", { "accept-encoding": "gzip" });
     expect(res.status).toBe(404);
