@@ -268,11 +268,19 @@ export interface RecommendationList {
   data: Recommendation[];
 }
 
-/** One provider's (or model's) health; fields beyond these vary with what the breakers know. */
+/** One circuit breaker: a provider's (model null) or one of its models'. */
 export interface ProviderHealth {
   provider: string;
-  state: string;
-  [field: string]: unknown;
+  /** "provider/model", or null for the provider's own breaker. */
+  model: string | null;
+  state: "closed" | "half_open" | "open";
+  /** 0..1, an average weighted to recent attempts. */
+  error_rate: number;
+  latency_ms: number | null;
+  opened_at: string | null;
+  /** The operator's only (they count every project's traffic). */
+  samples?: number;
+  consecutive_failures?: number;
 }
 
 export interface MonitoringView {

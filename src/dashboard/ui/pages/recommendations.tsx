@@ -34,10 +34,12 @@ export function RecommendationsPage() {
   );
 }
 
-/** Ratings are means of 0..1 feedback scores; shown as percentages. */
+/** Ratings are 1 to 5 (POST /v1/requests/{id}/feedback); means and bounds to two decimals. */
+const rating = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : "–");
+
 function CheaperModels({ rows }: { rows: CheaperModelRecommendation[] }) {
   return (
-    <section>
+    <section class="rec-cheaper">
       <h2>Cheaper models</h2>
       <div class="table-wrap">
         <table class="rec-table">
@@ -46,8 +48,8 @@ function CheaperModels({ rows }: { rows: CheaperModelRecommendation[] }) {
               <th scope="col">Task</th>
               <th scope="col">Current → candidate</th>
               <th scope="col" class="num">Ratings</th>
-              <th scope="col" class="num">Candidate LCB / mean</th>
-              <th scope="col" class="num">Current mean</th>
+              <th scope="col" class="num">Candidate rating: lower bound / mean</th>
+              <th scope="col" class="num">Current mean rating</th>
               <th scope="col" class="num">Cost per request</th>
               <th scope="col" class="num">Monthly saving</th>
             </tr>
@@ -62,9 +64,9 @@ function CheaperModels({ rows }: { rows: CheaperModelRecommendation[] }) {
                 </td>
                 <td class="num">{count(x.ratings)}</td>
                 <td class="num">
-                  {fraction(x.candidate_lcb)} / {fraction(x.candidate_mean)}
+                  {rating(x.candidate_lcb)} / {rating(x.candidate_mean)}
                 </td>
-                <td class="num">{fraction(x.current_mean)}</td>
+                <td class="num">{rating(x.current_mean)}</td>
                 <td class="num">
                   {dollars(x.current_cost_per_request)} → {dollars(x.candidate_cost_per_request)}
                 </td>
@@ -85,8 +87,9 @@ function SemanticCache({ r }: { r: SemanticCacheRecommendation }) {
     <section class="panel">
       <h2 class="panel-title">Turn on the semantic cache</h2>
       <p>
-        {fraction(r.exact_repeat_share)} of the last 30 days' {count(r.requests_30d)} requests repeated an earlier one exactly,
-        and the cache is off. Estimated monthly saving: <strong>{dollars(r.estimated_monthly_saving_usd)}</strong>.
+        {fraction(r.exact_repeat_share)} of the last 30 days' {count(r.requests_30d)} requests were exact repeats answered from
+        the cache, and the semantic cache (near-repeats) is off. Estimated monthly saving:{" "}
+        <strong>{dollars(r.estimated_monthly_saving_usd)}</strong>.
       </p>
     </section>
   );
