@@ -2,12 +2,14 @@
 // cursor paging. The operator sees the selected project's entries or all; a project needs plan business.
 import { getJson, session } from "../api.ts";
 import { href, query, setQuery } from "../router.ts";
-import type { AuditEntry, List } from "../types.ts";
+import type { AuditEntry, List, ProjectSummary } from "../types.ts";
 import { ErrorAlert, Loading, time, useLoad } from "../components/load.tsx";
 import "../styles/requests.css";
 import "../styles/projects.css";
 
 const PAGE_SIZE = 50;
+/** The API's own 403 message (src/dashboard/audit-routes.ts). */
+const NEEDS_BUSINESS = "The audit log needs plan business.";
 
 function actor(a: AuditEntry["actor"]): string {
   const who = a.email ?? a.id;
@@ -24,7 +26,14 @@ export function AuditPage() {
   const operator = session.value?.role === "operator";
   const all = operator && q.get("audit") === "all";
   const params = { project: all ? null : q.get("project"), after: q.get("after"), limit: PAGE_SIZE };
-  const page = useLoad(() => getJson<List<AuditEntry>>("/audit", params), JSON.stringify(params));
+  const page = useLoad(async () => {
+    // A project below plan business is told so without asking: a 403 would reach the browser's console.
+    if (!operator) {
+      const own = await getJson<List<ProjectSummary>>("/projects");
+      if (own.data[0]?.plan !== "business") throw new Error(NEEDS_BUSINESS);
+    }
+    return getJson<List<AuditEntry>>("/audit", params);
+  }, JSON.stringify(params));
   const rows = page.data?.data ?? [];
   return (
     <section class="audit-page">
