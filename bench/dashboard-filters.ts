@@ -1,15 +1,18 @@
 // The Requests page's filters on a 1,000,000-row log (docs/dashboard.md "Request log"): seeds a temp
 // data directory through the real insert path, then times every single filter and pair (and some
-// triples) through the handler's own calls (repo page + logEntry + JSON), printing p50/p95/max.
+// triples) through the real handler (app.handle, operator session), printing p50/p95/max.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "../src/store/db.ts";
-import { prepareRow } from "../src/store/log-batch-codec.ts";
-import { requestsRepo, type RequestRecord } from "../src/store/repos/requests.ts";
-import { parseLogFilters } from "../src/schema/dashboard-requests.ts";
-import { logEntry } from "../src/observability/request-log-view.ts";
+import { createProject } from "../src/admin/projects.ts";
+import { loadConfig } from "../src/config/env.ts";
+import { buildDeps, closeStorage } from "../src/deps.ts";
+import { createApp } from "../src/http/app.ts";
 import { requestIdAt } from "../src/lib/ids.ts";
+import { createLogger } from "../src/observability/logger.ts";
+import type { Deps } from "../src/pipeline/deps.ts";
+import { prepareRow } from "../src/store/log-batch-codec.ts";
+import type { RequestRecord } from "../src/store/repos/requests.ts";
 import { idAt, prng } from "./observability/rows.ts";
 import { percentileSorted } from "./lib/stats.ts";
 
@@ -21,7 +24,7 @@ const PROVIDERS = ["openai", "anthropic", "google", "deepseek", "groq"];
 const MODELS = Array.from({ length: 20 }, (_, i) => ({ id: `${PROVIDERS[i % 5]}/model-${i}`, weight: 30 / (i + 1) ** 1.3 }));
 const TASKS = [["chat", 40], ["coding", 20], ["summarization", 15], ["extraction", 12], ["classification", 10], ["reasoning", 2.6], ["translation", 0.4]] as const;
 const FAILURES = [[429, "RATE_LIMIT", 18], [502, "UPSTREAM_ERROR", 12], [400, "VALIDATION_FAILED", 12], [404, "MODEL_NOT_FOUND", 4], [504, "TIMEOUT", 3], [503, "PROVIDER_UNAVAILABLE", 1]] as const;
-const PROJECT = "prj_bench_main";
+const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
 
 function weighted<T>(items: readonly T[], weightOf: (t: T) => number, r: number): T {
   let x = r * items.reduce((n, t) => n + weightOf(t), 0);
@@ -29,7 +32,7 @@ function weighted<T>(items: readonly T[], weightOf: (t: T) => number, r: number)
   return items[items.length - 1]!;
 }
 
-function* rows(count: number, from: number, to: number): Generator<RequestRecord> {
+function* rows(project: string, count: number, from: number, to: number): Generator<RequestRecord> {
   const rand = prng(17);
   const step = (to - from) / count;
   let trace = "";
@@ -49,7 +52,7 @@ function* rows(count: number, from: number, to: number): Generator<RequestRecord
     if (t > 0.9) tags.push("eval");
     if (rand() < 0.02) tags.push(`customer-${Math.floor(rand() * 200)}`);
     yield {
-      id, projectId: rand() < 0.95 ? PROJECT : "prj_bench_other", keyId: "key_bench", traceId: traceLeft > 0 ? (traceLeft--, trace) : `trc_${id.slice(4)}`,
+      id, projectId: rand() < 0.95 ? project : "prj_bench_other", keyId: "key_bench", traceId: traceLeft > 0 ? (traceLeft--, trace) : `trc_${id.slice(4)}`,
       createdAt, endpoint: "chat.completions", requestedModel: "gw-auto", selectedModel: model, provider: model.split("/")[0]!,
       task: weighted(TASKS, (x) => x[1], rand())[0], taskSubtype: "general", inputTokens: 300, outputTokens: 200, cost: 0.001, saved: 0,
       cache: failure ? null : c < 0.04 ? "exact" : c < 0.06 ? "semantic" : null, status: failure ? failure[0] : 200,
@@ -61,29 +64,28 @@ function* rows(count: number, from: number, to: number): Generator<RequestRecord
 }
 
 /** Seeds (or reuses, BENCH_DIR) a data directory; rows carry no traces: no filter reads them. */
-function seed(dir: string, now: number) {
-  const db = openDatabase(dir);
-  const repo = requestsRepo(db);
+function seed(deps: Deps, dir: string, now: number): { project: string; now: number } {
   const marker = join(dir, "seeded.json");
-  if (existsSync(marker)) return { db, repo, now: (JSON.parse(readFileSync(marker, "utf8")) as { now: number }).now };
+  if (existsSync(marker)) return JSON.parse(readFileSync(marker, "utf8")) as { project: string; now: number };
+  const project = createProject(deps.repos.projects, { name: "bench" }).id;
   const t0 = performance.now();
   let batch: RequestRecord[] = [];
-  for (const r of rows(ROWS, now - 30 * DAY, now)) {
+  for (const r of rows(project, ROWS, now - 30 * DAY, now)) {
     batch.push(r);
-    if (batch.length === 2048) (repo.insertPrepared(batch.map(prepareRow)), (batch = []));
+    if (batch.length === 2048) (deps.repos.requests.insertPrepared(batch.map(prepareRow)), (batch = []));
   }
-  if (batch.length) repo.insertPrepared(batch.map(prepareRow));
-  db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  if (batch.length) deps.repos.requests.insertPrepared(batch.map(prepareRow));
+  deps.db.run("PRAGMA wal_checkpoint(TRUNCATE)");
   console.error(`seeded ${ROWS} rows in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  writeFileSync(marker, JSON.stringify({ now }));
-  return { db, repo, now };
+  writeFileSync(marker, JSON.stringify({ project, now }));
+  return { project, now };
 }
 
 /** Each filter with a value generator: common and rare values of the same param are separate. */
-function filterSet(db: ReturnType<typeof openDatabase>, now: number) {
-  const sample = (sql: string) => db.query<{ v: string }, []>(sql).all().map((r) => r.v);
-  const workflows = sample(`SELECT DISTINCT workflow_id v FROM requests WHERE project_id = '${PROJECT}' AND workflow_id IS NOT NULL LIMIT 200`);
-  const traces = sample(`SELECT trace_id v FROM requests WHERE project_id = '${PROJECT}' AND trace_id LIKE 'trc_%' ORDER BY id DESC LIMIT 200 OFFSET 5000`);
+function filterSet(deps: Deps, project: string, now: number) {
+  const sample = (sql: string) => deps.db.query<{ v: string }, []>(sql).all().map((r) => r.v);
+  const workflows = sample(`SELECT DISTINCT workflow_id v FROM requests WHERE project_id = '${project}' AND workflow_id IS NOT NULL LIMIT 200`);
+  const traces = sample(`SELECT trace_id v FROM requests WHERE project_id = '${project}' AND trace_id LIKE 'trc_%' ORDER BY id DESC LIMIT 200 OFFSET 5000`);
   const pick = (xs: string[]) => (r: () => number) => xs[Math.floor(r() * xs.length)]!;
   const fixed = (v: string) => () => v;
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -101,10 +103,16 @@ function filterSet(db: ReturnType<typeof openDatabase>, now: number) {
   } satisfies Record<string, [string, (r: () => number) => string]>;
 }
 
-function main() {
+async function main() {
   const dir = process.env.BENCH_DIR ?? mkdtempSync(join(tmpdir(), "gw-bench-filters-"));
-  const { db, repo, now } = seed(dir, Date.now());
-  const filters = filterSet(db, now);
+  const deps = buildDeps(loadConfig({ port: "0", data: dir }, { GW_ADMIN_TOKEN: ADMIN_TOKEN }), { logger: createLogger("silent") });
+  const { project, now } = seed(deps, dir, Date.now());
+  const app = createApp(deps);
+  const signIn = await app.handle(new Request("http://localhost/dashboard/api/session", {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: ADMIN_TOKEN }),
+  }));
+  const cookie = signIn.headers.get("set-cookie")?.split(";")[0] ?? "";
+  const filters = filterSet(deps, project, now);
   const names = Object.keys(filters) as (keyof typeof filters)[];
   const combos: string[][] = names.map((n) => [n]);
   for (let i = 0; i < names.length; i++)
@@ -120,18 +128,19 @@ function main() {
     const cpus: number[] = [];
     let returned = 0;
     for (let call = 0; call < CALLS; call++) {
-      const query: Record<string, string> = { limit: "50" };
+      const query: Record<string, string> = { project, limit: "50" };
       for (const n of combo) query[filters[n as keyof typeof filters][0]] = filters[n as keyof typeof filters][1](rand);
       // Half the calls are first pages, half continue from a random point of the 30 days.
       if (call % 2 === 1) query.after = requestIdAt(now - Math.floor(rand() * 30 * DAY));
       const c0 = process.cpuUsage();
       const t0 = performance.now();
-      const page = repo.page(PROJECT, parseLogFilters(query));
-      JSON.stringify({ object: "list", data: page.rows.map(logEntry), has_more: page.hasMore, next_cursor: page.nextCursor });
+      const res = await app.handle(new Request(`http://localhost/dashboard/api/requests?${new URLSearchParams(query)}`, { headers: { cookie } }));
+      const page = (await res.json()) as { data: unknown[] };
       times.push(performance.now() - t0);
       const cpu = process.cpuUsage(c0);
       cpus.push((cpu.user + cpu.system) / 1000);
-      returned += page.rows.length;
+      if (res.status !== 200) throw new Error(`${res.status} for ${JSON.stringify(query)}: ${JSON.stringify(page)}`);
+      returned += page.data.length;
     }
     all.push(...times);
     allCpu.push(...cpus);
@@ -146,8 +155,9 @@ function main() {
   const s = all.sort((a, b) => a - b);
   const worst = [...report].sort((a, b) => b.p95 - a.p95)[0]!;
   console.log(`\n${combos.length} combinations x ${CALLS} calls on ${ROWS} rows: overall p50 ${f(percentileSorted(s, 50))} ms, p95 ${f(percentileSorted(s, 95))} ms, max ${f(s[s.length - 1]!)} ms (CPU p95 ${f(percentileSorted(allCpu.sort((a, b) => a - b), 95))} ms); worst p95 ${worst.combo} ${f(worst.p95)} ms; ${report.filter((r) => r.p95 >= 50).length} combinations at p95 >= 50 ms`);
-  db.close();
+  await closeStorage(deps);
   if (!process.env.BENCH_DIR) rmSync(dir, { recursive: true, force: true });
 }
 
-main();
+await main();
+process.exit(0);
