@@ -63,17 +63,28 @@ export const projectsRoutes = (deps: Deps, prefix: string) => {
     };
   }
 
-  /** After a write: the same cache clearing as the admin API, and its audit entry with this session as actor. */
-  function written<T>(c: WriteContext, method: string, route: string, body: Record<string, unknown> | null, response: T): T {
-    deps.authCache.clear();
-    deps.projectProviders.clear();
-    const audit = adminAuditOf({ method, route, params: c.params ?? {}, body, response });
-    const projectId = audit.action === "key.revoke" && audit.target ? (deps.repos.apiKeys.get(audit.target)?.projectId ?? null) : audit.projectId;
-    recordAudit(deps, { ...audit, projectId, actor: actorOf(c.viewer), status: c.status ?? 200, sourceIp: sourceIpOf(c.request, c.server, deps) });
-    return response;
+  /** One write: its body read (when it has one), the action, then the admin API's cache clearing and
+   * its audit entry with this session as the actor; a failed write is audited as a failure. */
+  async function write<T>(c: WriteContext, method: string, route: string, act: (body: Record<string, unknown> | null) => T): Promise<T> {
+    const entry = (body: Record<string, unknown> | null, response: unknown) => adminAuditOf({ method, route, params: c.params ?? {}, body, response });
+    const common = { actor: actorOf(c.viewer), sourceIp: sourceIpOf(c.request, c.server, deps) };
+    let body: Record<string, unknown> | null = null;
+    try {
+      if (method !== "DELETE") body = parseJsonObject(await readBodyText(c.request));
+      const response = act(body);
+      deps.authCache.clear();
+      deps.projectProviders.clear();
+      const audit = entry(body, response);
+      const projectId = audit.action === "key.revoke" && audit.target ? (deps.repos.apiKeys.get(audit.target)?.projectId ?? null) : audit.projectId;
+      recordAudit(deps, { ...audit, ...common, projectId, status: c.status ?? 200 });
+      return response;
+    } catch (err) {
+      const audit = entry(body, null);
+      const failure = err instanceof GwError ? { status: err.status, error: err.code } : { status: 500, error: "internal_error" };
+      recordAudit(deps, { ...audit, ...common, outcome: "failure", status: failure.status, details: { ...audit.details, error: failure.error } });
+      throw err;
+    }
   }
-
-  const readJson = async (request: Request) => parseJsonObject(await readBodyText(request));
 
   return new Elysia({ name: "gw-dashboard-projects", prefix })
     .use(dashboardSession(deps))
@@ -91,44 +102,44 @@ export const projectsRoutes = (deps: Deps, prefix: string) => {
         usage: usageOf(p),
       };
     }, { dash: { operator: true } })
-    .post("/projects", async ({ viewer, request, server, params, set }) => {
-      const body = await readJson(request);
-      const input = validateCreate(body);
-      assertCidrs(input.policy?.ip_allowlist, "policy.ip_allowlist");
-      const project = createProject(deps.repos.projects, input, deps.clock.now());
-      set.status = 201;
-      return written({ viewer, request, server, params, status: 201 }, "POST", "/projects", body, projectView(project, 0));
-    }, { dash: { operator: true }, parse: "none" })
-    .patch("/projects/:id", async ({ viewer, request, server, params }) => {
-      const raw = await readJson(request);
-      const { body, nullKeys } = splitNullPolicyKeys(raw);
-      const input = validateUpdate(body);
-      assertCidrs(input.policy?.ip_allowlist, "policy.ip_allowlist");
-      const project = updateProject(deps.repos.projects, params.id, input, nullKeys);
-      return written({ viewer, request, server, params }, "PATCH", "/projects/:id", raw, projectView(project, deps.billing.balance(project.id)));
-    }, { dash: { operator: true }, parse: "none" })
-    .post("/projects/:id/keys", async ({ viewer, request, server, params, set }) => {
-      const project = projectOr404(params.id);
-      const body = await readJson(request);
-      const input = validateKey(body);
-      assertCidrs(input.ip_allowlist, "ip_allowlist");
-      const { key, secret } = issueKey(deps.repos.apiKeys, {
-        projectId: project.id, name: input.name ?? null, scopes: input.scopes ?? null, mode: input.mode ?? "live",
-        byok: input.byok ?? false, ipAllowlist: input.ip_allowlist ?? null,
-      });
-      set.status = 201;
-      const created = { object: "key", id: key.id, key: secret, scopes: key.scopes, mode: key.mode, created_at: iso(key.createdAt) };
-      return written({ viewer, request, server, params, status: 201 }, "POST", "/projects/:id/keys", body, created);
-    }, { dash: { operator: true }, parse: "none" })
-    .delete("/keys/:key_id", ({ viewer, request, server, params }) => {
-      const key = deps.repos.apiKeys.revoke(params.key_id, deps.clock.now());
-      if (!key) throw new GwError("not_found", `No key '${params.key_id}'.`, { param: "key_id" });
-      return written({ viewer, request, server, params }, "DELETE", "/keys/:key_id", null, { object: "key", id: key.id, revoked: true });
-    }, { dash: { operator: true } })
-    .post("/projects/:id/credits", async ({ viewer, request, server, params }) => {
-      projectOr404(params.id);
-      const body = await readJson(request);
-      const { amount } = validateCredits(body);
-      return written({ viewer, request, server, params }, "POST", "/projects/:id/credits", body, addCredits(deps.billing, params.id, amount, "dashboard"));
-    }, { dash: { operator: true }, parse: "none" });
+    .post("/projects", ({ viewer, request, server, params, set }) =>
+      write({ viewer, request, server, params, status: 201 }, "POST", "/projects", (body) => {
+        const input = validateCreate(body);
+        assertCidrs(input.policy?.ip_allowlist, "policy.ip_allowlist");
+        const project = createProject(deps.repos.projects, input, deps.clock.now());
+        set.status = 201;
+        return projectView(project, 0);
+      }), { dash: { operator: true }, parse: "none" })
+    .patch("/projects/:id", ({ viewer, request, server, params }) =>
+      write({ viewer, request, server, params }, "PATCH", "/projects/:id", (raw) => {
+        const { body, nullKeys } = splitNullPolicyKeys(raw);
+        const input = validateUpdate(body);
+        assertCidrs(input.policy?.ip_allowlist, "policy.ip_allowlist");
+        const project = updateProject(deps.repos.projects, params.id, input, nullKeys);
+        return projectView(project, deps.billing.balance(project.id));
+      }), { dash: { operator: true }, parse: "none" })
+    .post("/projects/:id/keys", ({ viewer, request, server, params, set }) =>
+      write({ viewer, request, server, params, status: 201 }, "POST", "/projects/:id/keys", (body) => {
+        const project = projectOr404(params.id);
+        const input = validateKey(body);
+        assertCidrs(input.ip_allowlist, "ip_allowlist");
+        const { key, secret } = issueKey(deps.repos.apiKeys, {
+          projectId: project.id, name: input.name ?? null, scopes: input.scopes ?? null, mode: input.mode ?? "live",
+          byok: input.byok ?? false, ipAllowlist: input.ip_allowlist ?? null,
+        });
+        set.status = 201;
+        return { object: "key", id: key.id, key: secret, scopes: key.scopes, mode: key.mode, created_at: iso(key.createdAt) };
+      }), { dash: { operator: true }, parse: "none" })
+    .delete("/keys/:key_id", ({ viewer, request, server, params }) =>
+      write({ viewer, request, server, params }, "DELETE", "/keys/:key_id", () => {
+        const key = deps.repos.apiKeys.revoke(params.key_id, deps.clock.now());
+        if (!key) throw new GwError("not_found", `No key '${params.key_id}'.`, { param: "key_id" });
+        return { object: "key", id: key.id, revoked: true };
+      }), { dash: { operator: true } })
+    .post("/projects/:id/credits", ({ viewer, request, server, params }) =>
+      write({ viewer, request, server, params }, "POST", "/projects/:id/credits", (body) => {
+        projectOr404(params.id);
+        const { amount } = validateCredits(body);
+        return addCredits(deps.billing, params.id, amount, "dashboard");
+      }), { dash: { operator: true }, parse: "none" });
 };

@@ -1,7 +1,6 @@
-// The dashboard's cache API (docs/dashboard.md "Cache API") through a real server and real
-// sign-ins: entries, bytes, hits, saved tokens and miss reasons after real requests; Empty cache and
-// tag invalidation through deps.answers.invalidate (the next identical request is a miss), audited;
-// scope `cache` and CSRF required; policy `cache: false` reads as disabled.
+// The dashboard's cache API with real requests and sign-ins (docs/dashboard.md "Cache API"): entries, bytes,
+// hits, saved tokens, miss reasons; Empty cache and tag invalidation through deps.answers.invalidate (the
+// next identical request misses), audited, scope `cache` and CSRF required; `cache: false` reads as disabled.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { updateProject } from "../../src/admin/projects.ts";
 import { ask, chat } from "../contract/request-log-helpers.ts";

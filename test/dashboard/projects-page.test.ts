@@ -1,8 +1,6 @@
-// Projects and keys through the dashboard API (docs/dashboard.md "Projects API") with real sign-ins:
-// the operator lists, creates and edits projects (the admin API's validator), issues keys (the secret
-// once, never a hash), revokes them (the key stops working at once), adds credits and reads plan usage
-// and budgets; every write is audited; project sessions see their own project only and cannot write.
-// Also GET /monitoring (the breakers' live state).
+// Projects, keys and monitoring through the dashboard API with real sign-ins (docs/dashboard.md "Projects API",
+// "Monitoring API"): the admin API's validators and functions, secrets shown once, revocation at once,
+// usage and budgets, every write audited (refusals as failures), project sessions read their own list only.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ask, chat } from "../contract/request-log-helpers.ts";
 import { ADMIN_TOKEN, startTestGw, type TestGw } from "../helpers/test-gw.ts";
@@ -98,6 +96,11 @@ describe("projects and keys", () => {
     for (const a of ["project.create", "project.update", "key.create", "key.revoke", "credits.add"]) expect(actions).toContain(a);
     expect(entries.every((e) => e.actorType === "operator_session")).toBe(true);
     expect(entries.find((e) => e.action === "project.update")!.details).toMatchObject({ policy_keys: ["budget_action", "cache"] });
+    // Refused writes are audited as failures with their status and error code.
+    const failed = gw.deps.audit.list({}).data.filter((e) => e.outcome === "failure");
+    expect(failed).toContainEqual(expect.objectContaining({ action: "project.create", status: 400, details: expect.objectContaining({ error: "invalid_request" }) }));
+    expect(failed).toContainEqual(expect.objectContaining({ action: "project.update", projectId: created, status: 400 }));
+    expect(failed).toContainEqual(expect.objectContaining({ action: "key.revoke", target: "key_nope", status: 404 }));
   });
 
   test("a project session lists its own project only and can neither read details nor write", async () => {
