@@ -7,6 +7,7 @@ import { pagesRoute } from "./pages-route.ts";
 import { dashboardSecurityHeaders } from "./security-headers.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { auditRoutes } from "./audit-routes.ts";
+import { ssoRoutes } from "./sso-routes.ts";
 import { dashboardRequestsRoutes } from "./requests-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
 import { cacheRoutes } from "./cache-routes.ts";
@@ -23,6 +24,7 @@ export const dashboardRoutes = (deps: Deps) => {
     .use(pagesRoute())
     .use(sessionRoutes(deps, DASHBOARD_API_PREFIX))
     .use(auditRoutes(deps, DASHBOARD_API_PREFIX))
+    .use(ssoRoutes(deps, DASHBOARD_API_PREFIX))
     .use(dashboardRequestsRoutes(deps, DASHBOARD_API_PREFIX))
     .use(overviewRoutes(deps, DASHBOARD_API_PREFIX))
     .use(cacheRoutes(deps, DASHBOARD_API_PREFIX))

@@ -1,0 +1,48 @@
+// SSO sign-in for projects on plan business (docs/dashboard.md "Single sign-on (OIDC)"):
+// POST /sso/start {email} -> {redirect_url}; the issuer sends the browser back to GET /sso/callback,
+// which opens a project session and redirects to the dashboard, or to /?sso_error=<reason>.
+import { Elysia } from "elysia";
+import type { DashboardSessions } from "../auth/dashboard-sessions.ts";
+import { OidcClient } from "../auth/oidc-client.ts";
+import { SsoFlow } from "../auth/oidc-flow.ts";
+import type { Deps } from "../pipeline/deps.ts";
+import { parseJsonObject, readBodyText } from "../schema/validate.ts";
+import { dashboardSessions, sourceIpOf } from "./session-plugin.ts";
+import { overTls, sessionCookie } from "./session-routes.ts";
+
+const START_BODY_BYTES = 4 * 1024;
+
+/** Where the issuer returns the browser: this gw, as the browser reached it. */
+function callbackUrl(request: Request, server: unknown, deps: Deps, prefix: string): string {
+  const host = new URL(request.url).host;
+  return `${overTls(request, server, deps) ? "https" : "http"}://${host}${prefix}/sso/callback`;
+}
+
+export const ssoRoutes = (deps: Deps, prefix: string, sessions: DashboardSessions = dashboardSessions(deps)) => {
+  const flow = new SsoFlow({ projects: deps.repos.projects, projectSso: deps.repos.projectSso, secrets: deps.secrets, clock: deps.clock, oidc: new OidcClient(deps.clock) });
+  return new Elysia({ name: "gw-dashboard-sso", prefix })
+    .post("/sso/start", async ({ request, server }) => {
+      const { email } = parseJsonObject(await readBodyText(request, START_BODY_BYTES));
+      const { redirectUrl } = await flow.start(email, callbackUrl(request, server, deps, prefix));
+      return { redirect_url: redirectUrl };
+    }, { parse: "none" })
+    .get("/sso/callback", async ({ request, server, set }) => {
+      const q = new URL(request.url).searchParams;
+      const outcome = await flow.finish({ code: q.get("code"), state: q.get("state"), error: q.get("error") });
+      const sourceIp = sourceIpOf(request, server, deps);
+      set.status = 302;
+      if (!outcome.ok) {
+        deps.audit.record({
+          actor: { type: "sso", id: null, email: outcome.email }, action: "sso.sign_in", projectId: outcome.projectId, outcome: "failure", status: 302, sourceIp,
+          details: { reason: outcome.reason, detail: outcome.detail },
+        });
+        set.headers.location = `/?sso_error=${encodeURIComponent(outcome.reason)}`;
+        return "";
+      }
+      const { session, token } = sessions.signInSso(outcome.projectId, outcome.email);
+      deps.audit.record({ actor: { type: "sso", id: session.id, email: outcome.email }, action: "sso.sign_in", projectId: outcome.projectId, target: session.id, status: 302, sourceIp });
+      set.headers["set-cookie"] = sessionCookie(token, overTls(request, server, deps));
+      set.headers.location = `/?project=${encodeURIComponent(outcome.projectId)}`;
+      return "";
+    });
+};
