@@ -23,7 +23,8 @@ export function MetricCard({ label, metric, text, value, prefix, unit, children 
   return (
     <div class="card metric-card">
       <div class="label">{label}</div>
-      <div class="value">
+      {/* Long numbers (sub-cent costs) take a smaller size rather than overflow the card. */}
+      <div class={text.length > 8 ? "value value-long" : "value"}>
         {prefix ? <span class="metric-unit">{prefix}</span> : null}
         <span class="metric-value" data-metric={metric} data-value={value === null || value === undefined ? undefined : String(value)}>
           {text}
