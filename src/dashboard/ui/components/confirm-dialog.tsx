@@ -1,7 +1,7 @@
 // A modal confirmation on the native <dialog> (focus trap, Escape and the backdrop come with it):
 // the caller owns `open`; the dialog reports the choice and closes on either.
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useId, useRef } from "preact/hooks";
 import "../styles/cache.css";
 
 export interface ConfirmDialogProps {
@@ -18,6 +18,7 @@ export interface ConfirmDialogProps {
 
 export function ConfirmDialog({ open, title, confirmLabel, danger, onConfirm, onCancel, children }: ConfirmDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
 
   useEffect(() => {
     const d = ref.current;
@@ -30,14 +31,14 @@ export function ConfirmDialog({ open, title, confirmLabel, danger, onConfirm, on
     <dialog
       ref={ref}
       class="confirm-dialog"
-      aria-labelledby="confirm-dialog-title"
+      aria-labelledby={titleId}
       // Escape closes the dialog natively; tell the owner so `open` follows.
       onCancel={(e) => {
         e.preventDefault();
         onCancel();
       }}
     >
-      <h2 id="confirm-dialog-title">{title}</h2>
+      <h2 id={titleId}>{title}</h2>
       {children}
       <div class="dialog-actions">
         <button type="button" class="btn" onClick={onCancel}>
