@@ -128,7 +128,7 @@ function CacheActions({ project, onDone }: { project: string | null; onDone: () 
     setFailed(null);
     try {
       const r = await send<CacheInvalidation>("POST", path, body, { project });
-      setDone(`Deleted ${r.deleted} cached answers`);
+      setDone(`Deleted ${r.deleted} cached ${r.deleted === 1 ? "answer" : "answers"}`);
       onDone();
     } catch (e) {
       setFailed(errorText(e));
