@@ -173,7 +173,7 @@ export interface AuditEntry {
   details: Record<string, unknown>;
 }
 
-// PAGES-1: overview, cache, recommendations, monitoring (docs/dashboard.md "JSON API").
+// Overview, cache, recommendations and monitoring (docs/dashboard.md "JSON API").
 /** GET /v1/metrics's object, as the overview embeds it. */
 export interface Metrics {
   object: "metrics";
