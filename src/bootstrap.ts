@@ -1,7 +1,8 @@
 // First start on an empty data directory (docs/running.md "First start"): a `default` project and one
-// test key, printed once so that `make run` is usable at once.
+// test key (with scope `requests`, so it signs in to the dashboard), printed once with the dashboard URL.
 import { createProject } from "./admin/projects.ts";
 import { issueKey } from "./auth/api-keys.ts";
+import { DEFAULT_SCOPES } from "./config/constants.ts";
 import type { Repos } from "./pipeline/deps.ts";
 
 export interface Bootstrapped {
@@ -12,11 +13,12 @@ export interface Bootstrapped {
 export function bootstrapIfEmpty(repos: Repos): Bootstrapped | null {
   if (repos.projects.count() > 0) return null;
   const project = createProject(repos.projects, { name: "default" });
-  const { secret } = issueKey(repos.apiKeys, { projectId: project.id, name: "first-run test key", mode: "test" });
+  const { secret } = issueKey(repos.apiKeys, { projectId: project.id, name: "first-run test key", mode: "test", scopes: [...DEFAULT_SCOPES, "requests"] });
   return { projectId: project.id, testKey: secret };
 }
 
-export function firstRunBanner(b: Bootstrapped, baseUrl: string): string {
+/** `baseUrl` is the API's (…/v1); `dashboardUrl` the dashboard's (…/). */
+export function firstRunBanner(b: Bootstrapped, baseUrl: string, dashboardUrl: string): string {
   return [
     "",
     "gw: first start on an empty data directory.",
@@ -28,6 +30,8 @@ export function firstRunBanner(b: Bootstrapped, baseUrl: string): string {
     `    -H "Authorization: Bearer ${b.testKey}" \\`,
     `    -H "Content-Type: application/json" \\`,
     `    -d '{"model":"gw-auto","messages":[{"role":"user","content":"Hello!"}]}'`,
+    "",
+    `Dashboard: ${dashboardUrl} (sign in with the key above)`,
     "",
   ].join("\n");
 }

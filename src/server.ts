@@ -94,7 +94,7 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
     throw err;
   }
   const url = `http://${config.host}:${app.server!.port}${API_BASE_PATH}`;
-  if (boot && !options.quiet) process.stdout.write(firstRunBanner(boot, url) + "\n");
+  if (boot && !options.quiet) process.stdout.write(firstRunBanner(boot, url, `http://${config.host}:${app.server!.port}/`) + "\n");
   deps.logger.info({ url, providers: deps.providers.enabled(), data_dir: config.dataDir }, "gw listening");
 
   let stopping: Promise<void> | null = null;
