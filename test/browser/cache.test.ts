@@ -7,7 +7,7 @@ import { browserSuite, TEST_MS } from "./fixture.ts";
 
 const s = browserSuite();
 
-test.todo("Empty cache, confirmed, deletes the cached answers: the next identical request is a miss", async () => {
+test("Empty cache, confirmed, deletes the cached answers: the next identical request is a miss", async () => {
   const prompt = `What is the boiling point of water? (${Date.now().toString(36)})`;
   expect((await chat(s.gw, s.gw.testKey!, prompt)).cache).toBe("miss");
   expect((await chat(s.gw, s.gw.testKey!, prompt)).cache).toBe("exact");

@@ -10,11 +10,12 @@ export interface Chat {
   status: number;
 }
 
-export async function chat(gw: GwProcess, key: string, content: string, headers: Record<string, string> = {}): Promise<Chat> {
+/** A chat completion; `body` adds or overrides fields (a `model`, `metadata`, `gw`, `tags`). */
+export async function chat(gw: GwProcess, key: string, content: string, headers: Record<string, string> = {}, body: Record<string, unknown> = {}): Promise<Chat> {
   const res = await fetch(`${gw.origin}/v1/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
-    body: JSON.stringify({ model: "gw-auto", messages: [{ role: "user", content }] }),
+    body: JSON.stringify({ model: "gw-auto", messages: [{ role: "user", content }], ...body }),
   });
   await res.arrayBuffer();
   return { id: res.headers.get("x-gw-request-id") ?? "", cache: res.headers.get("x-gw-cache"), model: res.headers.get("x-gw-model"), status: res.status };

@@ -21,7 +21,7 @@ async function traffic(): Promise<string> {
   return first.id;
 }
 
-test.todo("each page renders its one h1 with no console problems and no foreign requests", async () => {
+test("each page renders its one h1 with no console problems and no foreign requests", async () => {
   const requestId = await traffic();
   const w = await watchedPage(s.browser, s.gw.origin);
   try {
@@ -34,10 +34,11 @@ test.todo("each page renders its one h1 with no console problems and no foreign 
       const res = await w.page.goto(`${s.gw.origin}${path}`);
       expect(res?.status()).toBe(200);
       expect(res?.headers()["content-security-policy"]).toContain("default-src 'none'");
-      await w.page.getByRole("heading", { level: 1, name: h1, exact: true }).waitFor();
+      await w.page.getByRole("heading", { level: 1, name: h1 }).waitFor();
       // Data arrives after the h1: wait until nothing is loading before judging the console.
       await w.page.waitForLoadState("networkidle");
-      expect({ path, h1: await onlyH1(w.page) }).toEqual({ path, h1 });
+      // The detail's h1 may hold a `test` badge after the id.
+      expect({ path, h1: (await onlyH1(w.page)).replace(/\s*test$/, "") }).toEqual({ path, h1 });
       expect({ path, problems: w.problems }).toEqual({ path, problems: [] });
       expect({ path, foreign: w.foreign }).toEqual({ path, foreign: [] });
     }
@@ -46,7 +47,7 @@ test.todo("each page renders its one h1 with no console problems and no foreign 
   }
 }, TEST_MS * 2);
 
-test.todo("the nav links reach every page, client-side, keeping ?project=", async () => {
+test("the nav links reach every page, client-side, keeping ?project=", async () => {
   const w = await watchedPage(s.browser, s.gw.origin);
   try {
     await signIn(w.page, s.gw.origin, s.gw.adminToken);

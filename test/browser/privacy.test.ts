@@ -8,7 +8,7 @@ import { browserSuite, TEST_MS } from "./fixture.ts";
 
 const s = browserSuite();
 
-test.todo("a project key's session cannot see another project: 404 for its request, no switcher", async () => {
+test("a project key's session cannot see another project: 404 for its request, no switcher", async () => {
   // The first-run key's project is the other one here; "mine" is a project made with a key to sign in.
   const mine = await projectWithKey(s.gw, "mine", ["chat", "requests"]);
   const theirs = await chat(s.gw, s.gw.testKey!, "A request of the first project.");
@@ -44,7 +44,7 @@ test.todo("a project key's session cannot see another project: 404 for its reque
   }
 }, TEST_MS * 2);
 
-test.todo("a marker sent inside prompts appears on no page and in no dashboard JSON", async () => {
+test("a marker sent inside prompts appears on no page and in no dashboard JSON", async () => {
   const marker = `zq${crypto.randomUUID().replaceAll("-", "")}`;
   const sent = [
     await chat(s.gw, s.gw.testKey!, `Please remember the word ${marker}.`),

@@ -67,7 +67,7 @@ test("a wrong token is refused with an alert and no session", async () => {
   }
 }, TEST_MS);
 
-test.todo("the admin token signs in as operator: every nav link, the project switcher, sign-out", async () => {
+test("the admin token signs in as operator: every nav link, the project switcher, sign-out", async () => {
   const w = await watchedPage(s.browser, s.gw.origin);
   try {
     await signIn(w.page, s.gw.origin, s.gw.adminToken);
