@@ -11,6 +11,7 @@ import type { ApiKeysRepo } from "../store/repos/api-keys.ts";
 import type { DashboardSessionsRepo, StoredSession } from "../store/repos/dashboard-sessions.ts";
 import type { ProjectsRepo } from "../store/repos/projects.ts";
 import type { ProjectSsoRepo } from "../store/repos/project-sso.ts";
+import { allowlistOf, type Allowlists } from "./ip-allowlist.ts";
 
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 /** What an SSO sign-in may do: read the log and manage the cache (docs/dashboard.md "Single sign-on (OIDC)"). */
@@ -30,6 +31,9 @@ export type SignInOutcome =
   | { ok: true; session: StoredSession; token: string }
   | { ok: false; error: GwError; projectId: string | null; keyId: string | null };
 
+/** The caller's refusal under a project's and key's IP allowlists (ip-allowlist.ts addressRefusal). */
+export type AddressCheck = (lists: Allowlists) => GwError | null;
+
 export function constantTimeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -42,8 +46,9 @@ const adminMark = (adminToken: string): string => OPERATOR_MARK + sha256Hex(`gw-
 export class DashboardSessions {
   constructor(private readonly repos: SessionRepos, private readonly clock: Clock, private readonly adminToken: string | null) {}
 
-  /** Checks a token typed on the sign-in page; never throws for a wrong one (the caller counts it). */
-  signIn(token: string): SignInOutcome {
+  /** Checks a token typed on the sign-in page; never throws for a wrong one (the caller counts it).
+   * A key's and its project's IP allowlists hold for the dashboard as for the API. */
+  signIn(token: string, address: AddressCheck): SignInOutcome {
     const fail = (error: GwError, projectId: string | null = null, keyId: string | null = null): SignInOutcome => ({ ok: false, error, projectId, keyId });
     const given = token.trim();
     if (this.adminToken && constantTimeEqual(given, this.adminToken)) {
@@ -53,7 +58,10 @@ export class DashboardSessions {
     const key = this.repos.apiKeys.findByHash(sha256Hex(given));
     if (!key) return fail(signInFailed("unknown API key"));
     if (key.revokedAt !== null) return fail(signInFailed("this API key has been revoked"), key.projectId, key.id);
-    if (!this.repos.projects.get(key.projectId)) return fail(signInFailed("the project of this key no longer exists"), key.projectId, key.id);
+    const project = this.repos.projects.get(key.projectId);
+    if (!project) return fail(signInFailed("the project of this key no longer exists"), key.projectId, key.id);
+    const refusal = address({ project: allowlistOf(project.policy.ip_allowlist), key: allowlistOf(key.ipAllowlist) });
+    if (refusal) return fail(refusal, key.projectId, key.id);
     if (!key.scopes.includes("requests")) {
       return fail(new GwError("permission_denied", "This API key lacks the 'requests' scope the dashboard needs."), key.projectId, key.id);
     }
@@ -74,6 +82,14 @@ export class DashboardSessions {
     const valid = s.expiresAt > this.clock.now() ? this.recheck(s) : null;
     if (!valid) this.repos.dashboardSessions.delete(hash);
     return valid;
+  }
+
+  /** The refusal of a live session's call from an address its project's or key's allowlist excludes. */
+  addressRefusal(s: StoredSession, address: AddressCheck): GwError | null {
+    if (s.role === "operator" || !s.projectId) return null;
+    const project = this.repos.projects.get(s.projectId);
+    const key = s.keyId ? this.repos.apiKeys.get(s.keyId) : null;
+    return address({ project: allowlistOf(project?.policy.ip_allowlist), key: allowlistOf(key?.ipAllowlist) });
   }
 
   signOut(token: string | null): void {

@@ -2,7 +2,8 @@
 // gw_session cookie, re-checks it, enforces CSRF on non-GET, the operator flag and the scope, and
 // resolves the viewer and the project the call is about. Every /dashboard/api route but sign-in uses it.
 import { Elysia } from "elysia";
-import { constantTimeEqual, DashboardSessions } from "../auth/dashboard-sessions.ts";
+import { type AddressCheck, constantTimeEqual, DashboardSessions } from "../auth/dashboard-sessions.ts";
+import { addressRefusal } from "../auth/ip-allowlist.ts";
 import type { AuditActor } from "../audit/audit-log.ts";
 import type { KeyScope } from "../config/constants.ts";
 import { GwError } from "../errors/gw-error.ts";
@@ -72,13 +73,26 @@ function projectOf(deps: Deps, viewer: Viewer, asked: string | null): string {
   return deps.repos.dashboardSessions.firstProjectId() ?? "";
 }
 
-/** Resolves the session of a request or throws the error the contract names. */
-export function authorize(deps: Deps, sessions: DashboardSessions, request: Request, options: DashOptions) {
-  const session = sessions.resolve(sessionCookieOf(request));
-  if (!session) throw new GwError("invalid_api_key", "Not signed in to the dashboard, or the session has ended; sign in again.");
+/** The IP-allowlist check of a project key's calls, for this request (docs/security.md "Boundaries"). */
+export function addressCheck(request: Request, server: unknown, deps: Pick<Deps, "config">): AddressCheck {
+  const peer = () => (server as PeerServer | null | undefined)?.requestIP(request)?.address ?? null;
+  return (lists) => addressRefusal(lists, peer, request.headers.get("x-forwarded-for"), deps.config.trustedProxies);
+}
+
+/** Non-GET calls carry the session's CSRF token in X-Gw-Csrf (SameSite=Strict is the first guard). */
+export function checkCsrf(request: Request, session: StoredSession): void {
   if (!SAFE_METHODS.has(request.method) && !constantTimeEqual(request.headers.get(CSRF_HEADER) ?? "", session.csrfToken)) {
     throw new GwError("permission_denied", "CSRF token missing or wrong: send the session's csrf_token as X-Gw-Csrf.");
   }
+}
+
+/** Resolves the session of a request or throws the error the contract names. */
+export function authorize(deps: Deps, sessions: DashboardSessions, request: Request, server: unknown, options: DashOptions) {
+  const session = sessions.resolve(sessionCookieOf(request));
+  if (!session) throw new GwError("invalid_api_key", "Not signed in to the dashboard, or the session has ended; sign in again.");
+  const refusal = sessions.addressRefusal(session, addressCheck(request, server, deps));
+  if (refusal) throw refusal;
+  checkCsrf(request, session);
   const viewer = viewerOf(session);
   if (options.operator && viewer.role !== "operator") throw new GwError("permission_denied", "Only the operator (the admin token) can do this.");
   if (options.scope && !viewer.scopes.includes(options.scope as KeyScope)) {
@@ -93,8 +107,8 @@ export const dashboardSession = (deps: Deps) => {
   const sessions = dashboardSessions(deps);
   return new Elysia({ name: "gw-dashboard-session" }).macro({
     dash: (options: DashOptions | true) => ({
-      resolve({ request }) {
-        const { viewer, projectId } = authorize(deps, sessions, request, options === true ? {} : options);
+      resolve({ request, server }) {
+        const { viewer, projectId } = authorize(deps, sessions, request, server, options === true ? {} : options);
         return { viewer, projectId };
       },
     }),

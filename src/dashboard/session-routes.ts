@@ -10,7 +10,7 @@ import { inRanges, parseIp } from "../lib/ip.ts";
 import type { Deps } from "../pipeline/deps.ts";
 import { parseJsonObject, readBodyText } from "../schema/validate.ts";
 import type { StoredSession } from "../store/repos/dashboard-sessions.ts";
-import { actorOf, authorize, dashboardSessions, SESSION_COOKIE, sessionCookieOf, sourceIpOf, viewerOf } from "./session-plugin.ts";
+import { actorOf, addressCheck, authorize, checkCsrf, dashboardSessions, SESSION_COOKIE, sessionCookieOf, sourceIpOf, viewerOf } from "./session-plugin.ts";
 
 /** Failed sign-ins one address may make per minute before every attempt gets 429. */
 export const SIGN_IN_FAILURES_PER_MINUTE = 10;
@@ -50,7 +50,7 @@ export const sessionRoutes = (deps: Deps, prefix: string, sessions: DashboardSes
       throttle.check(sourceIp ?? "unknown", "Too many failed sign-ins from this address; retry later.");
       const token = (await readBodyText(request, SIGN_IN_BODY_BYTES).then(parseJsonObject)).token;
       if (typeof token !== "string" || token === "") throw invalidRequest("Send {\"token\": \"<admin token or API key>\"}.", "token");
-      const outcome = sessions.signIn(token);
+      const outcome = sessions.signIn(token, addressCheck(request, server, deps));
       if (!outcome.ok) {
         throttle.fail(sourceIp ?? "unknown");
         const actor: AuditActor = { type: "api_key", id: outcome.keyId, email: null };
@@ -66,12 +66,14 @@ export const sessionRoutes = (deps: Deps, prefix: string, sessions: DashboardSes
       set.headers["set-cookie"] = sessionCookie(outcome.token, overTls(request, server, deps));
       return sessionView(s);
     }, { parse: "none" })
-    .get("/session", ({ request }) => sessionView(authorize(deps, sessions, request, {}).session))
+    .get("/session", ({ request, server }) => sessionView(authorize(deps, sessions, request, server, {}).session))
     .delete("/session", ({ request, server, set }) => {
       const cookie = sessionCookieOf(request);
       // Signing out without a live session only clears the cookie; with one, it needs the CSRF header.
-      if (sessions.resolve(cookie)) {
-        const { viewer, session } = authorize(deps, sessions, request, {});
+      const session = sessions.resolve(cookie);
+      if (session) {
+        checkCsrf(request, session);
+        const viewer = viewerOf(session);
         sessions.signOut(cookie);
         deps.audit.record({ actor: actorOf(viewer), action: "session.sign_out", projectId: viewer.projectId, target: session.id, status: 200, sourceIp: sourceIpOf(request, server, deps) });
       }

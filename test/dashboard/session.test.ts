@@ -111,6 +111,17 @@ describe("dashboard sessions", () => {
     await expectError(await call(gw, "GET", "/audit?project=prj_nope", operator), 404, "not_found");
   });
 
+  test("a key's and its project's IP allowlists hold for the dashboard: at sign-in and at every call", async () => {
+    const fenced = String((await ok(await admin(gw, "POST", `/projects/${gw.projectId}/keys`, { scopes: ["requests"], ip_allowlist: ["10.0.0.0/8"] }), 201)).key);
+    const refused = await expectError(await signIn(gw, fenced), 403, "permission_denied");
+    expect(String(refused.message)).toContain("ip_allowlist");
+    const project = gw.newProject("fenced");
+    const res = await signIn(gw, gw.key({ projectId: project, scopes: ["requests"] }));
+    await ok(await call(gw, "GET", "/session", cookieOf(res)));
+    await ok(await admin(gw, "PATCH", `/projects/${project}`, { policy: { ip_allowlist: ["10.0.0.0/8"] } }));
+    await expectError(await call(gw, "GET", "/session", cookieOf(res)), 403, "permission_denied");
+  });
+
   test("past 10 failed sign-ins a minute an address gets 429 with Retry-After, the right token too", async () => {
     clock.advance(61_000); // a fresh window: the failures above were in an earlier one
     for (let i = 0; i < 10; i++) await expectError(await signIn(gw, `wrong-${i}`), 401, "invalid_api_key");
