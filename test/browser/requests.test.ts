@@ -55,6 +55,43 @@ test("the Requests page lists the requests just made and the Trace id filter nar
   }
 }, TEST_MS * 2);
 
+test("the Workflow, Cache and Status filters narrow the list, through the form and through the URL", async () => {
+  const workflow = `wf-${run}`;
+  const inWorkflow = { gw: { workflow_id: workflow } };
+  const miss = await chat(s.gw, s.gw.testKey!, "Which planet is largest?", {}, inWorkflow);
+  const hit = await chat(s.gw, s.gw.testKey!, "Which planet is largest?", {}, inWorkflow);
+  const failed = await chat(s.gw, s.gw.testKey!, "Fail, please.", {}, { ...inWorkflow, model: "gw-test:upstream_error" });
+  expect([miss.cache, hit.cache, failed.status]).toEqual(["miss", "exact", 502]);
+  const outside = await chat(s.gw, s.gw.testKey!, "Which planet is smallest?");
+
+  const w = await watchedPage(s.browser, s.gw.origin);
+  const shown = async (r: { id: string }) => (await w.page.getByRole("link", { name: r.id, exact: true }).count()) > 0;
+  try {
+    await signIn(w.page, s.gw.origin, s.gw.adminToken);
+    await w.page.getByRole("link", { name: "Requests", exact: true }).click();
+    await w.page.getByRole("link", { name: outside.id, exact: true }).waitFor();
+    await w.page.getByLabel("Workflow", { exact: true }).fill(workflow);
+    await w.page.getByLabel("Cache", { exact: true }).selectOption("exact");
+    await w.page.getByRole("button", { name: "Apply filters" }).click();
+    await w.page.waitForURL((url) => url.searchParams.get("workflow_id") === workflow && url.searchParams.get("cache") === "exact");
+    await w.page.getByRole("link", { name: miss.id, exact: true }).waitFor({ state: "detached" });
+    await w.page.getByRole("link", { name: hit.id, exact: true }).waitFor();
+    expect([await shown(failed), await shown(outside)]).toEqual([false, false]);
+
+    const url = new URL(w.page.url());
+    url.searchParams.delete("cache");
+    url.searchParams.set("status", "502");
+    await w.page.goto(url.toString());
+    await w.page.getByRole("link", { name: failed.id, exact: true }).waitFor();
+    expect([await shown(miss), await shown(hit), await shown(outside)]).toEqual([false, false, false]);
+    expect(await w.page.getByLabel("Status", { exact: true }).inputValue()).toBe("502");
+    expect(w.problems).toEqual([]);
+    expect(w.foreign).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, TEST_MS * 2);
+
 test("the detail page shows the waterfall's span names and the selected model", async () => {
   const r = await chat(s.gw, s.gw.testKey!, "Explain what a load balancer does.");
   expect(r.model).toBeTruthy();
