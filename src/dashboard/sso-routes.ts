@@ -4,6 +4,7 @@
 import { Elysia } from "elysia";
 import type { DashboardSessions } from "../auth/dashboard-sessions.ts";
 import { OidcClient } from "../auth/oidc-client.ts";
+import { SignInThrottle } from "../auth/sign-in-throttle.ts";
 import { SsoFlow } from "../auth/oidc-flow.ts";
 import type { Deps } from "../pipeline/deps.ts";
 import { parseJsonObject, readBodyText } from "../schema/validate.ts";
@@ -11,6 +12,10 @@ import { dashboardSessions, sourceIpOf } from "./session-plugin.ts";
 import { overTls, sessionCookie } from "./session-routes.ts";
 
 const START_BODY_BYTES = 4 * 1024;
+/** Per source address and minute: SSO starts (each holds a pending sign-in), and failed callbacks
+ * (each writes an audit entry); past them, 429 and /?sso_error=rate_limited, unaudited. */
+export const SSO_STARTS_PER_MINUTE = 30;
+export const SSO_FAILURES_PER_MINUTE = 10;
 
 /** Where the issuer returns the browser: this gw, as the browser reached it. */
 function callbackUrl(request: Request, server: unknown, deps: Deps, prefix: string): string {
@@ -20,18 +25,28 @@ function callbackUrl(request: Request, server: unknown, deps: Deps, prefix: stri
 
 export const ssoRoutes = (deps: Deps, prefix: string, sessions: DashboardSessions = dashboardSessions(deps)) => {
   const flow = new SsoFlow({ projects: deps.repos.projects, projectSso: deps.repos.projectSso, secrets: deps.secrets, clock: deps.clock, oidc: new OidcClient(deps.clock) });
+  const starts = new SignInThrottle(SSO_STARTS_PER_MINUTE, 60_000, () => deps.clock.now());
+  const failures = new SignInThrottle(SSO_FAILURES_PER_MINUTE, 60_000, () => deps.clock.now());
   return new Elysia({ name: "gw-dashboard-sso", prefix })
     .post("/sso/start", async ({ request, server }) => {
+      const source = sourceIpOf(request, server, deps) ?? "unknown";
+      starts.check(source, "Too many SSO sign-ins started from this address; retry later.");
+      starts.fail(source);
       const { email } = parseJsonObject(await readBodyText(request, START_BODY_BYTES));
       const { redirectUrl } = await flow.start(email, callbackUrl(request, server, deps, prefix));
       return { redirect_url: redirectUrl };
     }, { parse: "none" })
     .get("/sso/callback", async ({ request, server, set }) => {
-      const q = new URL(request.url).searchParams;
-      const outcome = await flow.finish({ code: q.get("code"), state: q.get("state"), error: q.get("error") });
       const sourceIp = sourceIpOf(request, server, deps);
       set.status = 302;
+      if (failures.lockedFor(sourceIp ?? "unknown") !== null) {
+        set.headers.location = "/?sso_error=rate_limited";
+        return "";
+      }
+      const q = new URL(request.url).searchParams;
+      const outcome = await flow.finish({ code: q.get("code"), state: q.get("state"), error: q.get("error") });
       if (!outcome.ok) {
+        failures.fail(sourceIp ?? "unknown");
         deps.audit.record({
           actor: { type: "sso", id: null, email: outcome.email }, action: "sso.sign_in", projectId: outcome.projectId, outcome: "failure", status: 302, sourceIp,
           details: { reason: outcome.reason, detail: outcome.detail },

@@ -125,6 +125,19 @@ describe("SSO (OIDC)", () => {
     await expectError(await fetch(`${origin(gw)}/dashboard/api/session`, { headers: { cookie } }), 401, "invalid_api_key");
   });
 
+  test("per address and minute: 10 failed callbacks, then rate_limited and no more audit entries; 30 starts, then 429", async () => {
+    clock.advance(61_000);
+    const before = gw.deps.audit.list({ limit: 200 }).data.length;
+    const bogus = () => fetch(`${origin(gw)}/dashboard/api/sso/callback?code=x&state=bogus`, { redirect: "manual" });
+    for (let i = 0; i < 10; i++) expect((await bogus()).headers.get("location")).toBe("/?sso_error=state");
+    expect((await bogus()).headers.get("location")).toBe("/?sso_error=rate_limited");
+    expect(gw.deps.audit.list({ limit: 200 }).data.length).toBe(before + 10);
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) statuses.push((await start(gw, "nobody@nowhere.example")).status);
+    expect(statuses).toEqual([...Array<number>(30).fill(404), 429]);
+    clock.advance(61_000);
+  });
+
   test("DELETE removes the config; configuring is audited without the secret", async () => {
     await ok(await admin(gw, "PATCH", `/projects/${projectId}`, { plan: "business" }));
     expect(await ok(await admin(gw, "DELETE", `/projects/${projectId}/sso`))).toEqual({ object: "project.sso", project_id: projectId, deleted: true });
