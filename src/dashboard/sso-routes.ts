@@ -1,6 +1,6 @@
 // SSO sign-in for projects on plan business (docs/dashboard.md "Single sign-on (OIDC)"):
 // POST /sso/start {email} -> {redirect_url}; the issuer sends the browser back to GET /sso/callback,
-// which opens a project session and redirects to the dashboard, or to /?sso_error=<reason>.
+// which opens a project session and sends the browser on to the dashboard, or to /?sso_error=<reason>.
 import { Elysia } from "elysia";
 import type { DashboardSessions } from "../auth/dashboard-sessions.ts";
 import { OidcClient } from "../auth/oidc-client.ts";
@@ -16,6 +16,12 @@ const START_BODY_BYTES = 4 * 1024;
  * (each writes an audit entry); past them, 429 and /?sso_error=rate_limited, unaudited. */
 export const SSO_STARTS_PER_MINUTE = 30;
 export const SSO_FAILURES_PER_MINUTE = 10;
+
+/** A 302 here would keep the navigation the issuer started, and the browser would not send the
+ * SameSite=Strict cookie to the dashboard it lands on; a refresh from this page is gw's own. */
+const signedInPage = (to: string): string =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=${to}"><title>Signed in</title></head>` +
+  `<body><p><a href="${to}">Continue to the dashboard</a></p></body></html>`;
 
 /** Where the issuer returns the browser: this gw, as the browser reached it. */
 function callbackUrl(request: Request, server: unknown, deps: Deps, prefix: string): string {
@@ -57,7 +63,9 @@ export const ssoRoutes = (deps: Deps, prefix: string, sessions: DashboardSession
       const { session, token } = sessions.signInSso(outcome.projectId, outcome.email);
       deps.audit.record({ actor: { type: "sso", id: session.id, email: outcome.email }, action: "sso.sign_in", projectId: outcome.projectId, target: session.id, status: 302, sourceIp });
       set.headers["set-cookie"] = sessionCookie(token, overTls(request, server, deps));
-      set.headers.location = `/?project=${encodeURIComponent(outcome.projectId)}`;
-      return "";
+      set.headers["cache-control"] = "no-store";
+      set.headers["content-type"] = "text/html; charset=utf-8";
+      set.status = 200;
+      return signedInPage(`/?project=${encodeURIComponent(outcome.projectId)}`);
     });
 };

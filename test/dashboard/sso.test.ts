@@ -13,7 +13,7 @@ function start(gw: TestGw, email: string): Promise<Response> {
   return fetch(`${origin(gw)}/dashboard/api/sso/start`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email }) });
 }
 
-/** Start, the provider's redirect back, and gw's callback: the callback's answer (a 302). */
+/** Start, the provider's redirect back, and gw's callback: the callback's answer. */
 async function signInVia(gw: TestGw, email: string): Promise<{ callback: Response; callbackUrl: string }> {
   const { redirect_url } = (await ok(await start(gw, email))) as { redirect_url: string };
   const back = await fetch(redirect_url, { redirect: "manual" });
@@ -67,8 +67,13 @@ describe("SSO (OIDC)", () => {
     expect(q.get("state")?.length).toBeGreaterThan(20);
     expect(q.get("nonce")?.length).toBeGreaterThan(20);
     expect(q.get("redirect_uri")).toBe(`${origin(gw)}/dashboard/api/sso/callback`);
-    expect(callback.status).toBe(302);
-    expect(callback.headers.get("location")).toBe(`/?project=${projectId}`);
+    // A page that refreshes to the dashboard, so the SameSite=Strict cookie goes with that navigation.
+    expect(callback.status).toBe(200);
+    const page = await callback.text();
+    expect(page).toContain(`<meta http-equiv="refresh" content="0; url=/?project=${projectId}">`);
+    expect(page).toContain(`<a href="/?project=${projectId}">Continue to the dashboard</a>`);
+    expect(page).not.toContain("<script");
+    expect(callback.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(callback.headers.get("content-security-policy")).toContain("default-src 'none'");
     const session = await ok(await fetch(`${origin(gw)}/dashboard/api/session`, { headers: { cookie: cookieOf(callback) } }));
     expect(session).toMatchObject({ role: "project", project_id: projectId, key_id: null, email: "alice@example.com", scopes: ["requests", "cache"] });
