@@ -1,5 +1,6 @@
 // The Cache page's Empty cache of the compiled gw (docs/dashboard.md "Pages"): after a confirmation it
-// says how many answers it deleted, and the next identical request is a miss (X-Gw-Cache, docs/api.md).
+// says how many answers it deleted, the audit log shows it, and the next identical request is a miss
+// (X-Gw-Cache, docs/api.md).
 import { expect, test } from "bun:test";
 import { signIn, watchedPage } from "../helpers/browser.ts";
 import { chat } from "./gw-api.ts";
@@ -7,7 +8,7 @@ import { browserSuite, TEST_MS } from "./fixture.ts";
 
 const s = browserSuite();
 
-test("Empty cache, confirmed, deletes the cached answers: the next identical request is a miss", async () => {
+test("Empty cache, confirmed, deletes the cached answers: audited, and the next identical request is a miss", async () => {
   const prompt = `What is the boiling point of water? (${Date.now().toString(36)})`;
   expect((await chat(s.gw, s.gw.testKey!, prompt)).cache).toBe("miss");
   expect((await chat(s.gw, s.gw.testKey!, prompt)).cache).toBe("exact");
@@ -25,6 +26,10 @@ test("Empty cache, confirmed, deletes the cached answers: the next identical req
     await status.waitFor();
     const deleted = Number((await status.textContent())?.match(/Deleted (\d+)/)?.[1]);
     expect(deleted).toBeGreaterThanOrEqual(1);
+    // The audit log names the act (docs/dashboard.md "Audit log").
+    await w.page.getByRole("link", { name: "Audit log", exact: true }).click();
+    await w.page.getByRole("heading", { level: 1, name: "Audit log", exact: true }).waitFor();
+    await w.page.getByText("cache.empty", { exact: true }).first().waitFor();
     expect(w.problems).toEqual([]);
     expect(w.foreign).toEqual([]);
   } finally {
