@@ -27,6 +27,8 @@ const readJson = async (request: Request) => parseJsonObject(await readBodyText(
  * fields a call changed (docs/dashboard.md "Audit log"). */
 const auditBodies = new WeakMap<Request, Record<string, unknown>>();
 const auditSources = new WeakMap<Request, string | null>();
+/** The writes whose entry names body fields; provider-key bodies (a secret) are never read for it. */
+const AUDITED_BODIES = new Set(["POST /projects", "PATCH /projects/:id", "POST /projects/:id/credits", "PUT /projects/:id/sso"]);
 
 /** The status an error answers with, for the audit entry of a failed admin call. */
 const statusOf = (code: unknown, error: unknown): number =>
@@ -59,8 +61,8 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
       auditSources.set(request, sourceOf(gate, request, server));
     })
     .onBeforeHandle(({ request, server }) => gate.check(request, server))
-    .onBeforeHandle(async ({ request }) => {
-      if (request.method === "GET" || request.method === "DELETE") return;
+    .onBeforeHandle(async ({ request, route }) => {
+      if (!AUDITED_BODIES.has(`${request.method} ${route.replace(/^.*?\/admin(?=\/)/, "")}`)) return;
       try {
         auditBodies.set(request, parseJsonObject(await readBodyText(request.clone() as Request)));
       } catch {
