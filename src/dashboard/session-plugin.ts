@@ -5,7 +5,6 @@ import { Elysia } from "elysia";
 import { type AddressCheck, constantTimeEqual, DashboardSessions } from "../auth/dashboard-sessions.ts";
 import { addressRefusal } from "../auth/ip-allowlist.ts";
 import type { AuditActor } from "../audit/audit-log.ts";
-import type { KeyScope } from "../config/constants.ts";
 import { GwError } from "../errors/gw-error.ts";
 import { clientAddress, formatIp } from "../lib/ip.ts";
 import type { Deps } from "../pipeline/deps.ts";
@@ -95,7 +94,7 @@ export function authorize(deps: Deps, sessions: DashboardSessions, request: Requ
   checkCsrf(request, session);
   const viewer = viewerOf(session);
   if (options.operator && viewer.role !== "operator") throw new GwError("permission_denied", "Only the operator (the admin token) can do this.");
-  if (options.scope && !viewer.scopes.includes(options.scope as KeyScope)) {
+  if (options.scope && !viewer.scopes.includes(options.scope)) {
     throw new GwError("permission_denied", `This session's key lacks the '${options.scope}' scope this needs.`);
   }
   const projectId = projectOf(deps, viewer, new URL(request.url).searchParams.get("project"));
