@@ -130,6 +130,15 @@ describe("SSO (OIDC)", () => {
     await expectError(await fetch(`${origin(gw)}/dashboard/api/session`, { headers: { cookie } }), 401, "invalid_api_key");
   });
 
+  test("an issuer that cannot be reached: start answers 502 upstream_error", async () => {
+    const down = String((await ok(await admin(gw, "POST", "/projects", { name: "down", plan: "business" }), 201)).id);
+    const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+    const issuer = `http://127.0.0.1:${closed.port}`;
+    await closed.stop(true);
+    await ok(await admin(gw, "PUT", `/projects/${down}/sso`, { ...config(), issuer, allowed_domains: ["down.example"] }));
+    await expectError(await start(gw, "carol@down.example"), 502, "upstream_error");
+  });
+
   test("per address and minute: 10 failed callbacks, then rate_limited and no more audit entries; 30 starts, then 429", async () => {
     clock.advance(61_000);
     const before = gw.deps.audit.list({ limit: 200 }).data.length;
