@@ -40,7 +40,7 @@ try {
   const pages: [name: string, path: string, h1: string][] = [
     ["overview", "/?period=1h", "Overview"], ["requests", "/requests", "Requests"], ["request-detail", `/requests/${detailId}`, detailId],
     ["cache", "/cache", "Cache"], ["recommendations", "/recommendations", "Recommendations"], ["projects", "/projects", "Projects"],
-    ["monitoring", "/monitoring", "Monitoring"], ["audit", "/audit", "Audit log"],
+    ["monitoring", "/monitoring", "Monitoring"], ["audit", "/audit?audit=all", "Audit log"],
   ];
   for (const [name, path, h1] of pages) {
     await page.goto(`${gw.origin}${path}`);
