@@ -2,6 +2,7 @@
 // detail and writes for the operator only, through the admin API's own functions and validators,
 // each write audited as the admin API audits it and followed by the same cache clearing.
 import { Elysia } from "elysia";
+import { assertCidrs } from "../admin/cidrs.ts";
 import { addCredits } from "../admin/billing.ts";
 import { createProject, projectView, splitNullPolicyKeys, updateProject } from "../admin/projects.ts";
 import { adminAuditOf } from "../audit/admin-actions.ts";
@@ -9,8 +10,7 @@ import { recordAudit } from "../audit/audit-log.ts";
 import { issueKey } from "../auth/api-keys.ts";
 import { toUsd } from "../billing/money.ts";
 import { PLANS } from "../billing/plans.ts";
-import { GwError, invalidRequest } from "../errors/gw-error.ts";
-import { parseCidr } from "../lib/ip.ts";
+import { GwError } from "../errors/gw-error.ts";
 import type { Deps } from "../pipeline/deps.ts";
 import { CreateKeyBody, CreateProjectBody, CreditsBody, UpdateProjectBody } from "../schema/admin.ts";
 import { compileValidator, parseJsonObject, readBodyText } from "../schema/validate.ts";
@@ -25,13 +25,6 @@ const validateCredits = compileValidator(CreditsBody);
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-/** As the admin API checks them: allowlists are refused when written, never met by the guard unread. */
-function assertCidrs(list: unknown, param: string): void {
-  if (!Array.isArray(list)) return;
-  list.forEach((entry, i) => {
-    if (typeof entry !== "string" || !parseCidr(entry)) throw invalidRequest(`'${entry}' is not an IP address or CIDR range (IPv4 or IPv6).`, `${param}[${i}]`);
-  });
-}
 
 /** `params` is undefined on a route without path params. */
 interface WriteContext { viewer: Viewer; request: Request; server: unknown; params: Record<string, string | undefined> | undefined; status?: number }

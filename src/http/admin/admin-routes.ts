@@ -1,15 +1,15 @@
 // The admin API (docs/api.md "Admin API"), enabled only when GW_ADMIN_TOKEN is set. Project keys
 // never reach it: anything but the admin token answers 401.
 import { Elysia } from "elysia";
+import { assertCidrs } from "../../admin/cidrs.ts";
 import { createProject, projectView, splitNullPolicyKeys, updateProject } from "../../admin/projects.ts";
 import { deleteProviderKey, putProviderKey } from "../../admin/provider-keys.ts";
 import { addCredits, listInvoices } from "../../admin/billing.ts";
 import { issueKey } from "../../auth/api-keys.ts";
-import { GwError, invalidRequest } from "../../errors/gw-error.ts";
+import { GwError } from "../../errors/gw-error.ts";
 import { CreateKeyBody, CreateProjectBody, CreditsBody, ProviderKeyBody, UpdateProjectBody } from "../../schema/admin.ts";
 import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import type { Deps } from "../../pipeline/deps.ts";
-import { parseCidr } from "../../lib/ip.ts";
 import type { AdminGate } from "./admin-gate.ts";
 import { adminAuditOf } from "../../audit/admin-actions.ts";
 import { auditListView, auditPageQuery } from "../../audit/audit-log.ts";
@@ -40,13 +40,6 @@ function projectOr404(deps: Deps, id: string) {
   return project;
 }
 
-/** Allowlists are checked when written, so the guard never meets a range it cannot read. */
-function assertCidrs(list: unknown, param: string): void {
-  if (!Array.isArray(list)) return;
-  list.forEach((entry, i) => {
-    if (typeof entry !== "string" || !parseCidr(entry)) throw invalidRequest(`'${entry}' is not an IP address or CIDR range (IPv4 or IPv6).`, `${param}[${i}]`);
-  });
-}
 
 const ADMIN_ACTOR = { type: "admin_token", id: null, email: null } as const;
 const sourceOf = (gate: AdminGate, request: Request, server: unknown): string | null => {
