@@ -3,13 +3,14 @@
 // served with the CSP, holds no inline script, logs nothing and fetches nothing foreign.
 import { expect, test } from "bun:test";
 import { onlyH1, signIn, watchedPage } from "../helpers/browser.ts";
+import { chat } from "./gw-api.ts";
 import { browserSuite, TEST_MS } from "./fixture.ts";
 
 const s = browserSuite();
 
 const CSP_PARTS = ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"];
 
-test.todo("the first start prints a test key and the dashboard's URL", () => {
+test("the first start prints a test key and the dashboard's URL", () => {
   expect(s.gw.testKey).toMatch(/^gw_test_/);
   expect(s.gw.output()).toContain(`Dashboard: ${s.gw.origin}/`);
 }, TEST_MS);
@@ -87,13 +88,15 @@ test("the admin token signs in as operator: every nav link, the project switcher
   }
 }, TEST_MS);
 
-test.todo("the first-run key signs in to its own project: no Projects link, no project switcher", async () => {
+test("the first-run key signs in to its own project: no Projects link, no project switcher, its requests listed", async () => {
   const w = await watchedPage(s.browser, s.gw.origin);
   try {
+    const made = await chat(s.gw, s.gw.testKey!, "Hello!");
     await signIn(w.page, s.gw.origin, s.gw.testKey!);
-    await w.page.getByRole("link", { name: "Requests", exact: true }).waitFor();
     expect(await w.page.getByRole("link", { name: "Projects", exact: true }).count()).toBe(0);
     expect(await w.page.getByLabel("Project", { exact: true }).count()).toBe(0);
+    await w.page.getByRole("link", { name: "Requests", exact: true }).click();
+    await w.page.getByRole("link", { name: made.id, exact: true }).waitFor();
     expect(w.problems).toEqual([]);
     expect(w.foreign).toEqual([]);
   } finally {
