@@ -151,8 +151,17 @@ test("a 5,000-span trace renders its first rows and the page stays responsive", 
     const ping = performance.now();
     expect(await w.page.evaluate("document.querySelectorAll('h1').length")).toBe(1);
     expect(performance.now() - ping).toBeLessThan(5_000);
-    await w.page.mouse.wheel(0, 20_000);
-    expect(await w.page.evaluate(() => 1 + 1)).toBe(2);
+    // Virtualised: far fewer rows drawn than spans; scrolling the list's own scroller to its end draws the last.
+    const drawn = await w.page.getByText(/^step-\d+$/).count();
+    expect(drawn).toBeGreaterThan(0);
+    expect(drawn).toBeLessThan(1000);
+    await w.page.getByText("step-0", { exact: true }).first().evaluate((el) => {
+      for (let e = el.parentElement; e; e = e.parentElement) {
+        if (e.scrollHeight > e.clientHeight + 100) return void (e.scrollTop = e.scrollHeight);
+      }
+      el.ownerDocument.defaultView?.scrollTo(0, el.ownerDocument.body.scrollHeight);
+    });
+    await w.page.getByText("step-4999", { exact: true }).first().waitFor({ timeout: 30_000 });
     expect(performance.now() - started).toBeLessThan(60_000);
     expect(w.problems).toEqual([]);
   } finally {
