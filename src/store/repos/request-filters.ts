@@ -6,9 +6,9 @@ import type { LogFilters } from "../../schema/dashboard-requests.ts";
 
 /** Rows one call may examine when filters are tested on rows read in key order from the table
  * itself, and on rows reached through an index (a b-tree lookup each, often a page read: several
- * times costlier). Either window costs at most about 15 ms of CPU on 1M rows (bench/dashboard-filters.ts). */
+ * times costlier). Either window takes at most about 20 ms of CPU on 1M rows (bench/dashboard-filters.ts). */
 export const SCAN_WINDOW = 20_000;
-export const LOOKUP_WINDOW = 3_000;
+export const LOOKUP_WINDOW = 2_000;
 
 export type SqlParams = Record<string, string | number>;
 
