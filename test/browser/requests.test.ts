@@ -1,7 +1,6 @@
-// The Requests page and the request detail of the compiled gw (docs/dashboard.md "Pages"), signed in
-// as operator, the traffic made with the first-run key: requests just made are listed, the Trace id filter narrows the list and
-// lands in the URL, the detail shows the waterfall's span names and the selected model, and a
-// 5,000-span trace renders its first rows without freezing the page.
+// The Requests page and the request detail of the compiled gw (docs/dashboard.md "Pages"), as operator
+// over the first-run key's traffic: new ids listed, filters narrow them (form and URL), the detail's
+// span names and selected model, and a 5,000-span trace drawn at once and scrolled to its end.
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
