@@ -220,6 +220,16 @@ describe("GET /dashboard/api/requests/export", () => {
     const all = parseLogFilters({ test: "false" });
     expect(await read(exportStream(repo, gw.projectId, all, "ndjson", { pageSize: 7 }))).toEqual(expected((r) => !r.test));
     expect(await read(exportStream(repo, gw.projectId, all, "ndjson", { pageSize: 7, maxRows: 30 }))).toEqual(expected((r) => !r.test).slice(0, 30));
+    // One page per read: nothing is read ahead of the client.
+    let pages = 0;
+    const counting = { page: (p: string, f: LogFilters) => (pages++, repo.page(p, f)) };
+    const reader = exportStream(counting, gw.projectId, all, "ndjson", { pageSize: 7 }).getReader();
+    expect(pages).toBe(0);
+    await reader.read();
+    expect(pages).toBe(1);
+    await reader.read();
+    expect(pages).toBe(2);
+    await reader.cancel();
     // Pages whose window held no match (a window of 3 rows, every 17th row matches) add nothing but continue.
     const sparse = { page: (p: string, f: LogFilters) => repo.page(p, f, 3) };
     const f = parseLogFilters({ status: "429", test: "false" });

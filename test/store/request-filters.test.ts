@@ -1,13 +1,15 @@
 // The dashboard's filtered request-log pages at the store (docs/dashboard.md "Request log"): the
 // driving index, the bounded scan window and its cursor, the tags table kept by triggers.
 import { afterAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requestIdAt } from "../../src/lib/ids.ts";
 import { parseLogFilters } from "../../src/schema/dashboard-requests.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { prepareRow } from "../../src/store/log-batch-codec.ts";
+import { COLUMNS, prepareRow, type SqlValue } from "../../src/store/log-batch-codec.ts";
+import { MIGRATIONS } from "../../src/store/migrate.ts";
 import { planFilteredPage } from "../../src/store/repos/request-filters.ts";
 import { requestsRepo, type RequestRecord } from "../../src/store/repos/requests.ts";
 
@@ -108,5 +110,20 @@ describe("filtered pages", () => {
   test("another project's rows never appear", () => {
     expect(allIds("prj_a", { tag: "batch" }).ids).not.toContain(record(1000).id);
     expect(allIds("prj_b", { tag: "batch" }).ids).toEqual([record(1000).id]);
+  });
+});
+
+describe("migration 009 on an existing log", () => {
+  test("rows written before it get their tags in request_tags", () => {
+    const old = new Database(":memory:", { strict: true });
+    for (const m of MIGRATIONS.filter((m) => m.version < 9)) old.run(m.sql);
+    const insert = old.query<unknown, SqlValue[]>(`INSERT INTO requests (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`);
+    const rows = [record(1, { tags: ["x", "y"] }), record(2), record(3, { tags: ["x", "x"] })];
+    for (const r of rows) insert.run(...prepareRow(r).values);
+    old.run(MIGRATIONS.find((m) => m.version === 9)!.sql);
+    expect(old.query<{ tag: string; request_id: string }, []>("SELECT tag, request_id FROM request_tags ORDER BY tag, request_id").all()).toEqual([
+      { tag: "x", request_id: rows[0]!.id }, { tag: "x", request_id: rows[2]!.id }, { tag: "y", request_id: rows[0]!.id },
+    ]);
+    old.close();
   });
 });
