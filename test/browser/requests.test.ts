@@ -54,7 +54,7 @@ test("the Requests page lists the requests just made and the Trace id filter nar
   }
 }, TEST_MS * 2);
 
-test("the Workflow, Cache and Status filters narrow the list, through the form and through the URL", async () => {
+test("the Workflow, Cache and Status filters narrow the list, through the form and the URL, and the export", async () => {
   const workflow = `wf-${run}`;
   const inWorkflow = { gw: { workflow_id: workflow } };
   const miss = await chat(s.gw, s.gw.testKey!, "Which planet is largest?", {}, inWorkflow);
@@ -84,6 +84,12 @@ test("the Workflow, Cache and Status filters narrow the list, through the form a
     await w.page.getByRole("link", { name: failed.id, exact: true }).waitFor();
     expect([await shown(miss), await shown(hit), await shown(outside)]).toEqual([false, false, false]);
     expect(await w.page.getByLabel("Status", { exact: true }).inputValue()).toBe("502");
+
+    // The export carries the same filter: exactly the one failed request.
+    const [download] = await Promise.all([w.page.waitForEvent("download"), w.page.getByRole("link", { name: "Export NDJSON" }).click()]);
+    const text = await new Response(Bun.file((await download.path())!)).text();
+    const ids = text.trim().split("\n").map((line) => (JSON.parse(line) as { request_id: string }).request_id);
+    expect(ids).toEqual([failed.id]);
     expect(w.problems).toEqual([]);
     expect(w.foreign).toEqual([]);
   } finally {
