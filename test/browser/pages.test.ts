@@ -2,7 +2,7 @@
 // some traffic: each renders exactly one h1 naming it, logs no console error or warning, fetches
 // nothing but the gateway, and its response carries the CSP; the nav links reach every page.
 import { expect, test } from "bun:test";
-import { onlyH1, signIn, watchedPage } from "../helpers/browser.ts";
+import { onlyH1, signIn, unnamedControls, watchedPage } from "../helpers/browser.ts";
 import { chat } from "./gw-api.ts";
 import { browserSuite, TEST_MS } from "./fixture.ts";
 
@@ -21,7 +21,7 @@ async function traffic(): Promise<string> {
   return first.id;
 }
 
-test("each page renders its one h1 with no console problems and no foreign requests", async () => {
+test("each page renders its one h1, names every control, logs no console problem and fetches nothing foreign", async () => {
   const requestId = await traffic();
   const w = await watchedPage(s.browser, s.gw.origin);
   try {
@@ -40,6 +40,7 @@ test("each page renders its one h1 with no console problems and no foreign reque
       // The detail's h1 may hold a `test` badge after the id.
       expect({ path, h1: (await onlyH1(w.page)).replace(/\s*test$/, "") }).toEqual({ path, h1 });
       expect({ path, problems: w.problems }).toEqual({ path, problems: [] });
+      expect({ path, unnamed: await unnamedControls(w.page) }).toEqual({ path, unnamed: [] });
       expect({ path, foreign: w.foreign }).toEqual({ path, foreign: [] });
     }
   } finally {

@@ -65,3 +65,19 @@ export async function onlyH1(page: Page): Promise<string> {
   if (count !== 1) throw new Error(`expected exactly one h1, found ${count}`);
   return (await h1.textContent())?.trim() ?? "";
 }
+
+/** Buttons, links and form controls without an accessible name (text, aria-label, aria-labelledby,
+ * title, or a label for a control), as short HTML excerpts; every one is a finding. */
+export function unnamedControls(page: Page): Promise<string[]> {
+  return page.evaluate(`(() => {
+    const named = (el) => {
+      if ((el.getAttribute("aria-label") || "").trim() || (el.getAttribute("title") || "").trim()) return true;
+      const by = el.getAttribute("aria-labelledby");
+      if (by && by.split(/\\s+/).some((id) => (document.getElementById(id)?.textContent || "").trim())) return true;
+      if (el.matches("input, select, textarea")) return (el.labels && [...el.labels].some((l) => l.textContent.trim())) || (el.type === "submit" && el.value);
+      return (el.textContent || "").trim() !== "" || [...el.querySelectorAll("img[alt], svg[aria-label]")].length > 0;
+    };
+    const controls = document.querySelectorAll("button, a[href], input:not([type=hidden]), select, textarea, [role=button]");
+    return [...controls].filter((el) => !named(el)).map((el) => el.outerHTML.slice(0, 160));
+  })()`);
+}
