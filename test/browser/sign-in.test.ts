@@ -2,7 +2,7 @@
 // banner's key and the admin token both sign in, each to its role; the sign-in page itself is
 // served with the CSP, holds no inline script, logs nothing and fetches nothing foreign.
 import { expect, test } from "bun:test";
-import { onlyH1, signIn, watchedPage } from "../helpers/browser.ts";
+import { onlyH1, signIn, unnamedControls, watchedPage } from "../helpers/browser.ts";
 import { chat } from "./gw-api.ts";
 import { browserSuite, TEST_MS } from "./fixture.ts";
 
@@ -46,6 +46,7 @@ test("the sign-in page renders its one h1 with no console problems and no foreig
     await w.page.getByLabel("Admin token or API key").waitFor();
     await w.page.getByLabel("Work e-mail").waitFor();
     await w.page.getByRole("button", { name: "Sign in with SSO" }).waitFor();
+    expect(await unnamedControls(w.page)).toEqual([]);
     expect(w.problems).toEqual([]);
     expect(w.foreign).toEqual([]);
   } finally {
