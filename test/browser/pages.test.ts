@@ -3,7 +3,7 @@
 // nothing but the gateway, and its response carries the CSP; the nav links reach every page.
 import { expect, test } from "bun:test";
 import { onlyH1, signIn, unnamedControls, watchedPage } from "../helpers/browser.ts";
-import { chat } from "./gw-api.ts";
+import { chat, dashSession } from "./gw-api.ts";
 import { browserSuite, TEST_MS } from "./fixture.ts";
 
 const s = browserSuite();
@@ -72,3 +72,17 @@ test("the nav links reach every page, client-side, keeping ?project=", async () 
     await w.context.close();
   }
 }, TEST_MS * 2);
+
+test("the Recommendations page states the rule the API answers", async () => {
+  const api = await dashSession(s.gw, s.gw.adminToken);
+  const { rule } = (await (await api.get("/recommendations")).json()) as { rule: string };
+  expect(rule.length).toBeGreaterThan(20);
+  const w = await watchedPage(s.browser, s.gw.origin);
+  try {
+    await signIn(w.page, s.gw.origin, s.gw.adminToken);
+    await w.page.getByRole("link", { name: "Recommendations", exact: true }).click();
+    await w.page.getByText(rule).waitFor();
+  } finally {
+    await w.context.close();
+  }
+}, TEST_MS);
