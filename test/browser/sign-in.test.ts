@@ -104,3 +104,21 @@ test("the first-run key signs in to its own project: no Projects link, no projec
     await w.context.close();
   }
 }, TEST_MS);
+
+test("the first load, through sign-in to the Overview, fetches at most 60 KB of gzipped JS and 10 KB of CSS", async () => {
+  const w = await watchedPage(s.browser, s.gw.origin);
+  try {
+    await signIn(w.page, s.gw.origin, s.gw.adminToken);
+    await w.page.waitForLoadState("networkidle");
+    // encodedBodySize: the bytes on the wire (gzip), as the browser received them.
+    const entries = (await w.page.evaluate(
+      `performance.getEntriesByType("resource").map((e) => [e.name, e.encodedBodySize])`,
+    )) as [string, number][];
+    const sum = (ext: string) => entries.filter(([url]) => new URL(url).pathname.endsWith(ext)).reduce((n, [, bytes]) => n + bytes, 0);
+    expect(sum(".js")).toBeGreaterThan(0);
+    expect(sum(".js")).toBeLessThanOrEqual(60 * 1024);
+    expect(sum(".css")).toBeLessThanOrEqual(10 * 1024);
+  } finally {
+    await w.context.close();
+  }
+}, TEST_MS);
