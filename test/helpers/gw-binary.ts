@@ -1,9 +1,9 @@
 // The compiled gw for browser tests: built once per source state into a temp directory (never racing
 // `make build` over dist/gw), started from an empty directory on a free 127.0.0.1 port, stopped by
 // SIGTERM then SIGKILL. GW_TEST_BINARY names a prebuilt binary instead.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { waitFor } from "./wait-for.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -63,10 +63,16 @@ async function build(): Promise<string> {
 }
 
 /** The path of a compiled gw, built at most once per test process and per source state. */
-export function gwBinary(): Promise<string> {
+export async function gwBinary(): Promise<string> {
   const given = process.env.GW_TEST_BINARY;
-  if (given) return Promise.resolve(resolve(given));
-  return (built ??= build().catch((err) => { built = null; throw err; }));
+  if (given) return resolve(given);
+  let path = await (built ??= build().catch((err) => { built = null; throw err; }));
+  // Another process may have pruned it (unused 10 minutes): build again.
+  if (!existsSync(path)) path = await (built = build());
+  // Marks it in use, so no other process prunes it while this one starts it.
+  const now = new Date();
+  utimesSync(dirname(path), now, now);
+  return path;
 }
 
 export interface GwProcess {
