@@ -78,10 +78,12 @@ test("a marker sent inside prompts appears on no page and in no dashboard JSON",
 
   // And every GET of the API, the exports included, for both roles.
   const project = await projectWithKey(s.gw, "marker", ["chat", "requests"]);
-  expect((await chat(s.gw, project.key, `Again: ${marker}`)).status).toBe(200);
-  for (const token of [s.gw.adminToken, project.key]) {
+  const again = await chat(s.gw, project.key, `Again: ${marker}`);
+  expect(again.status).toBe(200);
+  for (const [token, own] of [[s.gw.adminToken, id], [project.key, again.id]] as const) {
     const api = await dashSession(s.gw, token);
-    const paths = ["/session", "/projects", "/overview", "/overview?period=1h", "/requests", `/requests/${id}`, "/cache",
+    expect((await api.get(`/requests/${own}`)).status).toBe(200);
+    const paths = ["/session", "/projects", "/overview", "/overview?period=1h", "/requests", `/requests/${own}`, "/cache",
       "/recommendations", "/monitoring", "/audit", "/requests/export?format=csv", "/requests/export?format=ndjson"];
     for (const path of paths) {
       const res = await api.get(path);

@@ -86,7 +86,8 @@ export interface GwProcess {
   testKey: string | null;
   /** Everything it printed on stdout so far. */
   output(): string;
-  /** SIGTERM, then SIGKILL after 15 s; resolves with the exit code. */
+  /** SIGTERM, then SIGKILL after 15 s; resolves with the exit code. Deletes the directory unless
+   * the caller gave it. */
   stop(): Promise<number>;
 }
 
@@ -121,7 +122,8 @@ export async function startGwBinary(options: StartOptions = {}): Promise<GwProce
   try {
     await waitFor(() => {
       if (proc.exitCode !== null) throw new Error(`gw exited with ${proc.exitCode}:\n${out}\n${err}`);
-      const m = out.match(/"url":"http:\/\/127\.0\.0\.1:(\d+)/);
+      // The "gw listening" log line (or the first-run banner's Dashboard line) names the port.
+      const m = out.match(/(?:"url":"|Dashboard: )http:\/\/127\.0\.0\.1:(\d+)/);
       if (m) port = Number(m[1]);
       return port > 0;
     }, { timeoutMs: 60_000, what: "gw to print its listening address" });
@@ -142,7 +144,6 @@ export async function startGwBinary(options: StartOptions = {}): Promise<GwProce
     adminToken: ADMIN_TOKEN,
     testKey: out.match(/gw_test_[0-9a-z]{40}/)?.[0] ?? null,
     output: () => out,
-    /** Also deletes the directory, unless the caller gave it. */
     stop: () =>
       (stopped ??= (async () => {
         proc.kill("SIGTERM");
