@@ -1,9 +1,9 @@
-// The Cache page's Empty cache of the compiled gw (docs/dashboard.md "Pages"): after a confirmation it
-// says how many answers it deleted, the audit log shows it, and the next identical request is a miss
-// (X-Gw-Cache, docs/api.md).
+// The Cache page's actions on the compiled gw (docs/dashboard.md "Pages"): Empty cache (confirmed, counted,
+// audited; the next identical request misses, by X-Gw-Cache of docs/api.md), Invalidate by tag (only
+// that tag's answers), and neither for a key without scope cache.
 import { expect, test } from "bun:test";
 import { signIn, watchedPage } from "../helpers/browser.ts";
-import { chat } from "./gw-api.ts";
+import { chat, dashSession, projectWithKey } from "./gw-api.ts";
 import { browserSuite, TEST_MS } from "./fixture.ts";
 
 const s = browserSuite();
@@ -36,4 +36,43 @@ test("Empty cache, confirmed, deletes the cached answers: audited, and the next 
     await w.context.close();
   }
   expect((await chat(s.gw, s.gw.testKey!, prompt)).cache).toBe("miss");
+}, TEST_MS);
+
+test("Invalidate by tag deletes only the answers cached under that tag", async () => {
+  const run = Date.now().toString(36);
+  const tagged = (tag: string) => ({ gw: { cache: { tags: [tag] } } });
+  const a = `Name a primary colour. (${run})`;
+  const b = `Name a secondary colour. (${run})`;
+  for (const [prompt, tag] of [[a, `docs-a-${run}`], [b, `docs-b-${run}`]]) {
+    expect((await chat(s.gw, s.gw.testKey!, prompt!, {}, tagged(tag!))).cache).toBe("miss");
+    expect((await chat(s.gw, s.gw.testKey!, prompt!, {}, tagged(tag!))).cache).toBe("exact");
+  }
+  const w = await watchedPage(s.browser, s.gw.origin);
+  try {
+    await signIn(w.page, s.gw.origin, s.gw.testKey!);
+    await w.page.getByRole("link", { name: "Cache", exact: true }).click();
+    await w.page.getByLabel("Tags", { exact: true }).fill(`docs-a-${run}`);
+    await w.page.getByRole("button", { name: "Invalidate", exact: true }).click();
+    await w.page.getByRole("status").filter({ hasText: "Deleted 1 cached answer" }).waitFor();
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+  expect((await chat(s.gw, s.gw.testKey!, a, {}, tagged(`docs-a-${run}`))).cache).toBe("miss");
+  expect((await chat(s.gw, s.gw.testKey!, b, {}, tagged(`docs-b-${run}`))).cache).toBe("exact");
+}, TEST_MS);
+
+test("a key without scope cache sees Empty cache disabled, and the API refuses it with 403", async () => {
+  const { key } = await projectWithKey(s.gw, "no-cache-scope", ["chat", "requests"]);
+  const w = await watchedPage(s.browser, s.gw.origin);
+  try {
+    await signIn(w.page, s.gw.origin, key);
+    await w.page.getByRole("link", { name: "Cache", exact: true }).click();
+    await w.page.getByRole("heading", { level: 1, name: "Cache", exact: true }).waitFor();
+    expect(await w.page.getByRole("button", { name: "Empty cache" }).isDisabled()).toBe(true);
+  } finally {
+    await w.context.close();
+  }
+  const api = await dashSession(s.gw, key);
+  expect((await api.post("/cache/empty", {})).status).toBe(403);
 }, TEST_MS);
