@@ -97,7 +97,7 @@ test("the Workflow, Cache and Status filters narrow the list, through the form a
   }
 }, TEST_MS * 2);
 
-test("the detail page shows the waterfall's span names and the selected model", async () => {
+test("the detail page shows the waterfall's span names and the selected model, and copies the trace JSON", async () => {
   const r = await chat(s.gw, s.gw.testKey!, "Explain what a load balancer does.");
   expect(r.model).toBeTruthy();
   const w = await watchedPage(s.browser, s.gw.origin);
@@ -113,7 +113,12 @@ test("the detail page shows the waterfall's span names and the selected model", 
     }
     await w.page.getByText("Selected model").first().waitFor();
     await w.page.getByText(r.model!, { exact: true }).first().waitFor();
-    await w.page.getByRole("button", { name: "Copy trace JSON" }).waitFor();
+    await w.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: s.gw.origin });
+    await w.page.getByRole("button", { name: "Copy trace JSON" }).click();
+    await w.page.getByRole("status").filter({ hasText: "Trace JSON copied" }).waitFor();
+    const copied = JSON.parse(String(await w.page.evaluate("navigator.clipboard.readText()"))) as { request_id: string; trace: { spans: unknown[] } };
+    expect(copied.request_id).toBe(r.id);
+    expect(copied.trace.spans.length).toBeGreaterThanOrEqual(6);
     const traceLink = w.page.getByRole("link", { name: "All requests of this trace" });
     expect(await traceLink.getAttribute("href")).toContain("trace_id=");
     await w.page.waitForLoadState("networkidle");
