@@ -119,8 +119,9 @@ test("the detail page shows the waterfall's span names and the selected model, a
     const copied = JSON.parse(String(await w.page.evaluate("navigator.clipboard.readText()"))) as { request_id: string; trace: { spans: unknown[] } };
     expect(copied.request_id).toBe(r.id);
     expect(copied.trace.spans.length).toBeGreaterThanOrEqual(6);
-    const traceLink = w.page.getByRole("link", { name: "All requests of this trace" });
-    expect(await traceLink.getAttribute("href")).toContain("trace_id=");
+    await w.page.getByRole("link", { name: "All requests of this trace" }).click();
+    await w.page.waitForURL((url) => url.pathname === "/requests" && url.searchParams.has("trace_id"));
+    await w.page.getByRole("link", { name: r.id, exact: true }).waitFor();
     await w.page.waitForLoadState("networkidle");
     expect(w.problems).toEqual([]);
     expect(w.foreign).toEqual([]);
