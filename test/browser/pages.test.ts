@@ -3,7 +3,7 @@
 // nothing but the gateway, and its response carries the CSP; the nav links reach every page.
 import { expect, test } from "bun:test";
 import { onlyH1, signIn, unnamedControls, watchedPage } from "../helpers/browser.ts";
-import { chat, dashSession } from "./gw-api.ts";
+import { chat, dashSession, projectWithKey } from "./gw-api.ts";
 import { browserSuite, TEST_MS } from "./fixture.ts";
 
 const s = browserSuite();
@@ -82,6 +82,25 @@ test("the Recommendations page states the rule the API answers", async () => {
     await signIn(w.page, s.gw.origin, s.gw.adminToken);
     await w.page.getByRole("link", { name: "Recommendations", exact: true }).click();
     await w.page.getByText(rule).waitFor();
+  } finally {
+    await w.context.close();
+  }
+}, TEST_MS);
+
+test("the operator's project switcher puts the project in the URL and the Requests page follows it", async () => {
+  const other = await projectWithKey(s.gw, "switched", ["chat", "requests"]);
+  const theirs = await chat(s.gw, other.key, "A request of the switched-to project.");
+  const ours = await chat(s.gw, s.gw.testKey!, "A request of the first project.");
+  const w = await watchedPage(s.browser, s.gw.origin);
+  try {
+    await signIn(w.page, s.gw.origin, s.gw.adminToken);
+    await w.page.getByRole("link", { name: "Requests", exact: true }).click();
+    await w.page.getByRole("link", { name: ours.id, exact: true }).waitFor();
+    await w.page.getByLabel("Project", { exact: true }).selectOption(other.projectId);
+    await w.page.waitForURL((url) => url.searchParams.get("project") === other.projectId);
+    await w.page.getByRole("link", { name: theirs.id, exact: true }).waitFor();
+    expect(await w.page.getByRole("link", { name: ours.id, exact: true }).count()).toBe(0);
+    expect(w.problems).toEqual([]);
   } finally {
     await w.context.close();
   }
