@@ -63,6 +63,8 @@ test("a wrong token is refused with an alert and no session", async () => {
     await w.page.getByRole("alert").waitFor();
     expect(await onlyH1(w.page)).toBe("Sign in");
     expect((await w.context.cookies()).filter((c) => c.name === "gw_session")).toEqual([]);
+    // The browser itself logs the refused call's 401 (the contract's answer); nothing else may appear.
+    expect(w.problems.filter((p) => !/status of 401 .*\/dashboard\/api\/session\)$/.test(p))).toEqual([]);
     expect(w.foreign).toEqual([]);
   } finally {
     await w.context.close();
