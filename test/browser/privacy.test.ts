@@ -38,6 +38,8 @@ test("a project key's session cannot see another project: 404 for its request, n
     await w.page.goto(`${s.gw.origin}/requests/${theirs.id}`);
     await w.page.getByRole("alert").first().waitFor();
     expect(await w.page.getByText("Selected model").count()).toBe(0);
+    // Only the browser's own line for the 404 answer.
+    expect(w.problems.filter((p) => !p.includes(`status of 404 (Not Found) (${s.gw.origin}/dashboard/api/requests/${theirs.id}`))).toEqual([]);
     expect(w.foreign).toEqual([]);
   } finally {
     await w.context.close();
