@@ -1,9 +1,9 @@
-// The Cache page's actions on the compiled gw (docs/dashboard.md "Pages"): Empty cache (confirmed, counted,
-// audited; the next identical request misses, by X-Gw-Cache of docs/api.md), Invalidate by tag (only
-// that tag's answers), and neither for a key without scope cache.
+// The Cache page on the compiled gw (docs/dashboard.md "Pages"): Empty cache (confirmed, counted, audited;
+// the next identical request misses, by X-Gw-Cache of docs/api.md), Invalidate by tag, neither without
+// scope cache, and no hit-rate cards when the project's cache is off.
 import { expect, test } from "bun:test";
 import { signIn, watchedPage } from "../helpers/browser.ts";
-import { chat, dashSession, projectWithKey } from "./gw-api.ts";
+import { adminCall, chat, dashSession, projectWithKey } from "./gw-api.ts";
 import { browserSuite, TEST_MS } from "./fixture.ts";
 
 const s = browserSuite();
@@ -75,4 +75,19 @@ test("a key without scope cache sees Empty cache disabled, and the API refuses i
   }
   const api = await dashSession(s.gw, key);
   expect((await api.post("/cache/empty", {})).status).toBe(403);
+}, TEST_MS);
+
+test("with the project's cache off, the page says so and hides the hit-rate cards", async () => {
+  const project = await adminCall<{ id: string }>(s.gw, "POST", "/projects", { name: "cache-off", policy: { cache: false } });
+  const { key } = await adminCall<{ key: string }>(s.gw, "POST", `/projects/${project.id}/keys`, { mode: "test", scopes: ["chat", "requests", "cache"] });
+  const w = await watchedPage(s.browser, s.gw.origin);
+  try {
+    await signIn(w.page, s.gw.origin, key);
+    await w.page.getByRole("link", { name: "Cache", exact: true }).click();
+    await w.page.getByText(/Cache is off for this project/).waitFor();
+    expect(await w.page.locator('[data-metric="cache_hit_rate"]').count()).toBe(0);
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
 }, TEST_MS);
