@@ -1,8 +1,9 @@
-// The Projects page of the compiled gw, operator only (docs/dashboard.md "Pages"): a project made in
-// the form joins the list and the switcher, a key made there (its secret shown once) signs in to that
-// project, and revoking it ends that session at its next call; credits are added.
+// The Projects and Audit log pages of the compiled gw (docs/dashboard.md "Pages"): a project and a key
+// made in the page (the key signs in; revoked, its session ends), credits added; the audit log shown
+// to a project on plan business (its own entries only) and refused, with the reason, on other plans.
 import { expect, test } from "bun:test";
 import { signIn, watchedPage } from "../helpers/browser.ts";
+import { adminCall, projectWithKey } from "./gw-api.ts";
 import { browserSuite, TEST_MS } from "./fixture.ts";
 
 const s = browserSuite();
@@ -51,3 +52,27 @@ test("create a project and a key in the page, sign in with the key, revoke it, a
     await user.context.close();
   }
 }, TEST_MS * 2);
+
+test("the Audit log page: plan business shows a project its own entries only; other plans are told why not", async () => {
+  const pro = await projectWithKey(s.gw, "on-pro", ["chat", "requests"]);
+  const biz = await adminCall<{ id: string }>(s.gw, "POST", "/projects", { name: "on-business", plan: "business" });
+  const { key } = await adminCall<{ key: string }>(s.gw, "POST", `/projects/${biz.id}/keys`, { mode: "test", scopes: ["chat", "requests"] });
+  await adminCall(s.gw, "POST", `/projects/${biz.id}/credits`, { amount: 3 });
+
+  const w = await watchedPage(s.browser, s.gw.origin);
+  try {
+    await signIn(w.page, s.gw.origin, pro.key);
+    await w.page.getByRole("link", { name: "Audit log", exact: true }).click();
+    await w.page.getByRole("alert").filter({ hasText: "plan business" }).waitFor();
+
+    await w.page.getByRole("button", { name: "Sign out" }).click();
+    await signIn(w.page, s.gw.origin, key);
+    await w.page.getByRole("link", { name: "Audit log", exact: true }).click();
+    await w.page.getByText("credits.add", { exact: true }).first().waitFor();
+    await w.page.waitForLoadState("networkidle");
+    expect(await w.page.locator("body").innerText()).not.toContain(pro.projectId);
+    expect(w.foreign).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, TEST_MS);
