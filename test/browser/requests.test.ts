@@ -130,6 +130,24 @@ test("the detail page shows the waterfall's span names and the selected model, a
   }
 }, TEST_MS);
 
+test("a fallback's detail has one llm row per attempt, the failed one with its error code", async () => {
+  const r = await chat(s.gw, s.gw.testKey!, "Fall back, please.", {}, { model: "gw-test:fallback" });
+  expect(r.status).toBe(200);
+  const w = await watchedPage(s.browser, s.gw.origin);
+  try {
+    await w.page.setViewportSize({ width: 1280, height: 2000 });
+    await signIn(w.page, s.gw.origin, s.gw.adminToken);
+    await w.page.goto(`${s.gw.origin}/requests/${r.id}`);
+    await w.page.getByText(/attempt 1/).first().waitFor();
+    expect(await w.page.getByText(/^llm$/).count()).toBe(2);
+    await w.page.getByText("provider_unavailable", { exact: true }).first().waitFor();
+    await w.page.getByText(`${r.model!}, attempt 1`).first().waitFor();
+    expect(w.problems).toEqual([]);
+  } finally {
+    await w.context.close();
+  }
+}, TEST_MS);
+
 /** Replaces a logged request's stored trace by one with `n` more spans, written as the log writer would. */
 async function growTrace(requestId: string, n: number): Promise<void> {
   const db = new Database(join(s.gw.dir, "data", "gw.sqlite"));
