@@ -332,12 +332,19 @@ describe("recording, cuts and aborts", () => {
   });
 
   test("delays do not block other requests", async () => {
-    upstream.script({ delayMs: 300 });
-    const t0 = Date.now();
-    const slow = client.chat.completions.create({ model: "m", messages: user("slow") });
+    // Order, not time: the fast request is answered while the slow one still waits out its delay.
+    upstream.script({ delayMs: 60_000 });
+    const ac = new AbortController();
+    let slowSettled = false;
+    const slow = client.chat.completions
+      .create({ model: "m", messages: user("slow") }, { signal: ac.signal, maxRetries: 0 })
+      .then(() => "answered", () => "aborted")
+      .finally(() => (slowSettled = true));
     await waitFor(() => upstream.callCount() === 1);
-    await client.chat.completions.create({ model: "m", messages: user("fast") });
-    expect(Date.now() - t0).toBeLessThan(250);
-    expect((await slow).choices[0]?.message.content).toBe("Echo: slow");
+    const fast = await client.chat.completions.create({ model: "m", messages: user("fast") });
+    expect(fast.choices[0]?.message.content).toBe("Echo: fast");
+    expect(slowSettled).toBe(false);
+    ac.abort();
+    expect(await slow).toBe("aborted");
   });
 });
