@@ -4,6 +4,7 @@ import { getJson, session } from "../api.ts";
 import { href, query, setQuery } from "../router.ts";
 import type { AuditEntry, List, ProjectSummary } from "../types.ts";
 import { ErrorAlert, Loading, time, useLoad } from "../components/load.tsx";
+import { Pager } from "../components/pager.tsx";
 import "../styles/requests.css";
 import "../styles/projects.css";
 
@@ -48,13 +49,7 @@ export function AuditPage() {
           </label>
         )}
         <span class="spacer" />
-        {params.after && <a class="btn" href={href("/audit", { audit: all ? "all" : null })}>First page</a>}
-        <button
-          type="button"
-          class="btn"
-          disabled={!page.data?.has_more || !page.data.next_cursor}
-          onClick={() => setQuery({ after: page.data?.next_cursor ?? null })}
-        >Next page</button>
+        <Pager firstHref={params.after ? href("/audit", { audit: all ? "all" : null }) : null} page={page.data} />
       </div>
       <ErrorAlert message={page.error} />
       {page.loading && <Loading what="the audit log" />}

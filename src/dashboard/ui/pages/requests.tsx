@@ -1,11 +1,12 @@
 // Requests: the request log of the project, every logged field but content, filtered by the URL's
 // query (docs/dashboard.md "Pages"), cursor paging, and CSV / NDJSON export of the filtered rows.
 import { apiUrl, getJson } from "../api.ts";
-import { href, query, setQuery } from "../router.ts";
+import { href, query } from "../router.ts";
 import type { List, LogEntry } from "../types.ts";
 import { currentFilters, FilterForm } from "../components/filters.tsx";
 import { count, dollars } from "../format.ts";
 import { duration, ErrorAlert, Loading, time, useLoad } from "../components/load.tsx";
+import { Pager } from "../components/pager.tsx";
 import "../styles/requests.css";
 
 const PAGE_SIZE = 50;
@@ -69,13 +70,7 @@ export function RequestsPage() {
         <a class="btn" href={exportUrl("csv")} download>Export CSV</a>
         <a class="btn" href={exportUrl("ndjson")} download>Export NDJSON</a>
         <span class="spacer" />
-        {after && <a class="btn" href={href("/requests", { ...filters })}>First page</a>}
-        <button
-          type="button"
-          class="btn"
-          disabled={!page.data?.has_more || !page.data.next_cursor}
-          onClick={() => setQuery({ after: page.data?.next_cursor ?? null })}
-        >Next page</button>
+        <Pager firstHref={after ? href("/requests", { ...filters }) : null} page={page.data} />
       </div>
       <ErrorAlert message={page.error} />
       {page.loading && <Loading what="requests" />}
