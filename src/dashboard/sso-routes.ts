@@ -20,7 +20,7 @@ export const SSO_FAILURES_PER_MINUTE = 10;
 /** A 302 here would keep the navigation the issuer started, and the browser would not send the
  * SameSite=Strict cookie to the dashboard it lands on; a refresh from this page is gw's own. */
 const signedInPage = (to: string): string =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=${to}"><title>Signed in</title></head>` +
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=${to}"><link rel="icon" href="data:,"><title>Signed in</title></head>` +
   `<body><p><a href="${to}">Continue to the dashboard</a></p></body></html>`;
 
 /** Where the issuer returns the browser: this gw, as the browser reached it. */
