@@ -101,7 +101,10 @@ export function Layout({ children }: { children: ComponentChildren }) {
       </nav>
       <main class="content" id="main">
         {shellError.value && <p role="alert" class="alert">{shellError.value}</p>}
-        {children}
+        {/* The operator's page waits for its project (the switcher's default), so it loads once. */}
+        {operator && !query.value.get("project") && projects.value === null && !shellError.value
+          ? <p class="loading" aria-live="polite">Loading…</p>
+          : children}
       </main>
     </div>
   );
