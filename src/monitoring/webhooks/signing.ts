@@ -22,6 +22,15 @@ export function signOne(secret: string, eventId: string, timestampSeconds: numbe
   return `v1,${mac}`;
 }
 
+/** After a rotation the old secret keeps signing alongside the new one for this long. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/** The secrets to sign with now: the current one, plus the previous one within 24 h of the rotation. */
+export function signingSecrets(current: string, previous: string | null, rotatedAt: number | null, now: number): string[] {
+  const overlapping = previous !== null && rotatedAt !== null && now - rotatedAt < ROTATION_OVERLAP_MS;
+  return overlapping ? [current, previous] : [current];
+}
+
 export interface SignatureHeaders {
   "webhook-id": string;
   "webhook-timestamp": string;

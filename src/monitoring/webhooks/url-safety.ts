@@ -44,19 +44,19 @@ const REFUSED = ranges({
   "240.0.0.0/4": "a reserved address",
   "::/96": "a reserved address", // IPv4-compatible (deprecated); ::1 is matched as loopback before this
 });
-const LOOPBACK = ranges({ "127.0.0.0/8": "a loopback address", "::1/128": "a loopback address" });
+const LOOPBACK = ranges({ "127.0.0.0/8": "loopback", "::1/128": "loopback" }).map(([, c]) => c);
 // Prefixes that embed an IPv4 address in their last 32 bits (NAT64): judged by the embedded address.
-const EMBEDS_V4 = ranges({ "64:ff9b::/96": "NAT64" });
+const EMBEDS_V4 = ranges({ "64:ff9b::/96": "NAT64" }).map(([, c]) => c);
 
 /** Why an address is refused, or null when gw may send to it. */
 export function refusedAddress(ip: bigint, allowLoopback: boolean): string | null {
-  if (inRanges(ip, EMBEDS_V4.map(([, c]) => c))) return refusedAddress((0xffffn << 32n) | (ip & 0xffffffffn), allowLoopback);
-  if (inRanges(ip, LOOPBACK.map(([, c]) => c))) return allowLoopback ? null : "a loopback address";
+  if (inRanges(ip, EMBEDS_V4)) return refusedAddress((0xffffn << 32n) | (ip & 0xffffffffn), allowLoopback);
+  if (inRanges(ip, LOOPBACK)) return allowLoopback ? null : "a loopback address";
   for (const [why, cidr] of REFUSED) if (inRanges(ip, [cidr])) return why;
   return null;
 }
 
-const isLoopback = (ip: bigint): boolean => inRanges(ip, LOOPBACK.map(([, c]) => c));
+const isLoopback = (ip: bigint): boolean => inRanges(ip, LOOPBACK);
 
 /** Checks an endpoint URL: its scheme, and every address its host is or resolves to. */
 export async function checkWebhookUrl(text: string, options: UrlCheckOptions): Promise<UrlCheck> {

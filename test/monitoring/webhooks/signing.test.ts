@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
-import { newWebhookSecret, signatureHeaders, signOne } from "../../../src/monitoring/webhooks/signing.ts";
+import { newWebhookSecret, signatureHeaders, signingSecrets, signOne } from "../../../src/monitoring/webhooks/signing.ts";
 
 const body = JSON.stringify({ id: "evt_1", type: "test.ping", data: { hello: "wörld" } });
 const nowS = (): number => Math.floor(Date.now() / 1000); // the reference verifier reads the real clock
@@ -77,5 +77,15 @@ describe("webhook signing (Standard Webhooks)", () => {
     expect(() => signatureHeaders([], "evt_a", 1, body)).toThrow();
     expect(() => signatureHeaders([newWebhookSecret()], "evt_a", 1.5, body)).toThrow();
     expect(() => signatureHeaders(["whsec_"], "evt_a", 1, body)).toThrow();
+  });
+
+  test("the old secret signs alongside the new one for 24 hours after a rotation, then stops", () => {
+    const t = Date.UTC(2026, 10, 26);
+    const day = 24 * 3600 * 1000;
+    expect(signingSecrets("whsec_new", null, null, t)).toEqual(["whsec_new"]);
+    expect(signingSecrets("whsec_new", "whsec_old", t, t)).toEqual(["whsec_new", "whsec_old"]);
+    expect(signingSecrets("whsec_new", "whsec_old", t, t + day - 1)).toEqual(["whsec_new", "whsec_old"]);
+    expect(signingSecrets("whsec_new", "whsec_old", t, t + day)).toEqual(["whsec_new"]);
+    expect(signingSecrets("whsec_new", "whsec_old", null, t)).toEqual(["whsec_new"]);
   });
 });
