@@ -115,6 +115,8 @@ describe("patchAlertRule", () => {
     expect(errorOf(() => patchAlertRule(high, { metric: "error_rate" })).param).toBe("threshold");
     expect(errorOf(() => patchAlertRule(rule, { keep_firing_for: "2x" })).param).toBe("keep_firing_for");
     expect(errorOf(() => patchAlertRule(rule, { window: "7d" })).param).toBe("window");
+    expect(errorOf(() => patchAlertRule(rule, { colour: "red" })).param).toBe("colour");
+    expect(errorOf(() => patchAlertRule(rule, { name: "" })).param).toBe("name");
   });
 });
 
