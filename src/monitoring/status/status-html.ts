@@ -4,7 +4,7 @@ import { statusForAvailability, type ComponentStatus } from "./health.ts";
 import type { StatusSummary } from "./summary.ts";
 import type { DayBar } from "./uptime.ts";
 
-/** Bytes of escaped text kept on the page; the full text stays in /status.json. */
+/** Bytes of escaped text kept on the page; the full text stays in the status JSON. */
 const MAX_NAME = 120;
 const MAX_BODY = 280;
 /** Entries listed across open incidents, maintenance and recent incidents, in that order. */

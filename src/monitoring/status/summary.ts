@@ -1,4 +1,4 @@
-// The public /status.json body: Atlassian Statuspage v2 summary.json field for field, plus gw's uptime
+// The public status JSON: Atlassian Statuspage v2's summary document field for field, plus gw's uptime
 // and p95 latency under `gw` (docs/monitoring.md "Status page"). Pure: counts and clock are passed in.
 import { componentStatus, pageStatus, type Indicator, type RecentHealth } from "./health.ts";
 import { dayBars, uptimeOf, utcDay, type Counts, type DayBar, type DayCount } from "./uptime.ts";
