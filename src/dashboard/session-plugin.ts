@@ -69,7 +69,7 @@ function projectOf(deps: Deps, viewer: Viewer, asked: string | null): string {
     return asked;
   }
   // "" only while no project exists: project-scoped reads then find nothing.
-  return deps.repos.dashboardSessions.firstProjectId() ?? "";
+  return deps.repos.projects.firstId() ?? "";
 }
 
 /** The IP-allowlist check of a project key's calls, for this request (docs/security.md "Boundaries"). */

@@ -36,7 +36,6 @@ export function dashboardSessionsRepo(db: Database) {
   const byHash = db.query<Row, [string]>("SELECT * FROM dashboard_sessions WHERE token_hash = ?");
   const remove = db.query<unknown, [string]>("DELETE FROM dashboard_sessions WHERE token_hash = ?");
   const expire = db.query<unknown, [number]>("DELETE FROM dashboard_sessions WHERE expires_at <= ?");
-  const firstProject = db.query<{ id: string }, []>("SELECT id FROM projects ORDER BY created_at, id LIMIT 1");
   return {
     insert(s: StoredSession): void {
       insert.run(s.tokenHash, s.id, s.role, s.projectId, s.keyId, JSON.stringify(s.scopes), s.email, s.csrfToken, s.createdAt, s.expiresAt);
@@ -47,10 +46,6 @@ export function dashboardSessionsRepo(db: Database) {
     },
     delete(tokenHash: string): void {
       remove.run(tokenHash);
-    },
-    /** The operator's project when the URL names none: the first one created. */
-    firstProjectId(): string | null {
-      return firstProject.get()?.id ?? null;
     },
     /** Drops sessions past their expiry; returns how many. */
     deleteExpired(now: number): number {

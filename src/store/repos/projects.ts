@@ -48,6 +48,7 @@ export function projectsRepo(db: Database) {
   const byName = db.query<ProjectRow, [string]>("SELECT * FROM projects WHERE name = ? ORDER BY id LIMIT 1");
   const count = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM projects");
   const all = db.query<ProjectRow, []>("SELECT * FROM projects ORDER BY created_at, id");
+  const first = db.query<{ id: string }, []>("SELECT id FROM projects ORDER BY created_at, id LIMIT 1");
   const update = db.query(
     `UPDATE projects SET name = $name, plan = $plan, billing_mode = $billing_mode, balance = $balance,
        credit_limit = $credit_limit, policy = $policy WHERE id = $id`,
@@ -82,6 +83,8 @@ export function projectsRepo(db: Database) {
     count: (): number => count.get()?.n ?? 0,
     /** Every project, oldest first (the operator's project list). */
     list: (): Project[] => all.all().map(fromRow),
+    /** The first project created (the operator's when the dashboard's URL names none). */
+    firstId: (): string | null => first.get()?.id ?? null,
     save(p: Project): Project {
       update.run(toParams(p));
       return p;
