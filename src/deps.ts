@@ -47,6 +47,8 @@ import { auditLogRepo } from "./store/repos/audit-log.ts";
 import { dashboardSessionsRepo } from "./store/repos/dashboard-sessions.ts";
 import { projectSsoRepo } from "./store/repos/project-sso.ts";
 import { AuditLog } from "./audit/audit-log.ts";
+import { webhookEventsRepo } from "./store/repos/webhook-events.ts";
+import { WebhookEmitter } from "./monitoring/webhooks/emitter.ts";
 import { stopServices } from "./lib/service.ts";
 import { storageServices, type Unwritten } from "./services.ts";
 
@@ -67,7 +69,7 @@ export function openRepos(db: Database): Repos {
   return {
     projects: projectsRepo(db), apiKeys: apiKeysRepo(db), requests: requestsRepo(db), providerKeys: providerKeysRepo(db),
     idempotency: idempotencyRepo(db), feedback: feedbackRepo(db), ledger: ledgerRepo(db),
-    dashboardSessions: dashboardSessionsRepo(db), projectSso: projectSsoRepo(db),
+    dashboardSessions: dashboardSessionsRepo(db), projectSso: projectSsoRepo(db), webhookEvents: webhookEventsRepo(db),
   };
 }
 
@@ -162,6 +164,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     requestListeners,
     rateLimits,
     audit: new AuditLog(auditLogRepo(db), clock),
+    events: new WebhookEmitter(repos.webhookEvents, clock, (err, type) => logger.error({ err, type }, "webhook event not stored")),
   };
 }
 

@@ -67,6 +67,11 @@ export interface Config {
   testTracesPerMinute: number;
   /** Proxies whose X-Forwarded-For is believed (`GW_TRUSTED_PROXIES`, CIDRs, comma-separated). */
   trustedProxies: Cidr[];
+  /** How often alert rules are evaluated (`GW_MONITOR_INTERVAL_S`, default 30; docs/monitoring.md). */
+  monitorIntervalMs: number;
+  /** `GW_WEBHOOK_ALLOW_LOOPBACK=1`: webhook endpoints may be http on loopback (tests, local receivers;
+   * docs/webhooks.md). Off by default: https only, never private or loopback addresses. */
+  webhookAllowLoopback: boolean;
   /** Provider id (lower case) -> key and base URL as read from the environment. */
   providers: Readonly<Record<string, ProviderEnv>>;
 }
@@ -174,6 +179,8 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     projectTraceBytes: parseMegabytes("GW_PROJECT_LOG_MB", env.GW_PROJECT_LOG_MB || "1024"),
     testTracesPerMinute: parseCount("GW_TEST_TRACES_PER_MIN", env.GW_TEST_TRACES_PER_MIN || "60"),
     shutdownTimeoutMs: parseSeconds("GW_SHUTDOWN_TIMEOUT_S", env.GW_SHUTDOWN_TIMEOUT_S || "30"),
+    monitorIntervalMs: Math.max(1000, parseSeconds("GW_MONITOR_INTERVAL_S", env.GW_MONITOR_INTERVAL_S || "30")),
+    webhookAllowLoopback: env.GW_WEBHOOK_ALLOW_LOOPBACK === "1" || env.GW_WEBHOOK_ALLOW_LOOPBACK === "true",
     providers: Object.freeze(providers),
   });
 }

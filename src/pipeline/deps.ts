@@ -37,6 +37,8 @@ import type { requestsRepo, RequestRecord } from "../store/repos/requests.ts";
 import type { dashboardSessionsRepo } from "../store/repos/dashboard-sessions.ts";
 import type { projectSsoRepo } from "../store/repos/project-sso.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
+import type { webhookEventsRepo } from "../store/repos/webhook-events.ts";
+import type { WebhookEmitter } from "../monitoring/webhooks/emitter.ts";
 
 export interface Repos {
   projects: ReturnType<typeof projectsRepo>;
@@ -48,6 +50,7 @@ export interface Repos {
   ledger: ReturnType<typeof ledgerRepo>;
   dashboardSessions: ReturnType<typeof dashboardSessionsRepo>;
   projectSso: ReturnType<typeof projectSsoRepo>;
+  webhookEvents: ReturnType<typeof webhookEventsRepo>;
 }
 
 export interface Deps {
@@ -100,4 +103,6 @@ export interface Deps {
   rateLimits: RateLimiter;
   /** Append-only record of admin actions and dashboard sign-ins (docs/dashboard.md "Audit log"). */
   audit: AuditLog;
+  /** Raises webhook events once per natural key and queues them durably (docs/webhooks.md). */
+  events: WebhookEmitter;
 }

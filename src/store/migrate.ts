@@ -11,6 +11,7 @@ import m008 from "./migrations/008_trace_usage.sql" with { type: "text" };
 import m009 from "./migrations/009_request_filters.sql" with { type: "text" };
 import m010 from "./migrations/010_audit_sessions_sso.sql" with { type: "text" };
 import m011 from "./migrations/011_model_rollups.sql" with { type: "text" };
+import m012 from "./migrations/012_monitoring.sql" with { type: "text" };
 
 /** Append only: a migration, once released, never changes. */
 export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
@@ -25,6 +26,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
   { version: 9, sql: m009 },
   { version: 10, sql: m010 },
   { version: 11, sql: m011 },
+  { version: 12, sql: m012 },
 ];
 
 export function migrate(db: Database): number {
