@@ -31,6 +31,20 @@ const ACTIONS: Record<string, AuditAction> = {
   "POST /projects/:id/credits": "credits.add",
   "PUT /projects/:id/sso": "sso.configure",
   "DELETE /projects/:id/sso": "sso.configure",
+  "POST /projects/:id/webhooks": "webhook.create",
+  "PATCH /webhooks/:webhook_id": "webhook.update",
+  "DELETE /webhooks/:webhook_id": "webhook.delete",
+  "POST /webhooks/:webhook_id/rotate-secret": "webhook.rotate_secret",
+  "POST /webhooks/:webhook_id/test": "webhook.test",
+  "POST /webhook-deliveries/:delivery_id/replay": "webhook.replay",
+  "POST /projects/:id/alert-rules": "alert_rule.create",
+  "PATCH /alert-rules/:rule_id": "alert_rule.update",
+  "DELETE /alert-rules/:rule_id": "alert_rule.delete",
+  "POST /status/incidents": "status_post.create",
+  "POST /status/maintenances": "status_post.create",
+  "PATCH /status/posts/:post_id": "status_post.update",
+  "POST /status/posts/:post_id/updates": "status_post.update",
+  "DELETE /status/posts/:post_id": "status_post.delete",
 };
 
 const field = (value: unknown, name: string): unknown =>
@@ -60,6 +74,13 @@ export function adminAuditOf(call: AdminCall): AdminAudit {
       return call.method === "DELETE"
         ? { ...base, target: projectId, details: { removed: true } }
         : { ...base, target: projectId, details: { issuer: str(field(call.body, "issuer")), allowed_domains: field(call.body, "allowed_domains") ?? null } };
+    case "webhook.create": case "webhook.update": case "webhook.delete": case "webhook.rotate_secret":
+    case "webhook.test": case "webhook.replay": case "alert_rule.create": case "alert_rule.update":
+    case "alert_rule.delete": case "status_post.create": case "status_post.update": case "status_post.delete": {
+      // The object acted on: its id from the path, or the one the answer created.
+      const p = call.params;
+      return { ...base, target: p.webhook_id ?? p.delivery_id ?? p.rule_id ?? p.post_id ?? str(field(call.response, "id")), details: {} };
+    }
     default:
       return { ...base, target: call.route, details: {} };
   }

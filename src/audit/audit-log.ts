@@ -18,6 +18,9 @@ export type AuditAction =
   | "project.create" | "project.update" | "key.create" | "key.revoke" | "credits.add"
   | "provider_key.put" | "provider_key.delete" | "sso.configure"
   | "cache.empty" | "cache.invalidate" | "admin.read"
+  | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.replay"
+  | "alert_rule.create" | "alert_rule.update" | "alert_rule.delete"
+  | "status_post.create" | "status_post.update" | "status_post.delete"
   /** An admin API write with no action of its own (a route added later). */
   | "admin.write";
 

@@ -11,6 +11,7 @@ import { CreateKeyBody, CreateProjectBody, CreditsBody, ProviderKeyBody, UpdateP
 import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import type { Deps } from "../../pipeline/deps.ts";
 import type { AdminGate } from "./admin-gate.ts";
+import { projectOfTarget } from "./audit-project.ts";
 import { adminAuditOf } from "../../audit/admin-actions.ts";
 import { auditListView, auditPageQuery } from "../../audit/audit-log.ts";
 import { deleteSso, getSso, parseSsoBody, putSso } from "../../auth/oidc-config.ts";
@@ -66,7 +67,7 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
     // success is written before it is answered.
     .onAfterHandle(({ request, route, params, set, response }) => {
       const audit = adminAuditOf({ method: request.method, route: route.replace(/^.*?\/admin(?=\/)/, ""), params: params ?? {}, body: auditBodies.get(request) ?? null, response });
-      const projectId = audit.action === "key.revoke" && audit.target ? (deps.repos.apiKeys.get(audit.target)?.projectId ?? null) : audit.projectId;
+      const projectId = audit.projectId ?? projectOfTarget(deps, params ?? {});
       deps.audit.record({ ...audit, projectId, actor: ADMIN_ACTOR, outcome: "success", status: typeof set.status === "number" ? set.status : 200, sourceIp: auditSources.get(request) ?? null });
     })
     // A failed call never reached onAfterHandle: the app's error handler answered first, so its

@@ -1,0 +1,9 @@
+// The project an admin call acted on when its path names another object (a key, a webhook, a rule):
+// the audit entry is listed under that project (docs/dashboard.md "Audit log").
+import type { Deps } from "../../pipeline/deps.ts";
+
+/** One line per path parameter that names a project's object; null when none applies. */
+export function projectOfTarget(deps: Deps, params: Record<string, string | undefined>): string | null {
+  if (params.key_id) return deps.repos.apiKeys.get(params.key_id)?.projectId ?? null;
+  return null;
+}
