@@ -6,6 +6,7 @@ import { requestIdAt } from "../lib/ids.ts";
 import { metricsRepo, type MetricsRepo } from "./repos/metrics.ts";
 import { modelRollupsRepo } from "./repos/model-rollups.ts";
 import { requestsRepo, type RequestsRepo } from "./repos/requests.ts";
+import { STATUS_HOUR_DAYS, STATUS_MINUTE_DAYS, statusRollupsRepo } from "./repos/status-rollups.ts";
 
 export const DAY_MS = 86_400_000;
 /** Minute rollups serve the edges of a window, so they are kept a little past the longest period (30d). */
@@ -41,6 +42,7 @@ export function logMaintenance(db: Database, repos: { requests?: RequestsRepo; m
   const requests = repos.requests ?? requestsRepo(db);
   const metrics = repos.metrics ?? metricsRepo(db);
   const models = modelRollupsRepo(db);
+  const status = statusRollupsRepo(db);
   const projects = db.query<{ id: string }, []>("SELECT id FROM projects");
 
   /** One pass: compaction, then one batch per project. */
@@ -48,9 +50,11 @@ export function logMaintenance(db: Database, repos: { requests?: RequestsRepo; m
     const result: PassResult = { rows: 0, traces: 0, rollups: 0, more: false };
     metrics.compact(now);
     models.compact(now);
+    status.compact(now);
     const beforeId = retentionDays > 0 ? requestIdAt(now - retentionDays * DAY_MS) : null;
     result.rollups = metrics.prune(now - MINUTE_ROLLUP_DAYS * DAY_MS, now - HOUR_ROLLUP_DAYS * DAY_MS);
     result.rollups += models.prune(now - MINUTE_ROLLUP_DAYS * DAY_MS, now - HOUR_ROLLUP_DAYS * DAY_MS);
+    result.rollups += status.prune(now - STATUS_MINUTE_DAYS * DAY_MS, now - STATUS_HOUR_DAYS * DAY_MS);
     if (beforeId === null) return result;
     for (const { id } of projects.all()) {
       const deleted = requests.prune(id, beforeId, batch);

@@ -137,3 +137,5 @@ CREATE TABLE status_rollups (
   latency    BLOB NOT NULL DEFAULT x'',
   PRIMARY KEY (bucket_ms, start_ms, component)
 ) WITHOUT ROWID;
+-- The status page reads one component's rows over up to 90 days.
+CREATE INDEX status_rollups_component ON status_rollups(component, bucket_ms, start_ms);

@@ -6,6 +6,7 @@ import { COLUMNS, decodeLogBatch, type PreparedRow, type SqlValue } from "../log
 import { tracesRepo, type TracesRepo } from "./traces.ts";
 import { metricsRepo, type MetricsRepo } from "./metrics.ts";
 import { withModelRollups } from "./model-rollups.ts";
+import { withStatusRollups } from "./status-rollups.ts";
 import type { RequestRecord } from "../request-record.ts";
 import type { RequestFilters } from "../../schema/requests.ts";
 import type { LogFilters } from "../../schema/dashboard-requests.ts";
@@ -75,7 +76,7 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db), 
   // A skipped duplicate was counted when it was first written: only rows inserted now are rolled up.
   const insertAll = db.transaction((all: PreparedRow[]) => {
     const rows = withinBudget(all);
-    const rollup = withModelRollups(db, rollups.batch());
+    const rollup = withStatusRollups(db, withModelRollups(db, rollups.batch()));
     let i = 0;
     for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT) {
       const group = rows.slice(i, i + ROWS_PER_STATEMENT);
