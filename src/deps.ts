@@ -49,6 +49,7 @@ import { projectSsoRepo } from "./store/repos/project-sso.ts";
 import { AuditLog } from "./audit/audit-log.ts";
 import { webhookEventsRepo } from "./store/repos/webhook-events.ts";
 import { WebhookEmitter } from "./monitoring/webhooks/emitter.ts";
+import { buildAlertRules } from "./monitoring/alerts/build-alerts.ts";
 import { stopServices } from "./lib/service.ts";
 import { storageServices, type Unwritten } from "./services.ts";
 
@@ -124,6 +125,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     models: catalog.models.map((m) => m.id),
     providers: [...ADAPTER_IDS, ...catalog.models.map((m) => m.provider), "cache", "sandbox"],
   }) : undefined;
+  const events = new WebhookEmitter(repos.webhookEvents, clock, (err, type) => logger.error({ err, type }, "webhook event not stored"));
   const billing = new Billing(repos.ledger, (err, context) => logger.error({ err }, context), {
     reporter: storage.reporter("ledger"),
     onDrop: (dropped) => logger.error({ dropped }, "ledger queue over twice its bound: an entry was dropped"),
@@ -134,6 +136,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   // Token admissions are estimates; the recorded usage corrects them.
   const rateLimits = new RateLimiter({ now: () => clock.now() });
   requestListeners.push(rateLimits.listener);
+  const alerts = buildAlertRules(db, { billing, project: (id) => repos.projects.get(id), emit: events.emit, clock, intervalMs: config.monitorIntervalMs, requestListeners, onError: (err, context) => logger.error({ err }, context) });
   return {
     config,
     clock,
@@ -164,7 +167,8 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     requestListeners,
     rateLimits,
     audit: new AuditLog(auditLogRepo(db), clock),
-    events: new WebhookEmitter(repos.webhookEvents, clock, (err, type) => logger.error({ err, type }, "webhook event not stored")),
+    events,
+    alerts,
   };
 }
 

@@ -123,6 +123,7 @@ export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => numb
       return keepRateLimits(deps.rateLimits, config.dataDir, deps.clock, (err) => logger.warn({ err }, "rate-limit state not saved"));
     }),
     timed("idle gc", () => startIdleGc(lifecycle, () => deps.logSink.collect())),
+    { name: "alert rules", start: () => deps.alerts.start(), stop: () => deps.alerts.stop() },
   );
   return services;
 }

@@ -12,6 +12,7 @@ import { compileValidator, parseJsonObject, readBodyText } from "../../schema/va
 import type { Deps } from "../../pipeline/deps.ts";
 import type { AdminGate } from "./admin-gate.ts";
 import { projectOfTarget } from "./audit-project.ts";
+import { alertRoutes } from "./alert-routes.ts";
 import { adminAuditOf } from "../../audit/admin-actions.ts";
 import { auditListView, auditPageQuery } from "../../audit/audit-log.ts";
 import { deleteSso, getSso, parseSsoBody, putSso } from "../../auth/oidc-config.ts";
@@ -90,6 +91,7 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
       deps.authCache.clear();
       deps.projectProviders.clear();
     })
+    .use(alertRoutes(deps))
     .post("/projects", async ({ request, set }) => {
       const input = validateCreate(await readJson(request));
       assertCidrs(input.policy?.ip_allowlist, "policy.ip_allowlist");

@@ -5,5 +5,6 @@ import type { Deps } from "../../pipeline/deps.ts";
 /** One line per path parameter that names a project's object; null when none applies. */
 export function projectOfTarget(deps: Deps, params: Record<string, string | undefined>): string | null {
   if (params.key_id) return deps.repos.apiKeys.get(params.key_id)?.projectId ?? null;
+  if (params.rule_id) return deps.alerts.projectOf(params.rule_id);
   return null;
 }

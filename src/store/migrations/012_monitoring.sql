@@ -67,13 +67,15 @@ CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries(endpoint_id, id);
 
 -- Alert rules (docs/monitoring.md "Alert rules"). `rule`: the AlertRule JSON with defaults filled
 -- in. `state`: the rule's AlertState JSON, stored after each evaluation so a restart keeps it.
+-- A deleted rule keeps its row (deleted_at set) so its incidents and audit entries still name a project.
 CREATE TABLE alert_rules (
   id          TEXT PRIMARY KEY,
   project_id  TEXT NOT NULL,
   rule        TEXT NOT NULL,
   state       TEXT,
   created_at  INTEGER NOT NULL,
-  updated_at  INTEGER NOT NULL
+  updated_at  INTEGER NOT NULL,
+  deleted_at  INTEGER
 );
 CREATE INDEX alert_rules_project ON alert_rules(project_id, created_at);
 
