@@ -1,6 +1,6 @@
 // Totals for scoped rules (a model, provider, task or tag), which the per-project rollups cannot
 // give: per rule, minute buckets in memory fed by every recorded request, backfilled from the request
-// log when the rule is watched (docs/monitoring.md "Alert rules": "Scoped rules").
+// log when the rule is watched (docs/monitoring.md "Scoped rules").
 import { bucketOf } from "../../lib/histogram.ts";
 import { addRow, addTotals, CALLER_SIDE_CATEGORIES, emptyTotals, type RollupTotals } from "../../store/metrics-rollup.ts";
 import { COLUMNS, type SqlValue } from "../../store/log-batch-codec.ts";
