@@ -49,6 +49,7 @@ import { projectSsoRepo } from "./store/repos/project-sso.ts";
 import { AuditLog } from "./audit/audit-log.ts";
 import { webhookEventsRepo } from "./store/repos/webhook-events.ts";
 import { WebhookEmitter } from "./monitoring/webhooks/emitter.ts";
+import { Webhooks } from "./monitoring/webhooks/webhooks.ts";
 import { buildAlertRules } from "./monitoring/alerts/build-alerts.ts";
 import { stopServices } from "./lib/service.ts";
 import { storageServices, type Unwritten } from "./services.ts";
@@ -136,6 +137,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   // Token admissions are estimates; the recorded usage corrects them.
   const rateLimits = new RateLimiter({ now: () => clock.now() });
   requestListeners.push(rateLimits.listener);
+  const webhooks = new Webhooks(db, { events: repos.webhookEvents, emitter: events, secrets, clock, allowLoopback: config.webhookAllowLoopback, onError: (err, what) => logger.error({ err }, what) });
   const alerts = buildAlertRules(db, { billing, project: (id) => repos.projects.get(id), emit: events.emit, clock, intervalMs: config.monitorIntervalMs, requestListeners, onError: (err, context) => logger.error({ err }, context) });
   return {
     config,
@@ -168,6 +170,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     rateLimits,
     audit: new AuditLog(auditLogRepo(db), clock),
     events,
+    webhooks,
     alerts,
   };
 }

@@ -124,6 +124,7 @@ export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => numb
     }),
     timed("idle gc", () => startIdleGc(lifecycle, () => deps.logSink.collect())),
     { name: "alert rules", start: () => deps.alerts.start(), stop: () => deps.alerts.stop() },
+    { name: "webhook dispatcher", start: () => deps.webhooks.start(), stop: () => deps.webhooks.stop() },
   );
   return services;
 }

@@ -39,6 +39,7 @@ import type { projectSsoRepo } from "../store/repos/project-sso.ts";
 import type { AuditLog } from "../audit/audit-log.ts";
 import type { webhookEventsRepo } from "../store/repos/webhook-events.ts";
 import type { WebhookEmitter } from "../monitoring/webhooks/emitter.ts";
+import type { Webhooks } from "../monitoring/webhooks/webhooks.ts";
 import type { AlertRules } from "../monitoring/alerts/alert-rules.ts";
 
 export interface Repos {
@@ -106,6 +107,8 @@ export interface Deps {
   audit: AuditLog;
   /** Raises webhook events once per natural key and queues them durably (docs/webhooks.md). */
   events: WebhookEmitter;
+  /** Webhook endpoints and the delivery of queued events (docs/webhooks.md "Endpoints"). */
+  webhooks: Webhooks;
   /** Alert rules, their evaluation and incidents (docs/monitoring.md "Alert rules"). */
   alerts: AlertRules;
 }

@@ -13,6 +13,7 @@ import type { Deps } from "../../pipeline/deps.ts";
 import type { AdminGate } from "./admin-gate.ts";
 import { projectOfTarget } from "./audit-project.ts";
 import { alertRoutes } from "./alert-routes.ts";
+import { webhookRoutes } from "./webhook-routes.ts";
 import { adminAuditOf } from "../../audit/admin-actions.ts";
 import { auditListView, auditPageQuery } from "../../audit/audit-log.ts";
 import { deleteSso, getSso, parseSsoBody, putSso } from "../../auth/oidc-config.ts";
@@ -92,6 +93,7 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
       deps.projectProviders.clear();
     })
     .use(alertRoutes(deps))
+    .use(webhookRoutes(deps))
     .post("/projects", async ({ request, set }) => {
       const input = validateCreate(await readJson(request));
       assertCidrs(input.policy?.ip_allowlist, "policy.ip_allowlist");

@@ -6,5 +6,6 @@ import type { Deps } from "../../pipeline/deps.ts";
 export function projectOfTarget(deps: Deps, params: Record<string, string | undefined>): string | null {
   if (params.key_id) return deps.repos.apiKeys.get(params.key_id)?.projectId ?? null;
   if (params.rule_id) return deps.alerts.projectOf(params.rule_id);
+  if (params.webhook_id || params.delivery_id) return deps.webhooks.projectOf({ webhookId: params.webhook_id, deliveryId: params.delivery_id });
   return null;
 }

@@ -44,8 +44,15 @@ export function webhookEventsRepo(db: Database) {
     return queued;
   });
 
+  /** Stores an event for one endpoint alone (a test ping): queued for it whatever it subscribes to. */
+  const storeFor = db.transaction((e: StoredEvent, endpointId: string): void => {
+    insertEvent.run(e.id, e.projectId, e.type, e.naturalKey, e.body, e.createdAt);
+    enqueue.run(e.id, endpointId, e.createdAt, e.createdAt);
+  });
+
   return {
     store: (e: StoredEvent, exceptEndpoint: string | null = null): string[] | null => store.immediate(e, exceptEndpoint),
+    storeFor: (e: StoredEvent, endpointId: string): void => storeFor.immediate(e, endpointId),
     get(id: string): StoredEvent | null {
       const r = byId.get(id);
       return r ? { id: r.id, projectId: r.project_id, type: r.type, naturalKey: r.natural_key, body: r.body, createdAt: r.created_at } : null;
