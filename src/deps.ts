@@ -138,7 +138,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const rateLimits = new RateLimiter({ now: () => clock.now() });
   requestListeners.push(rateLimits.listener);
   const webhooks = new Webhooks(db, { events: repos.webhookEvents, emitter: events, secrets, clock, allowLoopback: config.webhookAllowLoopback, onError: (err, what) => logger.error({ err }, what) });
-  const alerts = buildAlertRules(db, { billing, project: (id) => repos.projects.get(id), emit: events.emit, clock, intervalMs: config.monitorIntervalMs, requestListeners, onError: (err, context) => logger.error({ err }, context) });
+  const alerts = buildAlertRules(db, { billing, project: (id) => repos.projects.get(id), providers: () => providers.enabled(), emit: events.emit, clock, intervalMs: config.monitorIntervalMs, requestListeners, onError: (err, context) => logger.error({ err }, context) });
   return {
     config,
     clock,

@@ -6,14 +6,18 @@ import type { RequestRecord } from "../../store/request-record.ts";
 import { alertRulesRepo } from "../../store/repos/alert-rules.ts";
 import { incidentsRepo } from "../../store/repos/incidents.ts";
 import { metricsRepo } from "../../store/repos/metrics.ts";
+import { statusRollupsRepo } from "../../store/repos/status-rollups.ts";
 import type { Project } from "../../store/repos/projects.ts";
 import type { EmitEvent } from "../webhooks/emitter.ts";
 import { AlertRules } from "./alert-rules.ts";
 import { budgetUseOf } from "./budget-use.ts";
+import { BuiltInRules } from "./built-in.ts";
 
 export interface AlertInputs {
   billing: Billing;
   project: (id: string) => Project | null;
+  /** Enabled providers, each watched by the built-in rules. */
+  providers: () => string[];
   emit: EmitEvent;
   clock: Clock;
   intervalMs: number;
@@ -23,9 +27,13 @@ export interface AlertInputs {
 
 export function buildAlertRules(db: Database, i: AlertInputs): AlertRules {
   const metrics = metricsRepo(db);
+  const status = statusRollupsRepo(db);
+  const incidents = incidentsRepo(db);
+  const builtIn = new BuiltInRules(incidents, (component, from, to) => status.totals(component, from, to), i.providers);
   return new AlertRules({
     rules: alertRulesRepo(db),
-    incidents: incidentsRepo(db),
+    incidents,
+    extraPasses: [builtIn.evaluate],
     projectTotals: (projectId, from, to) => metrics.totals(projectId, from, to),
     budgetUse: budgetUseOf(i.billing, i.project, i.clock),
     emit: i.emit,
