@@ -50,6 +50,7 @@ import { AuditLog } from "./audit/audit-log.ts";
 import { webhookEventsRepo } from "./store/repos/webhook-events.ts";
 import { WebhookEmitter } from "./monitoring/webhooks/emitter.ts";
 import { Webhooks } from "./monitoring/webhooks/webhooks.ts";
+import { EventSources } from "./monitoring/events/event-sources.ts";
 import { buildAlertRules } from "./monitoring/alerts/build-alerts.ts";
 import { stopServices } from "./lib/service.ts";
 import { storageServices, type Unwritten } from "./services.ts";
@@ -127,10 +128,14 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     providers: [...ADAPTER_IDS, ...catalog.models.map((m) => m.provider), "cache", "sandbox"],
   }) : undefined;
   const events = new WebhookEmitter(repos.webhookEvents, clock, (err, type) => logger.error({ err, type }, "webhook event not stored"));
+  // Billing, admin and security code raise their events through it (docs/webhooks.md "Event types").
+  const eventSources = new EventSources(events.emit, clock, {
+    ledger: repos.ledger, projects: () => repos.projects.list(), flushLedger: () => billing.writer.flush(),
+  }, (err) => logger.error({ err }, "event sources pass failed"), (failures, window) => logger.warn({ failures, window }, "failed authentications with unknown keys"));
   const billing = new Billing(repos.ledger, (err, context) => logger.error({ err }, context), {
     reporter: storage.reporter("ledger"),
     onDrop: (dropped) => logger.error({ dropped }, "ledger queue over twice its bound: an entry was dropped"),
-  }, clock);
+  }, clock, eventSources.billing);
   const requestListeners: Deps["requestListeners"] = [];
   if (otlp) requestListeners.push(otlp.listener);
   if (prometheus) requestListeners.push(prometheus.listener);
@@ -172,6 +177,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     events,
     webhooks,
     alerts,
+    eventSources,
   };
 }
 

@@ -125,6 +125,7 @@ export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => numb
     timed("idle gc", () => startIdleGc(lifecycle, () => deps.logSink.collect())),
     { name: "alert rules", start: () => deps.alerts.start(), stop: () => deps.alerts.stop() },
     { name: "webhook dispatcher", start: () => deps.webhooks.start(), stop: () => deps.webhooks.stop() },
+    { name: "event sources", start: () => deps.eventSources.start(), stop: () => deps.eventSources.stop() },
   );
   return services;
 }

@@ -51,6 +51,8 @@ export function authenticate(
   repos: { apiKeys: ApiKeysRepo; projects: ProjectsRepo },
   cache?: AuthCache,
   now = Date.now(),
+  /** Told of each unknown (null) or revoked key presented: security.auth_failure_spike counts them. */
+  failed?: (key: ApiKey | null) => void,
 ): AuthContext {
   if (!header) throw unauthorized("Missing API key. Send it as 'Authorization: Bearer <API_KEY>'.");
   if (!header.startsWith("Bearer ")) {
@@ -61,8 +63,14 @@ export function authenticate(
   const cached = cache?.get(token, now);
   if (cached) return cached;
   const key = repos.apiKeys.findByHash(sha256Hex(token));
-  if (!key) throw unauthorized("Unknown API key.");
-  if (key.revokedAt !== null) throw unauthorized("This API key has been revoked.");
+  if (!key) {
+    failed?.(null);
+    throw unauthorized("Unknown API key.");
+  }
+  if (key.revokedAt !== null) {
+    failed?.(key);
+    throw unauthorized("This API key has been revoked.");
+  }
   const project = repos.projects.get(key.projectId);
   if (!project) throw unauthorized("The project of this API key no longer exists.");
   // The project's rules are compiled here, once per cached key, not per request.

@@ -41,6 +41,21 @@ export type Admission =
   | { ok: true; overruns: Overrun[] }
   | { ok: false; code: "plan_limit" | "budget_exceeded" | "insufficient_credits"; message: string; overruns: Overrun[] };
 
+/** The last credit row a balance includes (the top-up the low-credit threshold is measured against). */
+export interface TopUp {
+  seq: number;
+  amount: number;
+}
+
+/** An account's figures at one instant, in nano-USD (requests: answered this month). */
+export interface Figures {
+  balance: number;
+  dayKey: string;
+  daySpent: number;
+  monthKey: string;
+  monthSpent: number;
+  monthRequests: number;
+}
 
 export class Account {
   balance: number;
@@ -52,6 +67,8 @@ export class Account {
   inflight = 0;
   /** Budget events already recorded, "<period>:<key>:<action>". */
   readonly fired = new Set<string>();
+  /** The last credit the balance includes (credits.low is measured against it), once known. */
+  topUp: TopUp | null = null;
 
   constructor(t: AccountTotals, now: number) {
     this.balance = t.balance;
@@ -66,6 +83,11 @@ export class Account {
     if (d !== this.day.key) this.day = { key: d, spent: 0 };
     const m = monthKey(now);
     if (m !== this.month.key) this.month = { key: m, spent: 0, requests: 0 };
+  }
+
+  /** A copy of the figures webhooks compare before and after a step (billing/signals.ts). */
+  figures(): Figures {
+    return { balance: this.balance, dayKey: this.day.key, daySpent: this.day.spent, monthKey: this.month.key, monthSpent: this.month.spent, monthRequests: this.month.requests };
   }
 
   spentIn(period: Period): { key: string; spent: number } {

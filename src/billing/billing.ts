@@ -7,6 +7,7 @@ import { Account, type Admission, type Hold, type Terms } from "./account.ts";
 import { LedgerWriter, type LedgerWriterOptions } from "./ledger-writer.ts";
 import { toNano } from "./money.ts";
 import { dayStart, monthStart } from "./periods.ts";
+import type { BillingSignals, TopUp } from "./signals.ts";
 
 /** What an answered request leaves in the ledger (meter). */
 export interface Settlement {
@@ -38,6 +39,8 @@ export class Billing {
     writerOptions: LedgerWriterOptions = {},
     /** Periods, holds and budget events read it (deps.clock; tests move it). */
     private readonly clock: Clock = systemClock,
+    /** Credits, budget and plan webhooks (docs/webhooks.md "Event types"); null in the CLI. */
+    readonly signals: BillingSignals | null = null,
   ) {
     this.writer = new LedgerWriter(repo, (err, rows) => onError(err, `ledger write of ${rows} entries failed; will retry`), writerOptions);
     this.creditCursor = repo.lastCreditSeq();
@@ -60,6 +63,7 @@ export class Billing {
     if (a) return a;
     this.writer.flush();
     a = new Account(this.repo.totals(projectId, dayStart(now), monthStart(now)), now);
+    if (this.signals) a.topUp = this.lastTopUp(projectId, a.creditSeq);
     this.accounts.set(projectId, a);
     return a;
   }
@@ -129,13 +133,25 @@ export class Billing {
       for (const row of this.repo.creditsAfter(this.creditCursor)) {
         this.creditCursor = row.seq;
         const a = this.accounts.get(row.project_id);
-        if (a && row.seq > a.creditSeq) (a.balance += row.amount), (a.creditSeq = row.seq);
+        const top = { seq: row.seq, amount: row.amount };
+        if (a && row.seq > a.creditSeq) (a.balance += row.amount), (a.creditSeq = row.seq), (a.topUp = top);
+        this.signals?.credited(row.project_id, top, this.balance(row.project_id));
       }
     } catch (err) {
       // A closed database (shutdown) ends the polling; anything else is logged and retried.
       if (String(err).includes("closed")) this.stop();
       else this.onError(err, "could not read new credits");
     }
+  }
+
+  /** The credit row `seq` of this project, read once when its account loads (credit rows are few). */
+  private lastTopUp(projectId: string, seq: number): TopUp | null {
+    if (seq <= 0) return null;
+    for (const row of this.repo.creditsAfter(seq - 1)) {
+      if (row.seq === seq && row.project_id === projectId) return { seq, amount: row.amount };
+      break;
+    }
+    return null;
   }
 
   drain(): Promise<void> {

@@ -45,6 +45,8 @@ export interface HoldAsk {
   smaller?: () => number;
   /** The downgrade room routing used, noted when the hold is taken. */
   room?: BudgetRoom;
+  /** Routing left a model out for that room (budget.downgraded). */
+  narrowed?: boolean;
 }
 
 /** Holds the charge into `state`, or throws the 402 (plan_limit, budget_exceeded,
@@ -61,12 +63,18 @@ export function holdCharge(billing: Billing, state: BillingState, ask: HoldAsk):
   const event = r.ok ? terms.action === "warn" : r.admission.code === "budget_exceeded";
   for (const o of event ? r.admission.overruns : []) {
     billing.budgetEvent(projectId, requestId, o, terms.action);
+    billing.signals?.overBudget(projectId, requestId, o, terms.action);
     if (r.ok) (state.notes ??= []).push(`${o.period} budget ${formatUsd(o.budget)} exceeded (${formatUsd(o.spent)} spent, ${formatUsd(o.reserved)} reserved, up to ${formatUsd(amount)} for this request): served under budget_action warn; a budget event marks the period`);
+  }
+  if (!r.ok && r.admission.code !== "budget_exceeded" && billing.signals) {
+    const account = billing.account(projectId);
+    billing.signals.refused(projectId, requestId, terms, r.admission.code, account.figures(), account.topUp);
   }
   if (!r.ok) throw new GwError(r.admission.code, r.admission.message);
   state.hold = r.hold;
   state.reserved = amount;
   if (!ask.room) return null;
+  if (ask.narrowed) billing.signals?.downgraded(projectId, requestId, ask.room, billing.account(projectId).spentIn(ask.room.period).key);
   const line = `budget_action downgrade: only models within the ${ask.room.period} budget's remaining ${formatUsd(ask.room.remaining)}`;
   (state.notes ??= []).push(line);
   return line;
@@ -95,10 +103,14 @@ export function settleCharge(billing: Billing, projectId: string, state: Billing
     (state.anomaly ??= []).push(`charge ${formatUsd(state.charge)} past what the hold and credit cover: billed ${formatUsd(cover)}`);
     state.charge = cover;
   }
+  // Thresholds are crossings between these two figures: O(1), and only a crossing emits.
+  const watched = terms && billing.signals ? billing.account(projectId) : null;
+  const before = watched?.figures();
   billing.settle(projectId, state.hold, {
     requestId: c.requestId, model: c.model, charge: state.charge, cost: toNano(c.cost),
     inputTokens: c.inputTokens, outputTokens: c.outputTokens, byok: c.byok, cacheSaved: c.hit ? toNano(c.saved) : undefined,
   });
+  if (watched && before && terms) billing.signals?.charged(projectId, c.requestId, terms, before, watched.figures(), watched.topUp);
 }
 
 /** A request that ends without a charge (failed, refused, cancelled) holds nothing. */

@@ -20,12 +20,13 @@ interface PeerServer {
 export const authPlugin = (deps: Deps) =>
   new Elysia({ name: "gw-auth" }).use(requestIdPlugin).macro({
     scope: (scope: KeyScope) => ({
-      resolve({ request, path, server }) {
+      resolve({ request, path, server, requestId }) {
         const t0 = performance.now();
-        const auth = authenticate(request.headers.get("authorization"), deps.repos, deps.authCache, deps.clock.now());
+        const auth = authenticate(request.headers.get("authorization"), deps.repos, deps.authCache, deps.clock.now(), deps.eventSources.security.authFailed);
         requireScope(auth, scope);
         const peer = () => (server as PeerServer | null)?.requestIP(request)?.address ?? null;
         const refusal = addressRefusal(auth.rules.ipAllowlists, peer, request.headers.get("x-forwarded-for"), deps.config.trustedProxies);
+        if (refusal) deps.eventSources.security.ipBlocked(auth.project.id, requestId, auth.key.id);
         if (refusal && !PIPELINE_PATHS.has(path)) throw refusal;
         return { auth, t0, authMs: performance.now() - t0, addressRefusal: refusal };
       },

@@ -40,6 +40,7 @@ import type { AuditLog } from "../audit/audit-log.ts";
 import type { webhookEventsRepo } from "../store/repos/webhook-events.ts";
 import type { WebhookEmitter } from "../monitoring/webhooks/emitter.ts";
 import type { Webhooks } from "../monitoring/webhooks/webhooks.ts";
+import type { EventSources } from "../monitoring/events/event-sources.ts";
 import type { AlertRules } from "../monitoring/alerts/alert-rules.ts";
 
 export interface Repos {
@@ -109,6 +110,8 @@ export interface Deps {
   events: WebhookEmitter;
   /** Webhook endpoints and the delivery of queued events (docs/webhooks.md "Endpoints"). */
   webhooks: Webhooks;
+  /** Credits, budget, plan, invoice and security events: counted on the request path, sent on a crossing or when a window ends. */
+  eventSources: EventSources;
   /** Alert rules, their evaluation and incidents (docs/monitoring.md "Alert rules"). */
   alerts: AlertRules;
 }

@@ -112,7 +112,7 @@ describe("what is scanned in a chat request", () => {
 });
 
 describe("the guard stage", () => {
-  const deps = { config: { trustedProxies: [] } } as unknown as Deps;
+  const deps = { config: { trustedProxies: [] }, eventSources: { security: { guarded: () => {} } } } as unknown as Deps;
   function stateWith(policy: Policy, content: string) {
     const project: Project = { id: "prj_1", name: "p", plan: "pro", billingMode: "postpaid", balance: 0, creditLimit: null, policy, createdAt: 0 };
     const key: ApiKey = { id: "key_1", projectId: "prj_1", name: null, keyHash: "", mode: "test", scopes: ["chat"], byok: false, ipAllowlist: null, createdAt: 0, revokedAt: null };

@@ -116,12 +116,14 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
         projectId: project.id, name: input.name ?? null, scopes: input.scopes ?? null, mode: input.mode ?? "live",
         byok: input.byok ?? false, ipAllowlist: input.ip_allowlist ?? null,
       });
+      deps.eventSources.keyCreated(key);
       set.status = 201;
       return { object: "key", id: key.id, key: secret, scopes: key.scopes, mode: key.mode, created_at: new Date(key.createdAt).toISOString() };
     }, { parse: "none" })
     .delete("/keys/:key_id", ({ params }) => {
       const key = deps.repos.apiKeys.revoke(params.key_id, Date.now());
       if (!key) throw new GwError("not_found", `No key '${params.key_id}'.`, { param: "key_id" });
+      deps.eventSources.keyRevoked(key);
       return { object: "key", id: key.id, revoked: true };
     })
     .put("/projects/:id/provider-keys/:provider", async ({ request, params }) => {

@@ -13,7 +13,7 @@ function checkAddress(state: RequestState): void {
   if (state.addressRefusal) throw state.addressRefusal;
 }
 
-function checkContent(state: RequestState): void {
+function checkContent(deps: Deps, state: RequestState): void {
   const policy = state.auth.rules.guard;
   if (guardsNothing(policy)) return;
   const report = guardTexts(policy, (map) => {
@@ -24,10 +24,11 @@ function checkContent(state: RequestState): void {
   }, state.endpoint !== "embeddings"); // inputs are embedded one by one: no value spans two
   if (!report) return;
   state.guard = report;
+  deps.eventSources.security.guarded(state.auth.project.id, state.requestId, report);
   if (report.action === "blocked") throw blockedError(report);
 }
 
 export function guard(deps: Deps, state: RequestState): void {
   checkAddress(state);
-  checkContent(state);
+  checkContent(deps, state);
 }

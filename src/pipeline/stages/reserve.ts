@@ -5,6 +5,7 @@ import { countMessageTokens } from "../../analysis/tokens.ts";
 import { holdCharge, newBillingState, type HoldAsk } from "../../billing/holds.ts";
 import { servedByok, worstCharge, worstEmbedCharge } from "../../billing/worst-charge.ts";
 import { outputAskOf } from "../../routing/cost.ts";
+import { OVER_PROJECT_BUDGET } from "../eligibility.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import type { Deps } from "../deps.ts";
 import type { EmbedState } from "../embed/embed-state.ts";
@@ -18,7 +19,7 @@ function hold(deps: Deps, state: RequestState, ask: Omit<HoldAsk, "projectId" | 
   const terms = state.auth.rules.terms;
   if (!terms) return;
   const billing = (state.billing = newBillingState(state.auth.project.billingMode));
-  const note = holdCharge(deps.billing, billing, { ...ask, projectId: state.auth.project.id, requestId: state.requestId, terms, room: state.budgetRoom });
+  const note = holdCharge(deps.billing, billing, { ...ask, projectId: state.auth.project.id, requestId: state.requestId, terms, room: state.budgetRoom, narrowed: state.candidates.some((c) => c.excluded?.startsWith(OVER_PROJECT_BUDGET)) });
   if (note) (state.reasons ??= []).push(note);
 }
 

@@ -1,0 +1,67 @@
+// deps.eventSources: the event families billing, admin and security code raise (docs/webhooks.md
+// "Event types"). The request path only counts in memory; a timer sends ended windows and invoices.
+import type { ApiKey } from "../../store/repos/api-keys.ts";
+import type { Clock } from "../../lib/clock.ts";
+import type { EmitEvent } from "../webhooks/emitter.ts";
+import { BillingEvents } from "./billing-events.ts";
+import { InvoiceEvents, type InvoiceSources } from "./invoice-events.ts";
+import { SecurityEvents } from "./security-events.ts";
+
+/** How often ended 5-minute windows and a closed month are looked for. */
+const TICK_MS = 15_000;
+
+export class EventSources {
+  readonly billing: BillingEvents;
+  readonly security: SecurityEvents;
+  readonly invoices: InvoiceEvents;
+  private timer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(
+    private readonly emit: EmitEvent,
+    private readonly clock: Clock,
+    invoices: InvoiceSources,
+    private readonly onError: (err: unknown) => void,
+    onUnattributedSpike?: (failures: number, windowStartIso: string) => void,
+  ) {
+    this.billing = new BillingEvents(emit);
+    this.security = new SecurityEvents(emit, clock, onUnattributedSpike);
+    this.invoices = new InvoiceEvents(emit, invoices);
+  }
+
+  /** security.key_created: the key's description, never its secret. */
+  keyCreated(key: ApiKey): void {
+    this.emit({ projectId: key.projectId, type: "security.key_created", key: key.id, data: keyData(key) });
+  }
+
+  keyRevoked(key: ApiKey): void {
+    this.emit({ projectId: key.projectId, type: "security.key_revoked", key: key.id, data: keyData(key) });
+  }
+
+  /** One pass at clock.now(): ended security windows, then last month's invoices; returns the
+   * number of events sent. */
+  runDue(): number {
+    const now = this.clock.now();
+    let sent = 0;
+    try {
+      sent += this.security.flush(now);
+      sent += this.invoices.check(now);
+    } catch (err) {
+      this.onError(err);
+    }
+    return sent;
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => this.runDue(), TICK_MS);
+    this.timer.unref?.();
+  }
+
+  /** Windows still open are sent as they stand: a stop must not lose counted requests. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.security.flush(Number.MAX_SAFE_INTEGER);
+  }
+}
+
+const keyData = (key: ApiKey) => ({ key_id: key.id, name: key.name, mode: key.mode, scopes: key.scopes });
