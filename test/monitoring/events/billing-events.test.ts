@@ -56,6 +56,25 @@ describe("budget.threshold_reached", () => {
   });
 });
 
+describe("budget.downgraded", () => {
+  test("once per period, when budget_action downgrade left a model out", async () => {
+    const body = { model: "gw-quality", messages, max_tokens: 1_000 };
+    const free = await billedProject(gw);
+    const first = (await (await chat(gw, free.key, body)).json()) as { model: string };
+    const dearest = worstChargeNano(messages, 1_000, first.model);
+    const p = await billedProject(gw, { policy: { budgets: { daily: usd(dearest / 2) }, budget_action: "downgrade" } });
+    const a = await chat(gw, p.key, body);
+    expect(a.status).toBe(200);
+    expect(((await a.json()) as { model: string }).model).not.toBe(first.model);
+    await chat(gw, p.key, body);
+    const events = eventsOf(gw, p.id, "budget.downgraded");
+    expect(events).toHaveLength(1);
+    expect(events[0]!.key).toBe(`daily:${dayKey(NOON)}`);
+    expect(events[0]!.data).toMatchObject({ period: "daily", period_key: dayKey(NOON), request_id: a.headers.get("x-gw-request-id") });
+    expect(events[0]!.data.remaining).toBeGreaterThan(0);
+  });
+});
+
 describe("credits", () => {
   test("added on each top-up (key: the ledger entry), low under 20% of it, depleted at zero and on refusal, each once", async () => {
     const p = await billedProject(gw, { billing: { mode: "prepaid" } });
