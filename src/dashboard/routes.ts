@@ -13,6 +13,8 @@ import { overviewRoutes } from "./overview-routes.ts";
 import { cacheRoutes } from "./cache-routes.ts";
 import { recommendationsRoutes } from "./recommendations-routes.ts";
 import { monitoringRoutes } from "./monitoring-routes.ts";
+import { webhooksRoutes } from "./webhooks-routes.ts";
+import { alertRulesRoutes } from "./alert-rules-routes.ts";
 import { projectsRoutes } from "./projects-routes.ts";
 
 export const DASHBOARD_API_PREFIX = "/dashboard/api";
@@ -30,5 +32,7 @@ export const dashboardRoutes = (deps: Deps) => {
     .use(cacheRoutes(deps, DASHBOARD_API_PREFIX))
     .use(recommendationsRoutes(deps, DASHBOARD_API_PREFIX))
     .use(monitoringRoutes(deps, DASHBOARD_API_PREFIX))
+    .use(webhooksRoutes(deps, DASHBOARD_API_PREFIX))
+    .use(alertRulesRoutes(deps, DASHBOARD_API_PREFIX))
     .use(projectsRoutes(deps, DASHBOARD_API_PREFIX));
 };

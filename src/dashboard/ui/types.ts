@@ -287,3 +287,77 @@ export interface MonitoringView {
   object: "dashboard.monitoring";
   providers: ProviderHealth[];
 }
+
+// Issue 18: webhooks, alert rules, incidents and status posts (docs/dashboard.md "Monitoring API").
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: string[];
+  /** Every event type, now and future (the dashboard API adds it). */
+  all_events: boolean;
+  description: string | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  created_at: string;
+  /** In the answer to a create or a rotation only. */
+  secret?: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  created_at: string;
+  duration_ms: number | null;
+  status_code: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+export interface AlertRuleFields {
+  name: string;
+  metric: string;
+  scope: { model?: string; provider?: string; task?: string; tag?: string };
+  op: "gt" | "lt";
+  threshold: number;
+  window: string;
+  min_requests: number;
+  for: string;
+  keep_firing_for: string;
+  severity: string;
+  enabled: boolean;
+}
+
+export interface AlertRuleView extends AlertRuleFields {
+  id: string;
+  state: string;
+}
+
+export interface Incident {
+  id: string;
+  rule_name: string;
+  status: "opened" | "resolved";
+  severity: string;
+  metric: string;
+  threshold: number;
+  window: string;
+  opened_at: string;
+  resolved_at: string | null;
+  peak_value: number | null;
+  last_value: number | null;
+}
+
+export interface StatusPost {
+  object: "status_incident" | "status_maintenance";
+  id: string;
+  name: string;
+  status: string;
+  impact: string;
+  components: string[];
+  scheduled_for: string | null;
+  scheduled_until: string | null;
+  created_at: string;
+  resolved_at: string | null;
+  updates: { id: string; status: string; body: string; created_at: string }[];
+}

@@ -1,7 +1,9 @@
-// Monitoring (/monitoring): provider and model health as the circuit breakers see it, one row each;
-// alert rules and incidents are not here yet.
-import { getJson } from "../api.ts";
+// Monitoring (/monitoring): provider and model health as the circuit breakers see it, one row each; then
+// the selected project's webhook endpoints, alert rules and incidents (docs/dashboard.md "Pages").
+import { getJson, session } from "../api.ts";
+import { AlertRulesPanel, IncidentsPanel } from "../components/alert-rules-panel.tsx";
 import { useLoad } from "../components/load.tsx";
+import { WebhooksPanel } from "../components/webhooks-panel.tsx";
 import { count, fraction, ms } from "../format.ts";
 import { query } from "../router.ts";
 import type { MonitoringView, ProviderHealth } from "../types.ts";
@@ -15,17 +17,24 @@ export function MonitoringPage() {
   const project = query.value.get("project");
   const res = useLoad(() => getJson<MonitoringView>("/monitoring", { project }), `${project}`);
   const m = res.data;
+  const operator = session.value?.role === "operator";
+  const projectId = project ?? session.value?.project_id ?? "";
   return (
     <>
       <h1>Monitoring</h1>
       <p class="muted">
         Provider health as gw's circuit breakers see it from the attempts it makes with its own provider keys: a provider
-        or model whose attempts keep failing is opened and skipped by routing, then probed again after a cool-down. Alert
-        rules and incidents come with the monitoring work that follows; this page shows the live state only.
+        or model whose attempts keep failing is opened and skipped by routing, then probed again after a cool-down. Below:
+        this project's webhook endpoints, alert rules and incidents{operator ? "" : " (read-only: the operator manages them)"}.
       </p>
       {res.error ? <p role="alert" class="alert">{res.error}</p> : null}
       {res.loading && !m ? <p class="loading">Loading provider health…</p> : null}
       {m ? <HealthTable rows={m.providers} /> : null}
+      {projectId && !res.error && <>
+        <IncidentsPanel key={`i${projectId}`} projectId={projectId} />
+        <AlertRulesPanel key={`r${projectId}`} projectId={projectId} operator={operator} />
+        <WebhooksPanel key={`w${projectId}`} projectId={projectId} operator={operator} />
+      </>}
     </>
   );
 }
