@@ -9,9 +9,9 @@ export { ManualClock };
 /** Midday UTC, so no test crosses a day or month by accident. */
 export const NOON = Date.parse("2026-11-18T12:00:00.000Z");
 
-export async function startEventsGw(clock = new ManualClock(NOON)) {
+export async function startEventsGw(clock = new ManualClock(NOON), env: Record<string, string> = {}) {
   const { gw, upstreams, stop } = await startGw({
-    upstreams: { openai: openaiUpstream({}, "sk-billing-operator-000000") }, env: { GW_SEMANTIC_EMBEDDER: "off" }, clock,
+    upstreams: { openai: openaiUpstream({}, "sk-billing-operator-000000") }, env: { GW_SEMANTIC_EMBEDDER: "off", ...env }, clock,
   });
   return { gw, upstream: upstreams.openai, stop, clock };
 }
