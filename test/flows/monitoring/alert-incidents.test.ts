@@ -1,17 +1,19 @@
 // Alert rules through a real server on a ManualClock (docs/monitoring.md "Alert rules", "Incidents"):
 // test-key requests (`gw-test:upstream_error` for errors) feed the rollups, the test moves the clock
-// and calls deps.alerts.evaluate(); the incident events are read from webhook_events.
+// and calls deps.alerts.evaluate(); the incident events are read from webhook_events, and for the
+// sustained outage delivered to a scripted receiver.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../../src/lib/clock.ts";
 import { admin, ok, type Json } from "../../helpers/admin-api.ts";
 import { post, startTestGw, type TestGw } from "../../helpers/test-gw.ts";
+import { startWebhookReceiver } from "../../helpers/webhook-receiver.ts";
 
 let gw: TestGw;
 // Ahead of the wall clock, which stamps the request rows: every row sent is inside the windows.
 const clock = new ManualClock(Date.now() + 30_000);
 
 beforeAll(async () => {
-  gw = await startTestGw({ GW_MONITOR_INTERVAL_S: "3600" }, { clock });
+  gw = await startTestGw({ GW_MONITOR_INTERVAL_S: "3600", GW_WEBHOOK_ALLOW_LOOPBACK: "1" }, { clock });
 });
 afterAll(() => gw.stop());
 // Each test moves the clock minutes on; the next starts again just ahead of the wall clock.
@@ -59,6 +61,8 @@ const incidents = async (p: Project): Promise<Json[]> => (await ok(await admin(g
 describe("alert rules on a fake clock", () => {
   test("a sustained outage opens exactly one incident and resolves it once", async () => {
     const p = project();
+    const receiver = startWebhookReceiver({ now: () => clock.now() });
+    const { secret } = await ok(await admin(gw, "POST", `/projects/${p.id}/webhooks`, { url: receiver.url }), 201);
     const r = await rule(p, { for: "2m", keep_firing_for: "1m" });
     await send(p, 6, true);
     evaluate();
@@ -84,6 +88,11 @@ describe("alert rules on a fake clock", () => {
     const list = await incidents(p);
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({ object: "incident", id: opened!.data.incident_id, rule_id: r.id, status: "resolved", peak_value: 100, last_value: 44.444 });
+    await gw.deps.webhooks.runDue();
+    const delivered = await receiver.waitFor(2);
+    expect(delivered.map((d) => (receiver.verify(secret as string, d) as { type: string }).type)).toEqual(["incident.opened", "incident.resolved"]);
+    expect(receiver.received).toHaveLength(2);
+    await receiver.stop();
   });
 
   test("a spike shorter than `for` opens nothing", async () => {
