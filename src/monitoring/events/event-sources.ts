@@ -51,8 +51,11 @@ export class EventSources {
     return sent;
   }
 
+  /** A month that closed while gw was stopped is sent at once. */
   start(): void {
-    this.timer ??= setInterval(() => this.runDue(), TICK_MS);
+    if (this.timer) return;
+    this.runDue();
+    this.timer = setInterval(() => this.runDue(), TICK_MS);
     this.timer.unref?.();
   }
 
