@@ -19,6 +19,8 @@ export interface ReceiverReply {
   status: number;
   headers?: Record<string, string>;
   body?: string;
+  /** Answer only after this many (real) ms: a slow receiver, or one a timeout gives up on. */
+  delayMs?: number;
 }
 
 export interface WebhookReceiver {
@@ -69,6 +71,7 @@ export function startWebhookReceiver(options: { now?: () => number; replies?: Re
       const record: ReceivedRequest = { method: req.method, path: new URL(req.url).pathname, headers, body: await req.text(), time: now() };
       received.push(record);
       const reply = queue.next() ?? state.respond?.(record) ?? { status: 200 };
+      if (reply.delayMs !== undefined) await Bun.sleep(reply.delayMs);
       return new Response(reply.body ?? "", { status: reply.status, headers: reply.headers });
     },
   });

@@ -66,9 +66,13 @@ export class Dispatcher {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
   }
 
-  /** Waits for an attempt of this row in flight, if any (a replay must not overlap it). */
-  async idle(eventId: string, endpointId: string): Promise<void> {
-    await this.inFlight.get(rowKey(eventId, endpointId))?.catch(() => null);
+  /** An attempt of this row started only once none is in flight (a replay must not overlap one);
+   * `before` (re-queueing it) runs between that check and the start, with nothing awaited between. */
+  async attemptAlone(row: QueueRow, before: () => void): Promise<StoredDelivery | null> {
+    const key = rowKey(row.eventId, row.endpointId);
+    for (let running = this.inFlight.get(key); running; running = this.inFlight.get(key)) await running;
+    before();
+    return this.attempt(row);
   }
 
   /** One attempt of a queue row; the one already in flight when there is one. Null: nothing sent

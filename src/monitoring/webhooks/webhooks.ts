@@ -198,9 +198,10 @@ export class Webhooks {
     const d = this.d.deliveries.get(deliveryId);
     if (!d) throw new GwError("not_found", `No webhook delivery '${deliveryId}'.`, { param: "delivery_id" });
     this.enabledOr409(d.endpointId);
-    await this.dispatcher.idle(d.eventId, d.endpointId);
-    this.d.events.enqueueOne(d.eventId, d.endpointId, this.d.clock.now());
-    return this.attemptNow(d.eventId, d.endpointId);
+    const row = { eventId: d.eventId, endpointId: d.endpointId, attempt: 1, nextAttemptAt: this.d.clock.now() };
+    const delivery = await this.dispatcher.attemptAlone(row, () => this.d.events.enqueueOne(d.eventId, d.endpointId, this.d.clock.now()));
+    if (!delivery) throw new GwError("not_found", `Webhook endpoint '${d.endpointId}' is gone or disabled.`, { param: "webhook_id" });
+    return deliveryView(delivery);
   }
 
   runDue(): Promise<number> {

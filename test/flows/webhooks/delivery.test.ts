@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { JITTER_FRACTION } from "../../../src/monitoring/webhooks/retry-schedule.ts";
 import { admin, ok } from "../../helpers/admin-api.ts";
+import { startWebhookReceiver } from "../../helpers/webhook-receiver.ts";
 import { startWebhookGw, type WebhookGw } from "./webhook-gw.ts";
 
 const S = 1000;
@@ -227,5 +228,25 @@ describe("webhook delivery", () => {
     expect(Buffer.byteLength(String(second?.response_excerpt))).toBeLessThanOrEqual(1024);
     expect(String(second?.response_excerpt).startsWith("éé")).toBe(true);
     expect(t.queued(id)[0]?.next_attempt_at).toBeGreaterThanOrEqual(t.clock.now() + H);
+  });
+
+  test("one queue row is never attempted twice at once: overlapping passes and replays wait for the attempt in flight", async () => {
+    t = await startWebhookGw();
+    const r = startWebhookReceiver(); // arrivals on the wall clock: overlap is real time
+    t.receivers.push(r);
+    r.respond = () => ({ status: 200, delayMs: 150 });
+    const { id } = await t.endpoint(r);
+    t.emit("k1");
+    await Promise.all([t.gw.deps.webhooks.runDue(), t.gw.deps.webhooks.runDue(), t.gw.deps.webhooks.runDue()]);
+    expect(r.received).toHaveLength(1);
+    const [first] = (await ok(await admin(t.gw, "GET", `/webhooks/${id}/deliveries`))).data as Array<{ id: string }>;
+    const [a, b] = await Promise.all([
+      admin(t.gw, "POST", `/webhook-deliveries/${first?.id}/replay`),
+      admin(t.gw, "POST", `/webhook-deliveries/${first?.id}/replay`),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(r.received).toHaveLength(3);
+    const [, second, third] = r.received;
+    expect((third?.time ?? 0) - (second?.time ?? 0)).toBeGreaterThanOrEqual(140);
   });
 });
