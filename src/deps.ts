@@ -50,6 +50,9 @@ import { AuditLog } from "./audit/audit-log.ts";
 import { webhookEventsRepo } from "./store/repos/webhook-events.ts";
 import { WebhookEmitter } from "./monitoring/webhooks/emitter.ts";
 import { Webhooks } from "./monitoring/webhooks/webhooks.ts";
+import { StatusPage, statusPageUrl } from "./monitoring/status/status-page.ts";
+import { statusPostsRepo } from "./store/repos/status-posts.ts";
+import { statusRollupsRepo } from "./store/repos/status-rollups.ts";
 import { EventSources } from "./monitoring/events/event-sources.ts";
 import { buildAlertRules } from "./monitoring/alerts/build-alerts.ts";
 import { stopServices } from "./lib/service.ts";
@@ -144,6 +147,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   requestListeners.push(rateLimits.listener);
   const webhooks = new Webhooks(db, { events: repos.webhookEvents, emitter: events, secrets, clock, allowLoopback: config.webhookAllowLoopback, onError: (err, what) => logger.error({ err }, what) });
   const alerts = buildAlertRules(db, { billing, project: (id) => repos.projects.get(id), providers: () => providers.enabled(), emit: events.emit, clock, intervalMs: config.monitorIntervalMs, requestListeners, onError: (err, context) => logger.error({ err }, context) });
+  const statusPage = new StatusPage({ rollups: statusRollupsRepo(db), posts: statusPostsRepo(db), clock, providers: () => providers.enabled(), builtInIncidents: (since) => alerts.builtInIncidents(since), page: { name: "gw", url: statusPageUrl(config.host, config.port) } });
   return {
     config,
     clock,
@@ -177,6 +181,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     events,
     webhooks,
     alerts,
+    statusPage,
     eventSources,
   };
 }

@@ -16,11 +16,14 @@ import { monitoringRoutes } from "./monitoring-routes.ts";
 import { webhooksRoutes } from "./webhooks-routes.ts";
 import { alertRulesRoutes } from "./alert-rules-routes.ts";
 import { projectsRoutes } from "./projects-routes.ts";
+import { statusRoutes } from "./status-routes.ts";
 
 export const DASHBOARD_API_PREFIX = "/dashboard/api";
 
 export const dashboardRoutes = (deps: Deps) => {
   return new Elysia({ name: "gw-dashboard" })
+    // Before the dashboard's headers: the public status page sets its own (no script at all).
+    .use(statusRoutes(deps))
     // First: the security headers apply to the routes registered after them (docs/dashboard.md "Security headers").
     .use(dashboardSecurityHeaders)
     .use(pagesRoute())

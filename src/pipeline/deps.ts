@@ -42,6 +42,7 @@ import type { WebhookEmitter } from "../monitoring/webhooks/emitter.ts";
 import type { Webhooks } from "../monitoring/webhooks/webhooks.ts";
 import type { EventSources } from "../monitoring/events/event-sources.ts";
 import type { AlertRules } from "../monitoring/alerts/alert-rules.ts";
+import type { StatusPage } from "../monitoring/status/status-page.ts";
 
 export interface Repos {
   projects: ReturnType<typeof projectsRepo>;
@@ -114,4 +115,6 @@ export interface Deps {
   eventSources: EventSources;
   /** Alert rules, their evaluation and incidents (docs/monitoring.md "Alert rules"). */
   alerts: AlertRules;
+  /** The public status page and the operator's status posts (docs/monitoring.md "Status page"). */
+  statusPage: StatusPage;
 }

@@ -14,6 +14,7 @@ import type { AdminGate } from "./admin-gate.ts";
 import { projectOfTarget } from "./audit-project.ts";
 import { alertRoutes } from "./alert-routes.ts";
 import { webhookRoutes } from "./webhook-routes.ts";
+import { statusAdminRoutes } from "./status-routes.ts";
 import { adminAuditOf } from "../../audit/admin-actions.ts";
 import { auditListView, auditPageQuery } from "../../audit/audit-log.ts";
 import { deleteSso, getSso, parseSsoBody, putSso } from "../../auth/oidc-config.ts";
@@ -94,6 +95,7 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
     })
     .use(alertRoutes(deps))
     .use(webhookRoutes(deps))
+    .use(statusAdminRoutes(deps))
     .post("/projects", async ({ request, set }) => {
       const input = validateCreate(await readJson(request));
       assertCidrs(input.policy?.ip_allowlist, "policy.ip_allowlist");

@@ -11,15 +11,26 @@ import { rollupSegments } from "./model-rollups.ts";
 const DAY_MS = 86_400_000;
 const at = (name: (typeof COLUMNS)[number]): number => COLUMNS.indexOf(name);
 const C = {
-  createdAt: at("created_at"), requested: at("requested_model"), provider: at("provider"), cache: at("cache"),
-  category: at("error_category"), latency: at("latency_ms"), fallbacks: at("fallbacks"), test: at("test"),
+  createdAt: at("created_at"), requested: at("requested_model"), selected: at("selected_model"), provider: at("provider"),
+  cache: at("cache"), category: at("error_category"), latency: at("latency_ms"), test: at("test"),
 };
 
-/** Routing failed: no model could be chosen, or every candidate tried failed (docs/monitoring.md "Status page"). */
-const ROUTING_FAILED = new Set(["NO_MODEL_AVAILABLE", "PROVIDER_UNAVAILABLE"]);
-const UPSTREAM_FAILED = new Set(["UPSTREAM_ERROR", "TIMEOUT"]);
-/** The provider's side failed: its errors, timeouts, 429s and open circuit. */
-const PROVIDER_FAILED = new Set(["UPSTREAM_ERROR", "TIMEOUT", "RATE_LIMIT", "PROVIDER_UNAVAILABLE"]);
+/** Routing failed: no model could be chosen, or every candidate tried failed, which is what a
+ * request ending in an upstream-side error means (docs/monitoring.md "Component rollups"). */
+const ROUTING_FAILED = new Set(["NO_MODEL_AVAILABLE", "PROVIDER_UNAVAILABLE", "UPSTREAM_ERROR", "TIMEOUT"]);
+/** The provider's side failed: its errors, timeouts and open circuit. Not a 429: a failed row does
+ * not say whether gw's own limit or the provider's answered it. */
+const PROVIDER_FAILED = new Set(["UPSTREAM_ERROR", "TIMEOUT", "PROVIDER_UNAVAILABLE"]);
+
+/** The provider a row counts for: the one that answered, else (a failed row names none) the
+ * provider part of the model asked for ("openai/gpt-4o-mini"); none for gw-auto and the like. */
+function providerOf(v: readonly SqlValue[]): string | null {
+  const answered = v[C.provider] as string | null;
+  if (answered !== null) return answered;
+  const model = (v[C.selected] as string | null) ?? (v[C.requested] as string | null) ?? "";
+  const slash = model.indexOf("/");
+  return slash > 0 && !model.startsWith("gw-") ? model.slice(0, slash) : null;
+}
 
 /** The components a request-log row (insert values) counts for, each with whether it was ok; none
  * for a caller-side error. Cheap: a few comparisons, no parsing (it runs on the log write path). */
@@ -33,10 +44,10 @@ export function statusComponentsOf(v: readonly SqlValue[], out: (component: stri
   const requested = v[C.requested] as string | null;
   if (hit || requested === null || !requested.startsWith("gw-test:")) out("cache", !(hit && category === "INTERNAL"));
   if (hit) return;
-  const everyCandidateFailed = category !== null && UPSTREAM_FAILED.has(category) && (v[C.fallbacks] as number) > 0;
-  out("routing", !(category !== null && ROUTING_FAILED.has(category)) && !everyCandidateFailed);
-  const provider = v[C.provider] as string | null;
-  if (provider !== null && v[C.test] === 0) out(`provider:${provider}`, !(category !== null && PROVIDER_FAILED.has(category)));
+  out("routing", !(category !== null && ROUTING_FAILED.has(category)));
+  if (v[C.test] !== 0) return;
+  const provider = providerOf(v);
+  if (provider !== null) out(`provider:${provider}`, !(category !== null && PROVIDER_FAILED.has(category)));
 }
 
 export interface StatusTotals { requests: number; ok: number; latency: Uint32Array }

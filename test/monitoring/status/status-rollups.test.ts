@@ -43,13 +43,20 @@ describe("statusComponentsOf", () => {
     expect(componentsOf(row({ createdAt: at, errorCategory: "BUDGET_EXCEEDED", status: 402 }))).toEqual({});
   });
   test("test mode counts for api, cache and routing, never for a provider", () => {
-    expect(componentsOf(row({ createdAt: at, test: true, errorCategory: "UPSTREAM_ERROR" }))).toEqual({ api: false, cache: true, routing: true });
+    expect(componentsOf(row({ createdAt: at, test: true }))).toEqual({ api: true, cache: true, routing: true });
+    expect(componentsOf(row({ createdAt: at, test: true, errorCategory: "UPSTREAM_ERROR" }))).toEqual({ api: false, cache: true, routing: false });
   });
-  test("an upstream error fails api and the provider; routing fails only when every candidate failed", () => {
-    expect(componentsOf(row({ createdAt: at, errorCategory: "UPSTREAM_ERROR" }))).toEqual({ api: false, cache: true, routing: true, "provider:openai": false });
-    expect(componentsOf(row({ createdAt: at, errorCategory: "TIMEOUT", fallbacks: 2 }))).toEqual({ api: false, cache: true, routing: false, "provider:openai": false });
-    expect(componentsOf(row({ createdAt: at, errorCategory: "NO_MODEL_AVAILABLE", provider: null, selectedModel: null })))
-      .toEqual({ api: false, cache: true, routing: false });
+  test("an upstream error (every candidate failed) fails api, routing and the provider the failed row's model names", () => {
+    const failed = { createdAt: at, provider: null, selectedModel: null, requestedModel: "anthropic/claude-3-5-haiku" };
+    expect(componentsOf(row({ ...failed, errorCategory: "UPSTREAM_ERROR" }))).toEqual({ api: false, cache: true, routing: false, "provider:anthropic": false });
+    expect(componentsOf(row({ ...failed, errorCategory: "PROVIDER_UNAVAILABLE" }))["provider:anthropic"]).toBe(false);
+    // gw-auto names no provider: the failure is the API's and routing's only.
+    expect(componentsOf(row({ ...failed, requestedModel: "gw-auto", errorCategory: "TIMEOUT" }))).toEqual({ api: false, cache: true, routing: false });
+    expect(componentsOf(row({ ...failed, errorCategory: "NO_MODEL_AVAILABLE" }))).toEqual({ api: false, cache: true, routing: false, "provider:anthropic": true });
+  });
+  test("a 429 (gw's limit or the provider's: the row cannot say) fails the API only", () => {
+    expect(componentsOf(row({ createdAt: at, provider: null, errorCategory: "RATE_LIMIT", requestedModel: "openai/gpt-4o-mini" })))
+      .toEqual({ api: false, cache: true, routing: true, "provider:openai": true });
   });
   test("a cache hit is the cache's, not routing's or a provider's; gw-test scenarios skip the cache", () => {
     expect(componentsOf(row({ createdAt: at, cache: "exact" }))).toEqual({ api: true, cache: true });
@@ -76,7 +83,7 @@ describe("status rollups through the log insert path", () => {
       const createdAt = Math.floor(T0 - 95 * DAY + rand() * 95 * DAY);
       rows.push(row({
         createdAt, errorCategory: CATEGORIES[Math.floor(rand() * CATEGORIES.length)]!, provider: rand() < 0.5 ? "openai" : "anthropic",
-        cache: rand() < 0.1 ? "exact" : null, test: rand() < 0.2, fallbacks: rand() < 0.2 ? 1 : 0, latencyMs: Math.floor(rand() * 3000),
+        cache: rand() < 0.1 ? "exact" : null, test: rand() < 0.2, latencyMs: Math.floor(rand() * 3000),
       }, i, rand));
     }
     rows.sort((a, b) => a.createdAt - b.createdAt);

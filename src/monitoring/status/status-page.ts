@@ -1,0 +1,179 @@
+// deps.statusPage: the public status JSON and HTML built from the status rollups, the operator's posts
+// and built-in provider incidents, each kept for a few seconds so a burst costs one build; and the
+// operator's posts (docs/monitoring.md "Status page", "Status posts").
+import { GwError } from "../../errors/gw-error.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { percentile } from "../../lib/histogram.ts";
+import { sortableId } from "../../lib/ids.ts";
+import type { StatusPostRow, StatusPostsRepo } from "../../store/repos/status-posts.ts";
+import type { StatusRollupsRepo } from "../../store/repos/status-rollups.ts";
+import type { Indicator } from "./health.ts";
+import { parseIncident, parseMaintenance, parseUpdate, patchPost, postView, type NewPost, type StatusPostView } from "./posts.ts";
+import { renderStatusHtml } from "./status-html.ts";
+import { RECENT_MS, statusDaily, statusSummary, type StatusComponentInput, type StatusIncidentInput, type StatusInput } from "./summary.ts";
+import { DAYS } from "./uptime.ts";
+
+/** What the page needs of a built-in provider rule's incident (alerts' BuiltInIncident). */
+export interface BuiltInStatusIncident {
+  id: string; component: string; rule_name: string; severity: string; metric: string; opened_at: number; resolved_at: number | null;
+}
+
+export interface StatusPageOptions {
+  rollups: StatusRollupsRepo;
+  posts: StatusPostsRepo;
+  clock: Clock;
+  /** Enabled provider ids, in the order shown. */
+  providers: () => readonly string[];
+  builtInIncidents: (sinceMs: number) => BuiltInStatusIncident[];
+  page: { name: string; url: string };
+  /** How long a built answer is served again (default 5 s). */
+  cacheMs?: number;
+}
+
+const MINUTE = 60_000;
+/** The recent window a component's current status is judged on, and its latency baseline's. */
+export const RECENT_WINDOW_MS = 5 * MINUTE;
+export const BASELINE_MS = 7 * 86_400_000;
+const IMPACT_OF: Record<string, Indicator> = { info: "none", warning: "minor", critical: "major" };
+const NAMES: Record<string, string> = { api: "API", routing: "Routing", cache: "Cache" };
+const DESCRIPTIONS: Record<string, string> = {
+  api: "Every request gw answers.", routing: "Choosing a model and falling back.", cache: "Answers from the response cache.",
+};
+
+/** The public id of a rollup component: "provider:openai" -> "provider-openai". */
+export const publicComponentId = (component: string): string => component.replace(":", "-");
+
+export class StatusPage {
+  private cached: { at: number; input: StatusInput; json: string | null; html: string | null } | null = null;
+
+  constructor(private readonly o: StatusPageOptions) {}
+
+  /** The component ids posts may name: api, routing, cache, provider-<id>. */
+  componentIds(): string[] {
+    return ["api", "routing", "cache", ...this.o.providers().map((p) => `provider-${p}`)];
+  }
+
+  json(): string {
+    const c = this.current();
+    return (c.json ??= JSON.stringify(statusSummary(c.input, c.at)));
+  }
+
+  html(): string {
+    const c = this.current();
+    return (c.html ??= renderStatusHtml(statusSummary(c.input, c.at), statusDaily(c.input, c.at)));
+  }
+
+  private current() {
+    const now = this.o.clock.now();
+    const ttl = this.o.cacheMs ?? 5000;
+    if (this.cached === null || now - this.cached.at >= ttl || now < this.cached.at) {
+      this.cached = { at: now, input: this.build(now), json: null, html: null };
+    }
+    return this.cached;
+  }
+
+  private build(now: number): StatusInput {
+    const end = now - (now % MINUTE) + MINUTE;
+    const components = ["api", "routing", "cache", ...this.o.providers().map((p) => `provider:${p}`)].map((rollup): StatusComponentInput => {
+      const recent = this.o.rollups.totals(rollup, end - RECENT_WINDOW_MS, end);
+      const baseline = this.o.rollups.totals(rollup, end - BASELINE_MS, end);
+      const day = this.o.rollups.totals(rollup, end - 86_400_000, end);
+      const daily = this.o.rollups.daily(rollup, DAYS, now);
+      const first = daily[0] ? Date.parse(`${daily[0].day}T00:00:00Z`) : now;
+      const provider = rollup.startsWith("provider:") ? rollup.slice(9) : null;
+      return {
+        id: publicComponentId(rollup),
+        name: NAMES[rollup] ?? provider ?? rollup,
+        description: DESCRIPTIONS[rollup] ?? `Requests answered by ${provider}.`,
+        createdAt: first,
+        health: { requests: recent.requests, ok: recent.ok, latencyP95Ms: percentile(recent.latency, 95), baselineP95Ms: percentile(baseline.latency, 95) },
+        last24h: { requests: day.requests, ok: day.ok },
+        daily,
+      };
+    });
+    const posts = this.o.posts.shown(now - RECENT_MS, now);
+    const updates = (p: StatusPostRow) => this.o.posts.updates(p.id).map((u) => ({ id: u.id, status: u.status as "investigating", body: u.body, createdAt: u.createdAt }));
+    const incidents: StatusIncidentInput[] = posts.filter((p) => p.kind === "incident").map((p) => ({
+      id: p.id, name: p.name, status: p.status as StatusIncidentInput["status"], impact: p.impact as Indicator, createdAt: p.createdAt,
+      updatedAt: p.updatedAt, monitoringAt: p.monitoringAt, resolvedAt: p.resolvedAt, componentIds: p.components, updates: updates(p),
+    }));
+    for (const b of this.o.builtInIncidents(now - RECENT_MS)) incidents.push(builtInInput(b));
+    const maintenances = posts.filter((p) => p.kind === "maintenance").map((p) => ({
+      id: p.id, name: p.name, createdAt: p.createdAt, updatedAt: p.updatedAt, componentIds: p.components, updates: updates(p),
+      scheduledFor: p.scheduledFor ?? p.createdAt, scheduledUntil: p.scheduledUntil ?? p.createdAt, completedAt: p.resolvedAt,
+    }));
+    return { page: { id: "gw", name: this.o.page.name, url: this.o.page.url, timeZone: "Etc/UTC" }, components, incidents, maintenances };
+  }
+
+  // Operator posts (admin API): each change drops the cached answers, so the page shows it at once.
+
+  posts(q: { limit?: number; after?: string }): { object: "list"; data: StatusPostView[]; has_more: boolean } {
+    const limit = Math.min(Math.max(q.limit ?? 20, 1), 100);
+    const rows = this.o.posts.page(limit + 1, q.after);
+    const now = this.o.clock.now();
+    return { object: "list", data: rows.slice(0, limit).map((p) => postView(p, this.o.posts.updates(p.id), now)), has_more: rows.length > limit };
+  }
+
+  createIncident(body: unknown): StatusPostView {
+    return this.create("spi", parseIncident(body, this.componentIds()));
+  }
+
+  createMaintenance(body: unknown): StatusPostView {
+    return this.create("spm", parseMaintenance(body, this.componentIds()));
+  }
+
+  updatePost(id: string, body: unknown): StatusPostView {
+    const now = this.o.clock.now();
+    const post = patchPost(this.need(id), body, this.componentIds(), now);
+    this.o.posts.save(post, null);
+    return this.view(post, now);
+  }
+
+  addUpdate(id: string, body: unknown): StatusPostView {
+    const now = this.o.clock.now();
+    const u = parseUpdate(this.need(id), body, now);
+    this.o.posts.save(u.post, { id: `spu_${sortableId(now)}`, postId: id, status: u.status, body: u.body, createdAt: now });
+    return this.view(u.post, now);
+  }
+
+  removePost(id: string): { object: string; id: string; deleted: true } {
+    const post = this.need(id);
+    this.o.posts.remove(id);
+    this.cached = null;
+    return { object: post.kind === "incident" ? "status_incident" : "status_maintenance", id, deleted: true };
+  }
+
+  private create(prefix: "spi" | "spm", p: NewPost): StatusPostView {
+    const now = this.o.clock.now();
+    const post: StatusPostRow = { ...p.post, id: `${prefix}_${sortableId(now)}`, createdAt: now, updatedAt: now };
+    const status = post.kind === "incident" ? post.status : "scheduled";
+    this.o.posts.create(post, { id: `spu_${sortableId(now)}`, postId: post.id, status, body: p.body, createdAt: now });
+    return this.view(post, now);
+  }
+
+  private view(post: StatusPostRow, now: number): StatusPostView {
+    this.cached = null;
+    return postView(post, this.o.posts.updates(post.id), now);
+  }
+
+  private need(id: string): StatusPostRow {
+    const post = this.o.posts.get(id);
+    if (!post) throw new GwError("not_found", `No status post with id '${id}'.`, { param: "post_id" });
+    return post;
+  }
+}
+
+/** A built-in rule's incident as the page lists it: open ones are being investigated. */
+function builtInInput(b: BuiltInStatusIncident): StatusIncidentInput {
+  const component = publicComponentId(b.component);
+  return {
+    id: b.id, name: b.rule_name, status: b.resolved_at === null ? "investigating" : "resolved", impact: IMPACT_OF[b.severity] ?? "minor",
+    createdAt: b.opened_at, updatedAt: b.resolved_at ?? b.opened_at, monitoringAt: null, resolvedAt: b.resolved_at,
+    componentIds: [component],
+    updates: [{ id: `${b.id}_detected`, status: b.resolved_at === null ? "investigating" : "resolved", body: `Detected automatically: ${b.metric} on ${component}.`, createdAt: b.resolved_at ?? b.opened_at }],
+  };
+}
+
+/** The page's address in the status JSON (`page.url`, shortlinks): gw's listening address. */
+export const statusPageUrl = (host: string, port: number): string =>
+  `http://${host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host}:${port}/status`;
