@@ -3,7 +3,7 @@
 import { invalidRequest, GwError } from "../../errors/gw-error.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { sortableId } from "../../lib/ids.ts";
-import type { RollupTotals } from "../../store/metrics-rollup.ts";
+import { emptyTotals, type RollupTotals } from "../../store/metrics-rollup.ts";
 import type { RequestRecord } from "../../store/request-record.ts";
 import type { AlertRulesRepo, StoredAlertRule } from "../../store/repos/alert-rules.ts";
 import type { IncidentRow, IncidentsRepo } from "../../store/repos/incidents.ts";
@@ -168,7 +168,7 @@ export class AlertRules {
    * min_requests does not apply to it. */
   private sample(stored: StoredAlertRule, rule: AlertRule, now: number): AlertSample {
     if (rule.metric === "budget_used_pct") {
-      return { value: metricValue(rule.metric, this.totals(stored, rule, now), this.o.budgetUse(stored.projectId)), requests: Number.MAX_SAFE_INTEGER };
+      return { value: metricValue(rule.metric, emptyTotals(), this.o.budgetUse(stored.projectId)), requests: Number.MAX_SAFE_INTEGER };
     }
     const totals = this.totals(stored, rule, now);
     return { value: metricValue(rule.metric, totals), requests: totals.requests };

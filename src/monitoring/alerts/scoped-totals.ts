@@ -21,7 +21,7 @@ interface Watch {
 }
 
 const at = (name: (typeof COLUMNS)[number]): number => COLUMNS.indexOf(name);
-const C = { requested: at("requested_model"), selected: at("selected_model"), provider: at("provider"), task: at("task"), tags: at("tags") };
+const C = { createdAt: at("created_at"), requested: at("requested_model"), selected: at("selected_model"), provider: at("provider"), task: at("task"), tags: at("tags") };
 
 /** A request matches when every field the scope names matches (model: requested or answering). */
 function matches(s: Scope, model: string | null, selected: string | null, provider: string | null, task: string | null, hasTag: (t: string) => boolean): boolean {
@@ -89,7 +89,7 @@ export class ScopedTotals {
       const tags = v[C.tags];
       const hasTag = (tag: string) => typeof tags === "string" && (JSON.parse(tags) as string[]).includes(tag);
       if (matches(w.scope, v[C.requested] as string | null, v[C.selected] as string | null, v[C.provider] as string | null, v[C.task] as string | null, hasTag)) {
-        addRow(bucket(w, v[at("created_at")] as number), v);
+        addRow(bucket(w, v[C.createdAt] as number), v);
       }
     }
     const list = this.byProject.get(projectId) ?? [];
