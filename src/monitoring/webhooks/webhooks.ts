@@ -83,13 +83,20 @@ export class Webhooks {
   private readonly dispatcher: Dispatcher;
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly removed = new Map<string, string>();
+  private wakePending = false;
 
   constructor(db: Database, options: WebhooksOptions) {
     this.d = { ...options, endpoints: webhookEndpointsRepo(db), deliveries: webhookDeliveriesRepo(db), emit: options.emitter.emit };
     this.dispatcher = new Dispatcher(this.d);
-    // A new event goes out at once rather than at the next tick.
+    // A new event goes out at once rather than at the next tick: after the emitting code's own
+    // synchronous work (its transaction) is done, one pass for a burst of events.
     options.emitter.onEmitted(() => {
-      if (this.timer !== null) void this.runDue().catch((err) => this.d.onError(err, "webhook dispatch failed"));
+      if (this.timer === null || this.wakePending) return;
+      this.wakePending = true;
+      queueMicrotask(() => {
+        this.wakePending = false;
+        void this.runDue().catch((err) => this.d.onError(err, "webhook dispatch failed"));
+      });
     });
   }
 
