@@ -6,7 +6,7 @@ import { findAsset, indexHtml } from "./assets.ts";
 import { SESSION_COOKIE } from "./session-plugin.ts";
 
 /** The page paths of the app (docs/dashboard.md "Pages"); any other path keeps its 404. */
-export const PAGE_PATHS = ["/", "/requests", "/requests/:request_id", "/cache", "/recommendations", "/projects", "/monitoring", "/audit"];
+export const PAGE_PATHS = ["/", "/requests", "/requests/:request_id", "/cache", "/recommendations", "/projects", "/monitoring", "/status-admin", "/audit"];
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 

@@ -15,6 +15,7 @@ import { recommendationsRoutes } from "./recommendations-routes.ts";
 import { monitoringRoutes } from "./monitoring-routes.ts";
 import { webhooksRoutes } from "./webhooks-routes.ts";
 import { alertRulesRoutes } from "./alert-rules-routes.ts";
+import { statusAdminRoutes } from "./status-admin-routes.ts";
 import { projectsRoutes } from "./projects-routes.ts";
 import { statusRoutes } from "./status-routes.ts";
 
@@ -37,5 +38,6 @@ export const dashboardRoutes = (deps: Deps) => {
     .use(monitoringRoutes(deps, DASHBOARD_API_PREFIX))
     .use(webhooksRoutes(deps, DASHBOARD_API_PREFIX))
     .use(alertRulesRoutes(deps, DASHBOARD_API_PREFIX))
+    .use(statusAdminRoutes(deps, DASHBOARD_API_PREFIX))
     .use(projectsRoutes(deps, DASHBOARD_API_PREFIX));
 };

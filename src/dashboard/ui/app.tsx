@@ -13,6 +13,7 @@ import { ProjectsPage } from "./pages/projects.tsx";
 import { RecommendationsPage } from "./pages/recommendations.tsx";
 import { RequestDetailPage } from "./pages/request-detail.tsx";
 import { RequestsPage } from "./pages/requests.tsx";
+import { StatusAdminPage } from "./pages/status-admin.tsx";
 import { navigate, path } from "./router.ts";
 import { SignInPage } from "./sign-in.tsx";
 import type { Session } from "./types.ts";
@@ -26,6 +27,7 @@ const PAGES: Record<string, Route> = {
   "/recommendations": { title: "Recommendations", view: () => <RecommendationsPage /> },
   "/projects": { title: "Projects", view: () => (session.value?.role === "operator" ? <ProjectsPage /> : <OperatorOnly />) },
   "/monitoring": { title: "Monitoring", view: () => <MonitoringPage /> },
+  "/status-admin": { title: "Status page", view: () => (session.value?.role === "operator" ? <StatusAdminPage /> : <OperatorOnly title="Status page" what="The status page is" />) },
   "/audit": { title: "Audit log", view: () => <AuditPage /> },
 };
 
@@ -86,11 +88,11 @@ function NotFound() {
   );
 }
 
-function OperatorOnly() {
+function OperatorOnly({ title = "Projects", what = "Projects and keys are" }: { title?: string; what?: string }) {
   return (
     <>
-      <h1>Projects</h1>
-      <p class="muted">Projects and keys are managed by the operator (sign in with the admin token).</p>
+      <h1>{title}</h1>
+      <p class="muted">{what} managed by the operator (sign in with the admin token).</p>
     </>
   );
 }

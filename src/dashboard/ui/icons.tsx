@@ -16,6 +16,7 @@ export const CacheIcon = () => <Svg><ellipse cx="12" cy="5" rx="8" ry="3" /><pat
 export const RecommendationsIcon = () => <Svg><path d="M9 18h6M10 22h4" /><path d="M12 2a7 7 0 0 0-4 12.7V16h8v-1.3A7 7 0 0 0 12 2z" /></Svg>;
 export const ProjectsIcon = () => <Svg><path d="M3 7l2-3h5l2 3h9v13H3z" /></Svg>;
 export const MonitoringIcon = () => <Svg><path d="M22 12h-4l-3 9L9 3l-3 9H2" /></Svg>;
+export const StatusIcon = () => <Svg><circle cx="12" cy="12" r="9" /><path d="M8 12l3 3 5-6" /></Svg>;
 export const AuditIcon = () => <Svg><path d="M14 2H6a2 2 0 0 0-2 2v16a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V8z" /><path d="M14 2v6h6M8 13h8M8 17h8" /></Svg>;
 export const SignOutIcon = () => <Svg><path d="M9 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h4M16 17l5-5-5-5M21 12H9" /></Svg>;
 export const LogoIcon = () => <Svg><path d="M4 12h6l2-6 2 12 2-6h4" /></Svg>;

@@ -17,6 +17,7 @@ const NAV: NavItem[] = [
   { to: "/recommendations", label: "Recommendations", icon: Icons.RecommendationsIcon },
   { to: "/projects", label: "Projects", icon: Icons.ProjectsIcon, operatorOnly: true },
   { to: "/monitoring", label: "Monitoring", icon: Icons.MonitoringIcon },
+  { to: "/status-admin", label: "Status page", icon: Icons.StatusIcon, operatorOnly: true },
   { to: "/audit", label: "Audit log", icon: Icons.AuditIcon },
 ];
 
