@@ -49,7 +49,9 @@ export class SecurityEvents {
     const kinds = Object.keys(report.found) as Kind[];
     const pii = kinds.filter((k) => CATEGORY[k] === "pii");
     const secrets = kinds.filter((k) => CATEGORY[k] === "secrets");
-    if (report.action === "blocked" && pii.length > 0) this.count("security.pii_blocked", projectId, requestId, pii, null);
+    // Blocked for its personal data: not a request the secrets policy alone refused.
+    const piiBlocked = report.action === "blocked" && (report.pii === "block" || report.tooMany === true);
+    if (piiBlocked && pii.length > 0) this.count("security.pii_blocked", projectId, requestId, pii, null);
     if (secrets.length > 0) this.count("security.secret_detected", projectId, requestId, secrets, null);
   }
 
