@@ -36,6 +36,16 @@ export function downgradeRoom(billing: Billing, projectId: string, terms: Terms 
   return billing.account(projectId).budgetRoom(terms, now) ?? undefined;
 }
 
+/** budget_action downgrade left no model within the budget, so routing refuses the request: a
+ * budget.exceeded signal, as a refused hold sends (the hold is never asked for). */
+export function downgradeRefused(billing: Billing, projectId: string, requestId: string, terms: Terms | null, room: BudgetRoom | undefined): void {
+  const budget = room ? terms?.budgets[room.period] : undefined;
+  if (!billing.signals || !terms || !room || budget === undefined) return;
+  const account = billing.account(projectId);
+  const { key, spent } = account.spentIn(room.period);
+  billing.signals.overBudget(projectId, requestId, { period: room.period, key, budget, spent, reserved: account.reserved }, terms.action);
+}
+
 export interface HoldAsk {
   projectId: string;
   requestId: string;

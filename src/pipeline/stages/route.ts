@@ -12,7 +12,7 @@ import { diversify, scoreModels } from "../../routing/score.ts";
 import type { Deps } from "../deps.ts";
 import { need, type Candidate, type RequestState } from "../state.ts";
 import { exclusion, needsOf, OVER_PROJECT_BUDGET, OVER_WORKFLOW_BUDGET, type Needs } from "../eligibility.ts";
-import { downgradeRoom } from "../../billing/holds.ts";
+import { downgradeRefused, downgradeRoom } from "../../billing/holds.ts";
 
 
 /** Scores every chat model of the catalog that can serve the request (routing/score.ts); the
@@ -150,6 +150,7 @@ export function route(deps: Deps, state: RequestState): void {
     const why = exclusion(deps, state, m, needs);
     state.candidates.push({ model: m.id, provider: m.provider, rank: why ? null : 0, ...(why ? { excluded: why } : {}) });
     if (!why) state.ranked.push(m);
+    if (why?.startsWith(OVER_PROJECT_BUDGET)) downgradeRefused(deps.billing, state.auth.project.id, state.requestId, state.auth.rules.terms, state.budgetRoom);
     if (why?.startsWith(OVER_WORKFLOW_BUDGET) || why?.startsWith(OVER_PROJECT_BUDGET)) throw new GwError("budget_exceeded", `The model '${m.id}' ${why}.`, { param: "model" });
     if (why) throw new GwError("no_model_available", `The model '${m.id}' cannot serve this request: ${why}.`, { param: "model" });
     state.reason = "model requested explicitly";
@@ -159,6 +160,7 @@ export function route(deps: Deps, state: RequestState): void {
     throw new GwError("budget_exceeded", `The workflow's remaining budget ($${state.workflowBudget?.remaining}) cannot cover any model for this request.`);
   }
   if (state.ranked.length === 0 && state.candidates.some((c) => c.excluded?.startsWith(OVER_PROJECT_BUDGET))) {
+    downgradeRefused(deps.billing, state.auth.project.id, state.requestId, state.auth.rules.terms, state.budgetRoom);
     throw new GwError("budget_exceeded", `The project's ${state.budgetRoom?.period} budget cannot cover any model for this request (budget_action downgrade); the trace lists every model and why.`);
   }
   if (state.ranked.length === 0) {

@@ -75,6 +75,20 @@ describe("budget.downgraded", () => {
   });
 });
 
+describe("budget.exceeded under downgrade", () => {
+  test("no model left within the budget: the 402 sends budget.exceeded once, for a profile or an explicit model", async () => {
+    const p = await billedProject(gw, { policy: { budgets: { monthly: 0.0000001 }, budget_action: "downgrade" } });
+    for (const model of ["gw-quality", "openai/gpt-4o", "gw-quality"]) {
+      const res = await chat(gw, p.key, { model, messages, max_tokens: 1_000 });
+      expect(res.status).toBe(402);
+      expect(await errorCode(res)).toBe("budget_exceeded");
+    }
+    const events = eventsOf(gw, p.id, "budget.exceeded");
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ key: `monthly:${monthKey(NOON)}`, data: { period: "monthly", action: "downgrade", budget: 0.0000001, spent: 0, reserved: 0 } });
+  });
+});
+
 describe("credits", () => {
   test("added on each top-up (key: the ledger entry), low under 20% of it, depleted at zero and on refusal, each once", async () => {
     const p = await billedProject(gw, { billing: { mode: "prepaid" } });
