@@ -11,7 +11,7 @@ import type { Indicator } from "./health.ts";
 import { parseIncident, parseMaintenance, parseUpdate, patchPost, postView, type NewPost, type StatusPostView } from "./posts.ts";
 import { renderStatusHtml } from "./status-html.ts";
 import { RECENT_MS, statusDaily, statusSummary, type StatusComponentInput, type StatusIncidentInput, type StatusInput } from "./summary.ts";
-import { DAYS } from "./uptime.ts";
+import { DAYS, utcDay, type DayCount } from "./uptime.ts";
 
 /** What the page needs of a built-in provider rule's incident (alerts' BuiltInIncident). */
 export interface BuiltInStatusIncident {
@@ -31,6 +31,9 @@ export interface StatusPageOptions {
 }
 
 const MINUTE = 60_000;
+/** How long a component's baseline and finished days are reused. */
+const SLOW_MS = 5 * MINUTE;
+interface Slow { at: number; today: string; baselineP95: number | null; pastDays: DayCount[] }
 /** The recent window a component's current status is judged on, and its latency baseline's. */
 export const RECENT_WINDOW_MS = 5 * MINUTE;
 export const BASELINE_MS = 7 * 86_400_000;
@@ -45,6 +48,7 @@ export const publicComponentId = (component: string): string => component.replac
 
 export class StatusPage {
   private cached: { at: number; input: StatusInput; json: string | null; html: string | null } | null = null;
+  private readonly slow = new Map<string, Slow>();
 
   constructor(private readonly o: StatusPageOptions) {}
 
@@ -72,13 +76,26 @@ export class StatusPage {
     return this.cached;
   }
 
+  /** The 7-day baseline and the finished days' counts barely move: read again every few minutes
+   * and when the UTC day turns, so a build reads mostly the last 24 hours. */
+  private slowPart(rollup: string, now: number, end: number): Slow {
+    const today = utcDay(now);
+    let slow = this.slow.get(rollup);
+    if (!slow || slow.today !== today || now - slow.at >= SLOW_MS || now < slow.at) {
+      const baseline = this.o.rollups.totals(rollup, end - BASELINE_MS, end);
+      const pastDays = this.o.rollups.daily(rollup, DAYS, now).filter((d) => d.day < today);
+      this.slow.set(rollup, (slow = { at: now, today, baselineP95: percentile(baseline.latency, 95), pastDays }));
+    }
+    return slow;
+  }
+
   private build(now: number): StatusInput {
     const end = now - (now % MINUTE) + MINUTE;
     const components = ["api", "routing", "cache", ...this.o.providers().map((p) => `provider:${p}`)].map((rollup): StatusComponentInput => {
       const recent = this.o.rollups.totals(rollup, end - RECENT_WINDOW_MS, end);
-      const baseline = this.o.rollups.totals(rollup, end - BASELINE_MS, end);
       const day = this.o.rollups.totals(rollup, end - 86_400_000, end);
-      const daily = this.o.rollups.daily(rollup, DAYS, now);
+      const slow = this.slowPart(rollup, now, end);
+      const daily = [...slow.pastDays, ...this.o.rollups.daily(rollup, 1, now)];
       const first = daily[0] ? Date.parse(`${daily[0].day}T00:00:00Z`) : now;
       const provider = rollup.startsWith("provider:") ? rollup.slice(9) : null;
       return {
@@ -86,7 +103,7 @@ export class StatusPage {
         name: NAMES[rollup] ?? provider ?? rollup,
         description: DESCRIPTIONS[rollup] ?? `Requests answered by ${provider}.`,
         createdAt: first,
-        health: { requests: recent.requests, ok: recent.ok, latencyP95Ms: percentile(recent.latency, 95), baselineP95Ms: percentile(baseline.latency, 95) },
+        health: { requests: recent.requests, ok: recent.ok, latencyP95Ms: percentile(recent.latency, 95), baselineP95Ms: slow.baselineP95 },
         last24h: { requests: day.requests, ok: day.ok },
         daily,
       };

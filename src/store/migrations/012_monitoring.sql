@@ -137,7 +137,8 @@ CREATE TABLE status_rollups (
   requests   INTEGER NOT NULL DEFAULT 0,
   ok         INTEGER NOT NULL DEFAULT 0,
   latency    BLOB NOT NULL DEFAULT x'',
-  PRIMARY KEY (bucket_ms, start_ms, component)
+  -- Component first: the status page reads one component's rows over up to 90 days in key order.
+  PRIMARY KEY (component, bucket_ms, start_ms)
 ) WITHOUT ROWID;
--- The status page reads one component's rows over up to 90 days.
-CREATE INDEX status_rollups_component ON status_rollups(component, bucket_ms, start_ms);
+-- Compaction and pruning read and delete by time across components.
+CREATE INDEX status_rollups_time ON status_rollups(bucket_ms, start_ms);

@@ -73,11 +73,11 @@ export function statusRollupsRepo(db: Database) {
     "UPDATE status_rollups SET requests = ?, ok = ?, latency = ? WHERE bucket_ms = ? AND start_ms = ? AND component = ?",
   );
   const range = db.query<StoredStatusRow, [string, number, number, number]>(
-    `SELECT start_ms, component, requests, ok, latency FROM status_rollups INDEXED BY status_rollups_component
+    `SELECT start_ms, component, requests, ok, latency FROM status_rollups
      WHERE component = ? AND bucket_ms = ? AND start_ms >= ? AND start_ms < ?`,
   );
   const dayRange = db.query<{ d: number; requests: number; ok: number }, [string, number, number, number]>(
-    `SELECT start_ms / ${DAY_MS} AS d, SUM(requests) AS requests, SUM(ok) AS ok FROM status_rollups INDEXED BY status_rollups_component
+    `SELECT start_ms / ${DAY_MS} AS d, SUM(requests) AS requests, SUM(ok) AS ok FROM status_rollups
      WHERE component = ? AND bucket_ms = ? AND start_ms >= ? AND start_ms < ? GROUP BY d`,
   );
   const rangeAll = db.query<StoredStatusRow, [number, number, number]>(
