@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import { launchBrowser, signIn } from "../test/helpers/browser.ts";
 import { startGwBinary } from "../test/helpers/gw-binary.ts";
 import { startScriptedUpstream } from "../test/helpers/scripted-upstream.ts";
+import { startWebhookReceiver } from "../test/helpers/webhook-receiver.ts";
 import { adminCall, chat, projectWithKey } from "../test/browser/gw-api.ts";
 
 const OUT = resolve(import.meta.dir, "../docs/dashboard");
@@ -13,8 +14,9 @@ mkdirSync(OUT, { recursive: true });
 
 const openai = await startScriptedUpstream();
 const deepseek = await startScriptedUpstream({ delayMs: 40 });
+const receiver = startWebhookReceiver();
 const gw = await startGwBinary({
-  env: { OPENAI_API_KEY: "sk-docs", OPENAI_BASE_URL: openai.url, DEEPSEEK_API_KEY: "sk-docs", DEEPSEEK_BASE_URL: deepseek.url },
+  env: { OPENAI_API_KEY: "sk-docs", OPENAI_BASE_URL: openai.url, DEEPSEEK_API_KEY: "sk-docs", DEEPSEEK_BASE_URL: deepseek.url, GW_WEBHOOK_ALLOW_LOOPBACK: "1" },
 });
 const browser = await launchBrowser();
 try {
@@ -39,6 +41,14 @@ try {
   await chat(gw, gw.testKey!, "Hello from a test key!");
   await projectWithKey(gw, "acme", ["chat", "requests"]);
   await adminCall(gw, "PATCH", `/projects/${projectId}`, { plan: "business" });
+  // The Monitoring and Status page admin pages: an endpoint with a test delivery, a rule, a maintenance window.
+  const hook = await adminCall<{ id: string }>(gw, "POST", `/projects/${projectId}/webhooks`, { url: receiver.url, description: "on-call receiver" });
+  await adminCall(gw, "POST", `/webhooks/${hook.id}/test`);
+  await adminCall(gw, "POST", `/projects/${projectId}/alert-rules`, { name: "Errors above 5%", metric: "error_rate", op: "gt", threshold: 5, window: "5m", min_requests: 20, for: "2m" });
+  await adminCall(gw, "POST", "/status/maintenances", {
+    name: "Database upgrade", components: ["api"], body: "Writes may be slow for a few minutes.",
+    scheduled_for: new Date(Date.now() + 86_400_000).toISOString(), scheduled_until: new Date(Date.now() + 90_000_000).toISOString(),
+  });
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
@@ -54,7 +64,7 @@ try {
   const pages: [name: string, path: string, h1: string][] = [
     ["overview", "/?period=1h", "Overview"], ["requests", "/requests", "Requests"], ["request-detail", `/requests/${detailId}`, detailId],
     ["cache", "/cache", "Cache"], ["recommendations", "/recommendations", "Recommendations"], ["projects", "/projects", "Projects"],
-    ["monitoring", "/monitoring", "Monitoring"], ["audit", "/audit?audit=all", "Audit log"],
+    ["monitoring", "/monitoring", "Monitoring"], ["status-admin", "/status-admin", "Status page"], ["audit", "/audit?audit=all", "Audit log"],
   ];
   for (const [name, path, h1] of pages) {
     await page.goto(`${gw.origin}${path}`);
@@ -64,5 +74,5 @@ try {
 } finally {
   await browser.close();
   await gw.stop();
-  await Promise.all([openai.stop(), deepseek.stop()]);
+  await Promise.all([openai.stop(), deepseek.stop(), receiver.stop()]);
 }

@@ -81,7 +81,6 @@ export function AlertRulesPanel({ projectId, operator }: { projectId: string; op
   return (
     <section class="panel" aria-labelledby="rules-h">
       <h2 id="rules-h">Alert rules</h2>
-      {operator && <RuleForm key={editing?.id ?? "new"} rule={editing} onSave={save} onCancel={() => setEditing(null)} />}
       <ErrorAlert message={error ?? rules.error} />
       {rules.loading && !rules.data ? <Loading what="alert rules" /> : (
         <div class="table-wrap">
@@ -96,7 +95,7 @@ export function AlertRulesPanel({ projectId, operator }: { projectId: string; op
                   <td>{r.severity}</td>
                   <td>{r.enabled ? <span class={STATE_BADGE[r.state] ?? "badge"}>{r.state}</span> : <span class="badge">disabled</span>}</td>
                   {operator && <td class="row">
-                    <button type="button" class="btn btn-quiet" aria-label={`Edit rule ${r.name}`} onClick={() => setEditing(r)}>Edit</button>
+                    <button type="button" class="btn btn-quiet" aria-label={`Edit rule ${r.name}`} onClick={() => { setEditing(r); requestAnimationFrame(() => document.getElementById("rule-form-h")?.scrollIntoView()); }}>Edit</button>
                     <button type="button" class="btn btn-quiet" aria-label={`${r.enabled ? "Disable" : "Enable"} rule ${r.name}`} onClick={() => void act("PATCH", `/monitoring/alert-rules/${enc(r.id)}`, { enabled: !r.enabled })}>{r.enabled ? "Disable" : "Enable"}</button>
                     <button type="button" class="btn btn-quiet danger-text" aria-label={`Delete rule ${r.name}`} onClick={() => setDeleting(r)}>Delete</button>
                   </td>}
@@ -107,6 +106,7 @@ export function AlertRulesPanel({ projectId, operator }: { projectId: string; op
           {rows.length === 0 && <p class="empty">No alert rule yet.</p>}
         </div>
       )}
+      {operator && <><h3 id="rule-form-h">{editing ? `Edit ${editing.name}` : "New rule"}</h3><RuleForm key={editing?.id ?? "new"} rule={editing} onSave={save} onCancel={() => setEditing(null)} /></>}
       <ConfirmDialog open={deleting !== null} title="Delete this rule?" confirmLabel="Delete" danger
         onConfirm={() => { const r = deleting; setDeleting(null); if (r) void act("DELETE", `/monitoring/alert-rules/${enc(r.id)}`); }} onCancel={() => setDeleting(null)}>
         <p>Rule <strong>{deleting?.name}</strong> stops being evaluated; its past incidents stay listed.</p>

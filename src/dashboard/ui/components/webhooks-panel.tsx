@@ -6,6 +6,7 @@ import type { List, WebhookDelivery, WebhookEndpoint } from "../types.ts";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { duration, ErrorAlert, errorText, Loading, time, useLoad } from "./load.tsx";
 import "../styles/projects.css";
+import "../styles/monitoring.css";
 
 const enc = encodeURIComponent;
 /** "a, b" -> ["a", "b"]; empty means every event type (the field is left out). */
@@ -157,8 +158,8 @@ function Deliveries({ projectId, endpointId, operator }: { projectId: string; en
               <td class="num">{d.attempt}</td>
               <td class="num">{d.status_code === null ? "–" : <span class={d.status_code < 300 ? "badge badge-ok" : "badge badge-err"}>{d.status_code}</span>}</td>
               <td class="num">{duration(d.duration_ms)}</td>
-              <td>{d.error ?? "–"}</td>
-              <td class="mono details">{d.response_excerpt ?? ""}</td>
+              <td class="wrap">{d.error ?? "–"}</td>
+              <td class="mono wrap">{d.response_excerpt ?? ""}</td>
               {operator && <td><button type="button" class="btn btn-quiet" aria-label={`Replay delivery ${d.id}`} onClick={() => void replay(d)}>Replay</button></td>}
             </tr>
           ))}

@@ -6,6 +6,7 @@ import { ConfirmDialog } from "../components/confirm-dialog.tsx";
 import { ErrorAlert, errorText, Loading, Options, time, useLoad } from "../components/load.tsx";
 import type { List, StatusPost } from "../types.ts";
 import "../styles/projects.css";
+import "../styles/monitoring.css";
 
 const enc = encodeURIComponent;
 const INCIDENT_STATUSES = ["investigating", "identified", "monitoring", "resolved"];
@@ -63,17 +64,20 @@ function PostRow({ post, act, onDelete }: { post: StatusPost; act: (method: "POS
   };
   const latest = post.updates[0];
   return (
+    <>
     <tr>
       <td><strong>{post.name}</strong><div class="muted mono">{post.id}</div></td>
-      <td>{isIncident(post) ? `incident, ${post.impact}` : `maintenance ${time(post.scheduled_for ?? "")} – ${time(post.scheduled_until ?? "")}`}</td>
+      <td>{isIncident(post) ? `incident, ${post.impact}` : <>maintenance<div class="muted">{time(post.scheduled_for ?? "")} – {time(post.scheduled_until ?? "")}</div></>}</td>
       <td><span class={isClosed(post) ? "badge badge-ok" : "badge badge-warn"}>{post.status}</span></td>
       <td class="mono">{post.components.join(", ") || "–"}</td>
-      <td>{latest ? <>{latest.body}<div class="muted">{time(latest.created_at)}</div></> : "–"}</td>
-      <td>
+      <td class="wrap">{latest ? <>{latest.body}<div class="muted">{time(latest.created_at)}</div></> : "–"}</td>
+    </tr>
+    <tr>
+      <td colSpan={5}><div class="row">
         {!isClosed(post) && (
           <form class="row" onSubmit={update} aria-label={`Update ${post.name}`}>
             <select name="status" aria-label="New status"><Options list={statuses} current={post.status} /></select>
-            <input name="body" required aria-label="Update message" maxLength={5000} />
+            <input name="body" required aria-label="Update message" placeholder="What changed" maxLength={5000} />
             <button type="submit" class="btn">Post update</button>
             <button type="button" class="btn" onClick={() => void act("POST", `/monitoring/status/posts/${enc(post.id)}/updates`, { status: done, body: isIncident(post) ? "Resolved." : "Completed." })}>
               {isIncident(post) ? "Resolve" : "Complete"}
@@ -81,8 +85,9 @@ function PostRow({ post, act, onDelete }: { post: StatusPost; act: (method: "POS
           </form>
         )}
         <button type="button" class="btn btn-quiet danger-text" aria-label={`Delete ${post.name}`} onClick={onDelete}>Delete</button>
-      </td>
+      </div></td>
     </tr>
+    </>
   );
 }
 
@@ -110,21 +115,21 @@ export function StatusAdminPage() {
         its <a href="/status.json" target="_blank" rel="noopener">JSON</a>) beside the components' measured state.
       </p>
       <ErrorAlert message={error ?? res.error} />
-      <NewPost kind="incident" onSave={(p, b) => act("POST", p, b)} />
-      <NewPost kind="maintenance" onSave={(p, b) => act("POST", p, b)} />
       <section class="panel" aria-labelledby="posts-h">
         <h2 id="posts-h">Posts</h2>
         {res.loading && !res.data ? <Loading what="status posts" /> : (
           <div class="table-wrap">
             <table>
               <caption class="visually-hidden">Status posts</caption>
-              <thead><tr><th scope="col">Title</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Components</th><th scope="col">Latest update</th><th scope="col">Actions</th></tr></thead>
+              <thead><tr><th scope="col">Title</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Components</th><th scope="col">Latest update</th></tr></thead>
               <tbody>{posts.map((p) => <PostRow key={p.id} post={p} act={act} onDelete={() => setDeleting(p)} />)}</tbody>
             </table>
             {posts.length === 0 && <p class="empty">Nothing posted yet.</p>}
           </div>
         )}
       </section>
+      <NewPost kind="incident" onSave={(p, b) => act("POST", p, b)} />
+      <NewPost kind="maintenance" onSave={(p, b) => act("POST", p, b)} />
       <ConfirmDialog open={deleting !== null} title="Delete this post?" confirmLabel="Delete" danger
         onConfirm={() => { const p = deleting; setDeleting(null); if (p) void act("DELETE", `/monitoring/status/posts/${enc(p.id)}`); }} onCancel={() => setDeleting(null)}>
         <p><strong>{deleting?.name}</strong> and its updates disappear from the status page.</p>
