@@ -1,13 +1,15 @@
 // The Monitoring page of the compiled gw (docs/dashboard.md "Pages"): the operator adds a webhook endpoint
 // to a loopback receiver (its secret shown once), sends a test and sees the delivery the receiver got and
-// verified; creates an alert rule; a project session with scope `requests` sees both read-only.
+// verified; creates an alert rule; a project session with scope `requests` sees both read-only; then every
+// other action on an endpoint and a rule, and an incident a burst of errors opened.
 import { afterAll, expect, test } from "bun:test";
 import { signIn, unnamedControls, watchedPage } from "../helpers/browser.ts";
 import { startWebhookReceiver } from "../helpers/webhook-receiver.ts";
-import { adminCall, dashSession, projectWithKey } from "./gw-api.ts";
+import { waitFor } from "../helpers/wait-for.ts";
+import { adminCall, chat, dashSession, projectWithKey } from "./gw-api.ts";
 import { browserSuite, TEST_MS } from "./fixture.ts";
 
-const s = browserSuite({ GW_WEBHOOK_ALLOW_LOOPBACK: "1" });
+const s = browserSuite({ GW_WEBHOOK_ALLOW_LOOPBACK: "1", GW_MONITOR_INTERVAL_S: "1" });
 const receiver = startWebhookReceiver();
 afterAll(() => receiver.stop());
 
@@ -85,3 +87,69 @@ test("the monitoring API: a project session cannot write, nor read another proje
   expect((await session.post("/monitoring/webhooks", { url: receiver.url })).status).toBe(403);
   expect((await session.post("/monitoring/alert-rules", { name: "x", metric: "requests", op: "gt", threshold: 1, window: "1m" })).status).toBe(403);
 }, TEST_MS);
+
+test("operator: edit events, disable, rotate (a new secret once), replay and delete an endpoint; edit, disable and delete a rule; an incident listed open", async () => {
+  const { projectId, key } = await projectWithKey(s.gw, "managed", ["chat", "requests"]);
+  await adminCall(s.gw, "POST", `/projects/${projectId}/alert-rules`, { name: "burst", metric: "error_rate", op: "gt", threshold: 50, window: "1m", min_requests: 5, for: "0s" });
+  // GW_MONITOR_INTERVAL_S=1: the rule is evaluated every second; the page lists what the API has.
+  for (let i = 0; i < 6; i++) await chat(s.gw, key, `failing ${i}`, {}, { model: "gw-test:upstream_error" });
+  await waitFor(async () => (await adminCall<{ data: unknown[] }>(s.gw, "GET", `/projects/${projectId}/incidents?status=opened`)).data.length === 1, { timeoutMs: 15_000, what: "the incident" });
+  const hook = await adminCall<{ id: string; secret: string }>(s.gw, "POST", `/projects/${projectId}/webhooks`, { url: receiver.url });
+  const op = await watchedPage(s.browser, s.gw.origin);
+  try {
+    await signIn(op.page, s.gw.origin, s.gw.adminToken);
+    await op.page.goto(`${s.gw.origin}/monitoring?project=${projectId}`);
+    const incidents = op.page.getByRole("table", { name: "Incidents" });
+    await incidents.getByText("burst", { exact: true }).waitFor();
+    await incidents.getByText("open", { exact: true }).waitFor();
+
+    await op.page.getByRole("button", { name: "Edit events", exact: true }).click();
+    const events = op.page.getByRole("form", { name: `Events of ${receiver.url}` });
+    await events.getByLabel("Events").fill("test.ping, incident.opened");
+    await events.getByRole("button", { name: "Save" }).click();
+    await op.page.getByText("test.ping, incident.opened", { exact: true }).waitFor();
+    await op.page.getByRole("button", { name: "Disable", exact: true }).click();
+    await op.page.getByText("disabled", { exact: true }).waitFor();
+    await op.page.getByRole("button", { name: "Enable", exact: true }).click();
+    await op.page.getByText("enabled", { exact: true }).waitFor();
+    await op.page.getByRole("button", { name: "Rotate secret" }).click();
+    const rotated = await op.page.getByLabel("Webhook signing secret").inputValue();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(hook.secret);
+    await op.page.getByRole("button", { name: "Done", exact: true }).click();
+
+    const before = receiver.received.length;
+    await op.page.getByRole("button", { name: "Send test", exact: true }).click();
+    const deliveries = op.page.getByRole("table", { name: "Deliveries" });
+    await deliveries.getByText("test.ping", { exact: true }).waitFor();
+    await deliveries.getByRole("button", { name: /^Replay delivery / }).first().click();
+    await deliveries.getByText("test.ping", { exact: true }).nth(1).waitFor();
+    // Only the pings: an incident event may reach the endpoint meanwhile.
+    const pings = () => receiver.received.slice(before).filter((r) => (JSON.parse(r.body) as { type: string }).type === "test.ping");
+    await waitFor(() => pings().length === 2, { timeoutMs: 10_000, what: "the test and its replay" });
+    const [test, replay] = pings();
+    expect(replay!.headers["webhook-id"]).toBe(test!.headers["webhook-id"]);
+    // During a rotation both secrets sign: the new one verifies.
+    receiver.verify(rotated, replay);
+
+    const rules = op.page.getByRole("table", { name: "Alert rules" });
+    await op.page.getByRole("button", { name: "Edit rule burst" }).click();
+    const edit = op.page.getByRole("form", { name: "Edit rule burst" });
+    await edit.getByLabel("Threshold").fill("75");
+    await edit.getByRole("button", { name: "Save rule" }).click();
+    await rules.getByText(/error_rate > 75 over 1m/).waitFor();
+    await op.page.getByRole("button", { name: "Disable rule burst" }).click();
+    await op.page.getByRole("button", { name: "Enable rule burst" }).waitFor();
+    await op.page.getByRole("button", { name: "Delete rule burst" }).click();
+    await op.page.getByRole("dialog").getByRole("button", { name: "Delete", exact: true }).click();
+    await rules.getByText("burst", { exact: true }).waitFor({ state: "detached" });
+
+    await op.page.getByRole("button", { name: `Delete endpoint ${receiver.url}` }).click();
+    await op.page.getByRole("dialog").getByRole("button", { name: "Delete", exact: true }).click();
+    await op.page.getByText("No webhook endpoint yet.").waitFor();
+    expect(op.problems).toEqual([]);
+    expect(op.foreign).toEqual([]);
+  } finally {
+    await op.context.close();
+  }
+}, TEST_MS * 2);
