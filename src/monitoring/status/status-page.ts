@@ -10,7 +10,7 @@ import type { StatusRollupsRepo } from "../../store/repos/status-rollups.ts";
 import type { Indicator } from "./health.ts";
 import { parseIncident, parseMaintenance, parseUpdate, patchPost, postView, type NewPost, type StatusPostView } from "./posts.ts";
 import { renderStatusHtml } from "./status-html.ts";
-import { RECENT_MS, statusDaily, statusSummary, type StatusComponentInput, type StatusIncidentInput, type StatusInput } from "./summary.ts";
+import { RECENT_MS, statusDaily, statusSummary, type StatusComponentInput, type StatusIncidentInput, type StatusInput, type StatusUpdateInput } from "./summary.ts";
 import { DAYS, utcDay, type DayCount } from "./uptime.ts";
 
 /** What the page needs of a built-in provider rule's incident (alerts' BuiltInIncident). */
@@ -109,7 +109,7 @@ export class StatusPage {
       };
     });
     const posts = this.o.posts.shown(now - RECENT_MS, now);
-    const updates = (p: StatusPostRow) => this.o.posts.updates(p.id).map((u) => ({ id: u.id, status: u.status as "investigating", body: u.body, createdAt: u.createdAt }));
+    const updates = (p: StatusPostRow) => this.o.posts.updates(p.id).map((u) => ({ id: u.id, status: u.status as StatusUpdateInput["status"], body: u.body, createdAt: u.createdAt }));
     const incidents: StatusIncidentInput[] = posts.filter((p) => p.kind === "incident").map((p) => ({
       id: p.id, name: p.name, status: p.status as StatusIncidentInput["status"], impact: p.impact as Indicator, createdAt: p.createdAt,
       updatedAt: p.updatedAt, monitoringAt: p.monitoringAt, resolvedAt: p.resolvedAt, componentIds: p.components, updates: updates(p),
