@@ -1,4 +1,4 @@
-// The public status page (docs/monitoring.md "Status page"): /status, /status.json and /status.css,
+// The public status page (docs/monitoring.md "Status page"): the HTML page, its JSON and its stylesheet,
 // no session; answers are kept a few seconds by StatusPage and by caches (Cache-Control).
 import { Elysia } from "elysia";
 import { STATUS_CSS } from "../monitoring/status/status-html.ts";
