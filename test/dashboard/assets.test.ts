@@ -63,7 +63,7 @@ describe("pages", () => {
     expect(head.status).toBe(200);
     expect(head.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(await head.text()).toBe("");
-    for (const p of ["/nope", "/requests/a/b", "/status.json"]) {
+    for (const p of ["/nope", "/requests/a/b", "/status.xml"]) {
       const res = await get(p);
       expect(res.status).toBe(404);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe("not_found");
