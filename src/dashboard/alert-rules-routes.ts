@@ -1,7 +1,6 @@
 // Alert rules and incidents in the dashboard (docs/dashboard.md "Monitoring API"): sessions with scope
 // `requests` read a project's rules (with their state) and incidents; the operator writes rules.
 import { Elysia } from "elysia";
-import { GwError } from "../errors/gw-error.ts";
 import type { Deps } from "../pipeline/deps.ts";
 import { auditedWrite } from "./audited-routes.ts";
 import { dashboardSession } from "./session-plugin.ts";
@@ -10,14 +9,8 @@ const OPERATOR = { dash: { operator: true as const }, parse: "none" as const };
 /** Resolved incidents shown under the open ones. */
 const RECENT_INCIDENTS = 20;
 
-export const alertRulesRoutes = (deps: Deps, prefix: string) => {
-  const ruleOr404 = (id: string) => {
-    const r = deps.alerts.get(id);
-    if (!r) throw new GwError("not_found", `No alert rule '${id}'.`, { param: "rule_id" });
-    return r;
-  };
-
-  return new Elysia({ name: "gw-dashboard-alert-rules", prefix })
+export const alertRulesRoutes = (deps: Deps, prefix: string) =>
+  new Elysia({ name: "gw-dashboard-alert-rules", prefix })
     .use(dashboardSession(deps))
     .get("/monitoring/alert-rules", ({ projectId }) => deps.alerts.list(projectId), { dash: { scope: "requests" } })
     .get("/monitoring/incidents", ({ projectId }) => {
@@ -31,12 +24,10 @@ export const alertRulesRoutes = (deps: Deps, prefix: string) => {
         set.status = 201;
         return rule;
       }), OPERATOR)
-    .patch("/monitoring/alert-rules/:rule_id", ({ viewer, request, server, params }) => {
-      const r = ruleOr404(params.rule_id);
-      return auditedWrite(deps, { viewer, request, server }, { method: "PATCH", route: "/alert-rules/:rule_id", params, projectId: r.project_id }, (body) => deps.alerts.update(r.id, body));
-    }, OPERATOR)
-    .delete("/monitoring/alert-rules/:rule_id", ({ viewer, request, server, params }) => {
-      const r = ruleOr404(params.rule_id);
-      return auditedWrite(deps, { viewer, request, server }, { method: "DELETE", route: "/alert-rules/:rule_id", params, projectId: r.project_id }, () => deps.alerts.remove(r.id));
-    }, OPERATOR);
-};
+    // The service answers 404 for a missing id, inside the audited call (a failure is audited too).
+    .patch("/monitoring/alert-rules/:rule_id", ({ viewer, request, server, params }) =>
+      auditedWrite(deps, { viewer, request, server }, { method: "PATCH", route: "/alert-rules/:rule_id", params, projectId: deps.alerts.projectOf(params.rule_id) },
+        (body) => deps.alerts.update(params.rule_id, body)), OPERATOR)
+    .delete("/monitoring/alert-rules/:rule_id", ({ viewer, request, server, params }) =>
+      auditedWrite(deps, { viewer, request, server }, { method: "DELETE", route: "/alert-rules/:rule_id", params, projectId: deps.alerts.projectOf(params.rule_id) },
+        () => deps.alerts.remove(params.rule_id)), OPERATOR);

@@ -11,12 +11,13 @@ import type { Viewer } from "./viewer.ts";
 const OPERATOR = { dash: { operator: true as const }, parse: "none" as const };
 
 export const webhooksRoutes = (deps: Deps, prefix: string) => {
-  /** The endpoint, or 404 when it is missing or (for a project session) another project's. */
+  /** A read of an endpoint: 404 when it is missing or (for a project session) another project's. */
   const endpointOr404 = (id: string, viewer: Viewer, projectId: string) => {
     const w = deps.webhooks.get(id);
     if (!w || (viewer.role !== "operator" && w.project_id !== projectId)) throw new GwError("not_found", `No webhook endpoint '${id}'.`, { param: "webhook_id" });
     return w;
   };
+  const hookProject = (id: string) => deps.webhooks.projectOf({ webhookId: id });
   // `all_events` saves the page comparing `events` with a catalogue it does not ship.
   const withAll = <T extends { events: string[] }>(v: T) => ({ ...v, all_events: WEBHOOK_EVENT_TYPES.every((t) => v.events.includes(t)) });
 
@@ -37,28 +38,20 @@ export const webhooksRoutes = (deps: Deps, prefix: string) => {
         set.status = 201;
         return withAll(created);
       }), OPERATOR)
-    .patch("/monitoring/webhooks/:webhook_id", ({ viewer, request, server, params, projectId }) => {
-      const w = endpointOr404(params.webhook_id, viewer, projectId);
-      return auditedWrite(deps, { viewer, request, server }, { method: "PATCH", route: "/webhooks/:webhook_id", params, projectId: w.project_id },
-        async (body) => withAll(await deps.webhooks.update(w.id, body)));
-    }, OPERATOR)
-    .delete("/monitoring/webhooks/:webhook_id", ({ viewer, request, server, params, projectId }) => {
-      const w = endpointOr404(params.webhook_id, viewer, projectId);
-      return auditedWrite(deps, { viewer, request, server }, { method: "DELETE", route: "/webhooks/:webhook_id", params, projectId: w.project_id }, () => deps.webhooks.remove(w.id));
-    }, OPERATOR)
-    .post("/monitoring/webhooks/:webhook_id/rotate-secret", ({ viewer, request, server, params, projectId }) => {
-      const w = endpointOr404(params.webhook_id, viewer, projectId);
-      return auditedWrite(deps, { viewer, request, server }, { method: "POST", route: "/webhooks/:webhook_id/rotate-secret", params, projectId: w.project_id },
-        () => withAll(deps.webhooks.rotateSecret(w.id)));
-    }, OPERATOR)
-    .post("/monitoring/webhooks/:webhook_id/test", ({ viewer, request, server, params, projectId }) => {
-      const w = endpointOr404(params.webhook_id, viewer, projectId);
-      return auditedWrite(deps, { viewer, request, server }, { method: "POST", route: "/webhooks/:webhook_id/test", params, projectId: w.project_id }, () => deps.webhooks.sendTest(w.id));
-    }, OPERATOR)
-    .post("/monitoring/webhook-deliveries/:delivery_id/replay", ({ viewer, request, server, params }) => {
-      const d = deps.webhooks.delivery(params.delivery_id);
-      if (!d) throw new GwError("not_found", `No webhook delivery '${params.delivery_id}'.`, { param: "delivery_id" });
-      return auditedWrite(deps, { viewer, request, server }, { method: "POST", route: "/webhook-deliveries/:delivery_id/replay", params, projectId: d.project_id },
-        () => deps.webhooks.replay(d.id));
-    }, OPERATOR);
+    // Writes: the service answers 404 for a missing id, inside the audited call (a failure is audited too).
+    .patch("/monitoring/webhooks/:webhook_id", ({ viewer, request, server, params }) =>
+      auditedWrite(deps, { viewer, request, server }, { method: "PATCH", route: "/webhooks/:webhook_id", params, projectId: hookProject(params.webhook_id) },
+        async (body) => withAll(await deps.webhooks.update(params.webhook_id, body))), OPERATOR)
+    .delete("/monitoring/webhooks/:webhook_id", ({ viewer, request, server, params }) =>
+      auditedWrite(deps, { viewer, request, server }, { method: "DELETE", route: "/webhooks/:webhook_id", params, projectId: hookProject(params.webhook_id) },
+        () => deps.webhooks.remove(params.webhook_id)), OPERATOR)
+    .post("/monitoring/webhooks/:webhook_id/rotate-secret", ({ viewer, request, server, params }) =>
+      auditedWrite(deps, { viewer, request, server }, { method: "POST", route: "/webhooks/:webhook_id/rotate-secret", params, projectId: hookProject(params.webhook_id) },
+        () => withAll(deps.webhooks.rotateSecret(params.webhook_id))), OPERATOR)
+    .post("/monitoring/webhooks/:webhook_id/test", ({ viewer, request, server, params }) =>
+      auditedWrite(deps, { viewer, request, server }, { method: "POST", route: "/webhooks/:webhook_id/test", params, projectId: hookProject(params.webhook_id) },
+        () => deps.webhooks.sendTest(params.webhook_id)), OPERATOR)
+    .post("/monitoring/webhook-deliveries/:delivery_id/replay", ({ viewer, request, server, params }) =>
+      auditedWrite(deps, { viewer, request, server }, { method: "POST", route: "/webhook-deliveries/:delivery_id/replay", params, projectId: deps.webhooks.projectOf({ deliveryId: params.delivery_id }) },
+        () => deps.webhooks.replay(params.delivery_id)), OPERATOR);
 };

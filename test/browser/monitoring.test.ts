@@ -77,7 +77,7 @@ test("operator: a webhook endpoint (secret once, test delivery seen and verified
   }
 }, TEST_MS * 2);
 
-test("the monitoring API: a project session cannot write, nor read another project's endpoint", async () => {
+test("the monitoring API: a project session cannot write, nor read another project's endpoint; a failed write is audited", async () => {
   const other = await projectWithKey(s.gw, "other", ["chat", "requests"]);
   const hook = await adminCall<{ id: string }>(s.gw, "POST", `/projects/${other.projectId}/webhooks`, { url: receiver.url });
   const { key: reader } = await projectWithKey(s.gw, "reader", ["chat", "requests"]);
@@ -86,6 +86,11 @@ test("the monitoring API: a project session cannot write, nor read another proje
   expect((await session.get(`/monitoring/webhooks?project=${other.projectId}`)).status).toBe(404);
   expect((await session.post("/monitoring/webhooks", { url: receiver.url })).status).toBe(403);
   expect((await session.post("/monitoring/alert-rules", { name: "x", metric: "requests", op: "gt", threshold: 1, window: "1m" })).status).toBe(403);
+  // The operator's write on a missing endpoint: 404, audited as a failure.
+  const operator = await dashSession(s.gw, s.gw.adminToken);
+  expect((await operator.post("/monitoring/webhooks/whe_missing/test", {})).status).toBe(404);
+  const audit = await adminCall<{ data: { action: string; target: string; outcome: string }[] }>(s.gw, "GET", "/audit-log");
+  expect(audit.data.find((e) => e.target === "whe_missing")).toMatchObject({ action: "webhook.test", outcome: "failure" });
 }, TEST_MS);
 
 test("operator: edit events, disable, rotate (a new secret once), replay and delete an endpoint; edit, disable and delete a rule; an incident listed open", async () => {
