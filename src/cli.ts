@@ -9,6 +9,9 @@ import { openRepos } from "./deps.ts";
 import { doctor } from "./doctor.ts";
 import { serveUntilSignal } from "./server.ts";
 import { openDatabase } from "./store/db.ts";
+import { keyEvent } from "./monitoring/events/event-sources.ts";
+import { WebhookEmitter } from "./monitoring/webhooks/emitter.ts";
+import { systemClock } from "./lib/clock.ts";
 
 const USAGE = `Usage:
   gw serve [--port N] [--host H] [--data DIR]
@@ -41,6 +44,8 @@ function adminCommand(words: string[], flags: Flags): unknown {
   const config = loadConfig(flags);
   const db = openDatabase(config.dataDir);
   const repos = openRepos(db);
+  // Key events are queued in the database; a running gw delivers them within a second or two.
+  const events = new WebhookEmitter(repos.webhookEvents, systemClock, (err) => console.error(`webhook event not stored: ${String(err)}`));
   try {
     const [noun, verb, arg] = words;
     if (noun === "projects" && verb === "create") {
@@ -53,6 +58,7 @@ function adminCommand(words: string[], flags: Flags): unknown {
       const { key, secret } = issueKey(repos.apiKeys, {
         projectId: project.id, name, scopes: parseScopes(flags.scopes), mode: flags.test ? "test" : "live",
       });
+      events.emit(keyEvent("security.key_created", key));
       return { object: "key", id: key.id, key: secret, scopes: key.scopes, mode: key.mode, created_at: new Date(key.createdAt).toISOString() };
     }
     if (noun === "credits" && verb === "add") {
@@ -72,6 +78,7 @@ function adminCommand(words: string[], flags: Flags): unknown {
       if (!arg) throw new UsageError("gw keys revoke needs a KEY_ID.");
       const key = repos.apiKeys.revoke(arg, Date.now());
       if (!key) throw new UsageError(`No key '${arg}'.`);
+      events.emit(keyEvent("security.key_revoked", key));
       return { object: "key", id: key.id, revoked: true };
     }
     throw new UsageError(`Unknown command: ${words.join(" ")}`);

@@ -120,6 +120,7 @@ export const projectsRoutes = (deps: Deps, prefix: string) => {
           projectId: project.id, name: input.name ?? null, scopes: input.scopes ?? null, mode: input.mode ?? "live",
           byok: input.byok ?? false, ipAllowlist: input.ip_allowlist ?? null,
         });
+        deps.eventSources.keyCreated(key);
         set.status = 201;
         return { object: "key", id: key.id, key: secret, scopes: key.scopes, mode: key.mode, created_at: iso(key.createdAt) };
       }), { dash: { operator: true }, parse: "none" })
@@ -127,6 +128,7 @@ export const projectsRoutes = (deps: Deps, prefix: string) => {
       write({ viewer, request, server, params }, "DELETE", "/keys/:key_id", () => {
         const key = deps.repos.apiKeys.revoke(params.key_id, deps.clock.now());
         if (!key) throw new GwError("not_found", `No key '${params.key_id}'.`, { param: "key_id" });
+        deps.eventSources.keyRevoked(key);
         return { object: "key", id: key.id, revoked: true };
       }), { dash: { operator: true } })
     .post("/projects/:id/credits", ({ viewer, request, server, params }) =>

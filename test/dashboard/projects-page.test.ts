@@ -77,6 +77,11 @@ describe("projects and keys", () => {
     expect((await chat(gw, secret, ask("Key revoked."))).status).toBe(401);
     expect(((await call(operator, "GET", `/projects/${created}`)).body.keys as Json[])[0]!.revoked_at).toEqual(expect.any(String));
     expect((await call(operator, "DELETE", "/keys/key_nope")).status).toBe(404);
+    // Keys made and revoked in the dashboard raise the security events as the admin API's do.
+    const events = gw.deps.db.query<{ type: string; body: string }, [string]>("SELECT type, body FROM webhook_events WHERE project_id = ? ORDER BY id").all(created);
+    expect(events.map((e) => e.type)).toEqual(["security.key_created", "security.key_revoked"]);
+    expect(events.map((e) => JSON.parse(e.body).data.key_id)).toEqual([res.body.id, res.body.id]);
+    expect(events.some((e) => e.body.includes(secret))).toBe(false);
   });
 
   test("credits raise the balance; usage shows the plan allowance and the budgets with spend", async () => {

@@ -2,7 +2,7 @@
 // "Event types"). The request path only counts in memory; a timer sends ended windows and invoices.
 import type { ApiKey } from "../../store/repos/api-keys.ts";
 import type { Clock } from "../../lib/clock.ts";
-import type { EmitEvent } from "../webhooks/emitter.ts";
+import type { EmitEvent, EmitInput } from "../webhooks/emitter.ts";
 import { BillingEvents } from "./billing-events.ts";
 import { InvoiceEvents, type InvoiceSources } from "./invoice-events.ts";
 import { SecurityEvents } from "./security-events.ts";
@@ -30,11 +30,11 @@ export class EventSources {
 
   /** security.key_created: the key's description, never its secret. */
   keyCreated(key: ApiKey): void {
-    this.emit({ projectId: key.projectId, type: "security.key_created", key: key.id, data: keyData(key) });
+    this.emit(keyEvent("security.key_created", key));
   }
 
   keyRevoked(key: ApiKey): void {
-    this.emit({ projectId: key.projectId, type: "security.key_revoked", key: key.id, data: keyData(key) });
+    this.emit(keyEvent("security.key_revoked", key));
   }
 
   /** One pass at clock.now(): ended security windows, then last month's invoices; returns the
@@ -67,4 +67,6 @@ export class EventSources {
   }
 }
 
-const keyData = (key: ApiKey) => ({ key_id: key.id, name: key.name, mode: key.mode, scopes: key.scopes });
+/** A key's event: its description, never its secret. Also raised by the offline CLI. */
+export const keyEvent = (type: "security.key_created" | "security.key_revoked", key: ApiKey): EmitInput =>
+  ({ projectId: key.projectId, type, key: key.id, data: { key_id: key.id, name: key.name, mode: key.mode, scopes: key.scopes } });

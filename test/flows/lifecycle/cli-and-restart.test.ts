@@ -61,6 +61,10 @@ describe('gw projects / keys from the command line (docs/running.md "Command lin
       expect(keys.get(testKey.id as string)?.revokedAt).not.toBeNull();
       expect(keys.get(liveKey.id as string)?.revokedAt).toBeNull();
       expect(keys.get(liveKey.id as string)?.projectId).toBe(project.id as string);
+      // The CLI queues the key events; a running gw delivers them (docs/webhooks.md "Event types").
+      const events = db.query<{ type: string; body: string }, [string]>("SELECT type, body FROM webhook_events WHERE project_id = ? ORDER BY id").all(project.id as string);
+      expect(events.map((e) => e.type)).toEqual(["security.key_created", "security.key_created", "security.key_revoked"]);
+      expect(events.some((e) => e.body.includes(testKey.key as string))).toBe(false);
     } finally {
       db.close();
     }
