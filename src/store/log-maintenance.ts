@@ -6,6 +6,7 @@ import { requestIdAt } from "../lib/ids.ts";
 import { metricsRepo, type MetricsRepo } from "./repos/metrics.ts";
 import { modelRollupsRepo } from "./repos/model-rollups.ts";
 import { requestsRepo, type RequestsRepo } from "./repos/requests.ts";
+import { pruneWebhooks } from "./repos/webhook-retention.ts";
 import { STATUS_HOUR_DAYS, STATUS_MINUTE_DAYS, statusRollupsRepo } from "./repos/status-rollups.ts";
 
 export const DAY_MS = 86_400_000;
@@ -55,6 +56,7 @@ export function logMaintenance(db: Database, repos: { requests?: RequestsRepo; m
     result.rollups = metrics.prune(now - MINUTE_ROLLUP_DAYS * DAY_MS, now - HOUR_ROLLUP_DAYS * DAY_MS);
     result.rollups += models.prune(now - MINUTE_ROLLUP_DAYS * DAY_MS, now - HOUR_ROLLUP_DAYS * DAY_MS);
     result.rollups += status.prune(now - STATUS_MINUTE_DAYS * DAY_MS, now - STATUS_HOUR_DAYS * DAY_MS);
+    if (pruneWebhooks(db, now, batch) >= batch) result.more = true;
     if (beforeId === null) return result;
     for (const { id } of projects.all()) {
       const deleted = requests.prune(id, beforeId, batch);
