@@ -102,7 +102,9 @@ export function record(deps: Deps, state: RequestState): void {
       endpoint: state.endpoint,
       requestedModel: state.requestedModel,
       selectedModel: state.selected?.id ?? null,
-      provider: state.provider,
+      // A failed request names the provider it last tried (docs/api.md "Request log"), so the status
+      // page and alert rules can tell whose outage it was.
+      provider: state.provider ?? state.attempts.at(-1)?.provider ?? null,
       task: state.task?.task ?? null,
       taskSubtype: state.task?.subtype ?? null,
       inputTokens: state.usage?.prompt_tokens ?? 0,

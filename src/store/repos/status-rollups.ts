@@ -22,8 +22,9 @@ const ROUTING_FAILED = new Set(["NO_MODEL_AVAILABLE", "PROVIDER_UNAVAILABLE", "U
  * not say whether gw's own limit or the provider's answered it. */
 const PROVIDER_FAILED = new Set(["UPSTREAM_ERROR", "TIMEOUT", "PROVIDER_UNAVAILABLE"]);
 
-/** The provider a row counts for: the one that answered, else (a failed row names none) the
- * provider part of the model asked for ("openai/gpt-4o-mini"); none for gw-auto and the like. */
+/** The provider a row counts for: the one that answered or, for a failed row, the one last tried;
+ * when none was tried (an open circuit), the provider part of the model asked for
+ * ("openai/gpt-4o-mini"); none for gw-auto and the like. */
 function providerOf(v: readonly SqlValue[]): string | null {
   const answered = v[C.provider] as string | null;
   if (answered !== null) return answered;

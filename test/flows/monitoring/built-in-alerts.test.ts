@@ -57,4 +57,19 @@ describe("built-in provider rules", () => {
     const events = h.gw.deps.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM webhook_events WHERE type LIKE 'incident.%'").get();
     expect(events?.n).toBe(0);
   });
+
+  test("a failed routed request names the provider it last tried, and counts against it", async () => {
+    const before = h.gw.deps.db.query<{ n: number }, []>("SELECT COALESCE(SUM(requests - ok), 0) AS n FROM status_rollups WHERE component = 'provider:openai'").get()!.n;
+    up.script({ status: 500 }, 1000);
+    const res = await post(`${h.gw.url}/chat/completions`, key, { messages: [{ role: "user", content: `routed ${n++}` }] }, { "X-Gw-Cache": "off" });
+    const requestId = res.headers.get("x-gw-request-id");
+    expect(res.status).toBeGreaterThanOrEqual(502);
+    await res.text();
+    up.reset();
+    await h.gw.drain();
+    const row = h.gw.deps.db.query<{ provider: string | null; selected_model: string | null }, [string]>("SELECT provider, selected_model FROM requests WHERE id = ?").get(requestId!);
+    expect(row).toEqual({ provider: "openai", selected_model: null });
+    const after = h.gw.deps.db.query<{ n: number }, []>("SELECT COALESCE(SUM(requests - ok), 0) AS n FROM status_rollups WHERE component = 'provider:openai'").get()!.n;
+    expect(after).toBe(before + 1);
+  });
 });
