@@ -147,7 +147,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   requestListeners.push(rateLimits.listener);
   const webhooks = new Webhooks(db, { events: repos.webhookEvents, emitter: events, secrets, clock, allowLoopback: config.webhookAllowLoopback, onError: (err, what) => logger.error({ err }, what) });
   const alerts = buildAlertRules(db, { billing, project: (id) => repos.projects.get(id), providers: () => providers.enabled(), emit: events.emit, clock, intervalMs: config.monitorIntervalMs, requestListeners, onError: (err, context) => logger.error({ err }, context) });
-  const statusPage = new StatusPage({ rollups: statusRollupsRepo(db), posts: statusPostsRepo(db), clock, providers: () => providers.enabled(), builtInIncidents: (since) => alerts.builtInIncidents(since), page: { name: "gw", url: statusPageUrl(config.host, config.port) } });
+  const statusPage = new StatusPage({ rollups: statusRollupsRepo(db), posts: statusPostsRepo(db), clock, providers: () => providers.enabled(), builtInIncidents: (since) => alerts.builtInIncidents(since), page: { name: "gw", url: statusPageUrl(config.host, config.port, config.publicUrl) } });
   return {
     config,
     clock,

@@ -67,6 +67,9 @@ export interface Config {
   testTracesPerMinute: number;
   /** Proxies whose X-Forwarded-For is believed (`GW_TRUSTED_PROXIES`, CIDRs, comma-separated). */
   trustedProxies: Cidr[];
+  /** Where users reach this gw (`GW_PUBLIC_URL`, e.g. https://gw.example.com), for links gw gives
+   * out such as the status JSON's `page.url`; null: the listening address. */
+  publicUrl: string | null;
   /** How often alert rules are evaluated (`GW_MONITOR_INTERVAL_S`, default 30; docs/monitoring.md). */
   monitorIntervalMs: number;
   /** `GW_WEBHOOK_ALLOW_LOOPBACK=1`: webhook endpoints may be http on loopback (tests, local receivers;
@@ -126,6 +129,15 @@ function parseDays(name: string, text: string): number {
   return days;
 }
 
+function parsePublicUrl(text: string | undefined): string | null {
+  if (!text) return null;
+  const url = URL.canParse(text) ? new URL(text) : null;
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.search || url.hash) {
+    throw new Error(`Invalid GW_PUBLIC_URL "${text}": expected an http(s) URL such as https://gw.example.com`);
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
 function parseSeconds(name: string, text: string): number {
   const seconds = Number(text);
   // Zero is allowed: abort in-flight requests at once.
@@ -179,6 +191,7 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     projectTraceBytes: parseMegabytes("GW_PROJECT_LOG_MB", env.GW_PROJECT_LOG_MB || "1024"),
     testTracesPerMinute: parseCount("GW_TEST_TRACES_PER_MIN", env.GW_TEST_TRACES_PER_MIN || "60"),
     shutdownTimeoutMs: parseSeconds("GW_SHUTDOWN_TIMEOUT_S", env.GW_SHUTDOWN_TIMEOUT_S || "30"),
+    publicUrl: parsePublicUrl(env.GW_PUBLIC_URL),
     monitorIntervalMs: Math.max(1000, parseSeconds("GW_MONITOR_INTERVAL_S", env.GW_MONITOR_INTERVAL_S || "30")),
     webhookAllowLoopback: env.GW_WEBHOOK_ALLOW_LOOPBACK === "1" || env.GW_WEBHOOK_ALLOW_LOOPBACK === "true",
     providers: Object.freeze(providers),

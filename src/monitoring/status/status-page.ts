@@ -191,6 +191,7 @@ function builtInInput(b: BuiltInStatusIncident): StatusIncidentInput {
   };
 }
 
-/** The page's address in the status JSON (`page.url`, shortlinks): gw's listening address. */
-export const statusPageUrl = (host: string, port: number): string =>
-  `http://${host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host}:${port}/status`;
+/** The page's address in the status JSON (`page.url`, shortlinks): GW_PUBLIC_URL's, else gw's
+ * listening address. */
+export const statusPageUrl = (host: string, port: number, publicUrl: string | null = null): string =>
+  publicUrl ? `${publicUrl}/status` : `http://${host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host}:${port}/status`;
