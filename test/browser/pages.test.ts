@@ -10,7 +10,7 @@ const s = browserSuite();
 
 const NAV: [link: string, h1: string][] = [
   ["Overview", "Overview"], ["Requests", "Requests"], ["Cache", "Cache"], ["Recommendations", "Recommendations"],
-  ["Projects", "Projects"], ["Monitoring", "Monitoring"], ["Audit log", "Audit log"],
+  ["Projects", "Projects"], ["Monitoring", "Monitoring"], ["Status page", "Status page"], ["Audit log", "Audit log"],
 ];
 
 async function traffic(): Promise<string> {
@@ -28,7 +28,8 @@ test("each page renders its one h1, names every control, logs no console problem
     await signIn(w.page, s.gw.origin, s.gw.adminToken);
     const paths: [string, string][] = [
       ["/", "Overview"], ["/requests", "Requests"], [`/requests/${requestId}`, requestId], ["/cache", "Cache"],
-      ["/recommendations", "Recommendations"], ["/projects", "Projects"], ["/monitoring", "Monitoring"], ["/audit", "Audit log"],
+      ["/recommendations", "Recommendations"], ["/projects", "Projects"], ["/monitoring", "Monitoring"], ["/status-admin", "Status page"],
+      ["/audit", "Audit log"],
     ];
     for (const [path, h1] of paths) {
       const res = await w.page.goto(`${s.gw.origin}${path}`);
