@@ -23,6 +23,12 @@ function worktree(): string {
     if (out.exitCode !== 0) throw new Error(`git worktree add failed: ${out.stderr.toString()}`);
     symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
   }
+  // The dashboard's bundle is generated, not committed: a ref that serves it needs it built.
+  const build = join(dir, "scripts/build-dashboard.ts");
+  if (existsSync(build) && !existsSync(join(dir, "src/dashboard/generated-assets.ts"))) {
+    const out = Bun.spawnSync(["bun", build], { cwd: dir });
+    if (out.exitCode !== 0) throw new Error(`dashboard build at ${sha} failed: ${out.stderr.toString()}`);
+  }
   return dir;
 }
 

@@ -34,6 +34,8 @@ export interface AlertRulesOptions {
 }
 
 export const INCIDENT_PAGE_MAX = 100;
+/** Each rule is evaluated every interval and a scoped one keeps a day of minute totals in memory. */
+export const MAX_RULES_PER_PROJECT = 100;
 const INCIDENT_PAGE_DEFAULT = 50;
 
 const hasScope = (rule: AlertRule): boolean => Object.keys(rule.scope).length > 0;
@@ -49,6 +51,9 @@ export class AlertRules {
 
   create(projectId: string, body: unknown): AlertRuleView {
     const rule = parseAlertRule(body);
+    if (this.o.rules.list(projectId).length >= MAX_RULES_PER_PROJECT) {
+      throw new GwError("conflict", `A project has at most ${MAX_RULES_PER_PROJECT} alert rules; delete one first.`, { param: "name" });
+    }
     const now = this.o.clock.now();
     const id = `alr_${sortableId(now)}`;
     this.o.rules.insert({ id, projectId, rule: JSON.stringify(rule), now });

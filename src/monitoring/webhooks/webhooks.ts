@@ -71,6 +71,8 @@ export const deliveryView = (d: StoredDelivery): WebhookDeliveryView => ({
 export const DISPATCH_INTERVAL_MS = 1000;
 const DEFAULT_PAGE = 20;
 const MAX_PAGE = 100;
+/** Every event is signed and sent once per endpoint: a bound keeps one event's fan-out small. */
+export const MAX_ENDPOINTS_PER_PROJECT = 20;
 
 /** What the service is built from besides the database (its repos are opened on it). */
 export type WebhooksOptions = Omit<DispatcherDeps, "emit" | "endpoints" | "deliveries"> & { emitter: WebhookEmitter };
@@ -120,6 +122,9 @@ export class Webhooks {
 
   async create(projectId: string, body: unknown): Promise<WebhookEndpointCreated> {
     const input = parseCreateBody(body);
+    if (this.d.endpoints.list(projectId).length >= MAX_ENDPOINTS_PER_PROJECT) {
+      throw new GwError("conflict", `A project has at most ${MAX_ENDPOINTS_PER_PROJECT} webhook endpoints; delete one first.`, { param: "url" });
+    }
     await this.checkUrl(input.url);
     const now = this.d.clock.now();
     const secret = newWebhookSecret();

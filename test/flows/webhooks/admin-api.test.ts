@@ -83,6 +83,16 @@ describe("webhook endpoints admin API", () => {
     }
   });
 
+  test("a project has at most 20 endpoints: the 21st answers 409 until one is deleted", async () => {
+    t = await startWebhookGw();
+    const r = t.receiver();
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push((await t.endpoint(r)).id);
+    await expectError(await admin(t.gw, "POST", `/projects/${t.gw.projectId}/webhooks`, { url: r.url }), 409, "conflict");
+    await ok(await admin(t.gw, "DELETE", `/webhooks/${ids[0]}`));
+    await t.endpoint(r);
+  });
+
   test("deleting an endpoint drops its queue rows; the audit entry names its project", async () => {
     t = await startWebhookGw();
     const r = t.receiver();

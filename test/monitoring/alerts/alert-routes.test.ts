@@ -34,6 +34,15 @@ describe("alert rule admin routes", () => {
     await expectError(await admin(gw, "DELETE", `/alert-rules/${created.id}`), 404, "not_found", "rule_id");
   });
 
+  test("a project has at most 100 rules: the 101st answers 409 until one is deleted", async () => {
+    const p = gw.newProject("many");
+    const ids: string[] = [];
+    for (let i = 0; i < 100; i++) ids.push(String((await ok(await admin(gw, "POST", `/projects/${p}/alert-rules`, { ...RULE, name: `r${i}` }), 201)).id));
+    await expectError(await admin(gw, "POST", `/projects/${p}/alert-rules`, RULE), 409, "conflict");
+    await ok(await admin(gw, "DELETE", `/alert-rules/${ids[0]}`));
+    await ok(await admin(gw, "POST", `/projects/${p}/alert-rules`, RULE), 201);
+  });
+
   test("unknown ids answer 404; a bad field answers 400 naming it", async () => {
     const p = gw.newProject("bad");
     await expectError(await admin(gw, "POST", "/projects/prj_nope/alert-rules", RULE), 404, "not_found", "id");
