@@ -9,7 +9,7 @@ import { admin, ok } from "../../helpers/admin-api.ts";
 import { startTestGw, type TestGw } from "../../helpers/test-gw.ts";
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from "../../helpers/webhook-receiver.ts";
 
-const DOC = readFileSync(join(import.meta.dir, "../../../docs/webhooks.md"), "utf8");
+const DOC = readFileSync(join(import.meta.dir, "../../../docs", "webhooks.md"), "utf8");
 const block = /Python with the standard library only[\s\S]*?```python\n([\s\S]*?)```/.exec(DOC)?.[1];
 // Reads a case from argv: secret, headers JSON, body file; prints the event type or the error.
 const RUNNER = `
