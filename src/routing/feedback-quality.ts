@@ -32,6 +32,12 @@ export class FeedbackQuality {
   private own = new Map<string, Map<string, Sum>>();
   /** pool key -> the capped contributions of every project (live pool only), plus raw count. */
   private cross = new Map<string, Sum & { raw: number }>();
+  /** Counts rating changes: quality() answers stay the same while it does (route-memo.ts keys on it). */
+  private changes = 0;
+
+  epoch(): number {
+    return this.changes;
+  }
 
   /** Start-up: the sums rebuilt from the stored ratings (store/repos/feedback.ts aggregates). */
   static from(rows: Iterable<{ projectId: string; modelId: string; task: string; ratingSum: number; count: number; test: boolean }>): FeedbackQuality {
@@ -86,6 +92,7 @@ export class FeedbackQuality {
   }
 
   private add(projectId: string, key: string, total: number, count: number, test: boolean): void {
+    this.changes++;
     let byProject = this.own.get(key);
     if (!byProject) this.own.set(key, (byProject = new Map()));
     const s = byProject.get(projectId) ?? { total: 0, count: 0 };

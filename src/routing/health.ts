@@ -85,6 +85,12 @@ export class ProviderHealth {
   private readonly options: HealthOptions;
   /** Breakers of tenants' own credentials, made on the first BYOK outcome (never in snapshot()). */
   private tenants: ProviderHealth | null = null;
+  /** Counts changes that may move a score() or expectedLatencyMs() answer (epoch()). */
+  private changes = 0;
+  /** When the earliest open circuit turns half-open by time alone (no outcome recorded). */
+  private turnsAt = Infinity;
+  /** The breakers one record() failed, looked at for their turn once it is done. */
+  private readonly watched: CircuitBreaker[] = [];
 
   constructor(options: HealthOptions = {}) {
     this.options = options;
@@ -119,10 +125,12 @@ export class ProviderHealth {
     // Both keys agreed before any probe slot is taken, so a rejection never leaks a slot.
     if (pa === PROBE) p!.startProbe(now);
     if (ma === PROBE) m!.startProbe(now);
+    if (pa === PROBE || ma === PROBE) this.changes++;
     return pa === PROBE || ma === PROBE ? ADMITTED_PROBE : ADMITTED;
   }
 
   record(provider: string, model: string, outcome: HealthOutcome, probe = false, credential?: string | null): void {
+    this.changes++;
     if (credential) {
       this.tenants ??= new ProviderHealth(this.options);
       return this.tenants.record(tenantKey(credential, provider), modelKey(provider, model), outcome, probe);
@@ -135,10 +143,44 @@ export class ProviderHealth {
     }
     const blame = blameOf(outcome.failureClass);
     const now = this.now();
-    if (blame === BOTH) this.breaker(this.providers, provider).failure(now, probe);
+    if (blame === BOTH) this.watch(this.breaker(this.providers, provider)).failure(now, probe);
     else this.providers.get(provider)?.neutral(probe);
     if (blame === NONE) this.models.get(key)?.neutral(probe);
-    else this.breaker(this.models, key).failure(now, probe);
+    else this.watch(this.breaker(this.models, key)).failure(now, probe);
+    this.watchTurns();
+  }
+
+  /** Changes whenever a score() or expectedLatencyMs() answer may have: any recorded outcome, a
+   * probe admitted, or an open circuit's cooldown run out. Memoised routing keys on it (route-memo.ts). */
+  epoch(): number {
+    if (this.turnsAt !== Infinity && this.now() >= this.turnsAt) {
+      this.changes++;
+      this.turnsAt = Infinity;
+      // Any other circuit still open turns later: found again by a scan (rare: only after a turn).
+      this.noteTurns(this.providers.values());
+      this.noteTurns(this.models.values());
+    }
+    return this.changes + (this.tenants?.epoch() ?? 0);
+  }
+
+  private watch(b: CircuitBreaker): CircuitBreaker {
+    this.watched.push(b);
+    return b;
+  }
+
+  /** Notes when the circuits just failed turn half-open by time alone. */
+  private watchTurns(): void {
+    if (this.watched.length === 0) return;
+    this.noteTurns(this.watched);
+    this.watched.length = 0;
+  }
+
+  /** A millisecond early, so that a turn is never missed (an early one only costs a memo miss). */
+  private noteTurns(breakers: Iterable<CircuitBreaker>): void {
+    const now = this.now();
+    for (const b of breakers) {
+      if (b.state === "open" && b.stateAt(now) === "open") this.turnsAt = Math.min(this.turnsAt, (b.openedAt ?? now) + b.cooldownMs - 1);
+    }
   }
 
   expectedLatencyMs(provider: string, model: string): number | null {

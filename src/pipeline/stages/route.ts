@@ -8,7 +8,8 @@ import { isTestModel, testScenarioOf } from "../../providers/sandbox/scenarios.t
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { maxCostOf } from "../../routing/cost.ts";
 import { taskKindOf } from "../../routing/routing-input.ts";
-import { diversify, scoreModels } from "../../routing/score.ts";
+import { diversify } from "../../routing/score.ts";
+import { scoreEligible } from "../../routing/route-memo.ts";
 import type { Deps } from "../deps.ts";
 import { need, type Candidate, type RequestState } from "../state.ts";
 import { exclusion, needsOf, OVER_PROJECT_BUDGET, OVER_WORKFLOW_BUDGET, type Needs } from "../eligibility.ts";
@@ -33,13 +34,10 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
     profile, mode: routing?.mode, minQuality: routing?.min_quality, task: taskKindOf(task),
     workload, complexity, inputTokens: state.inputTokens, outputTokens: needs.outputBound,
   };
-  const decision = scoreModels(
-    eligible, input,
-    (m) => deps.health.expectedLatencyMs(m.provider, m.id),
-    // A project's own key is scored by its own breakers (routing/health.ts), like its admissions.
-    (m) => (state.auth.test ? 1 : deps.health.score(m.provider, m.id, credentialOf(deps, state, m.provider))),
-    (m, t) => deps.feedback.quality(m, t, state.auth.test, state.auth.project.id),
-  );
+  // Reused while health, feedback and the key hold (routing/route-memo.ts); a project's own key is
+  // scored by its own breakers (routing/health.ts), like its admissions.
+  const decision = scoreEligible(deps.health, deps.feedback, eligible, input,
+    { test: state.auth.test, projectId: state.auth.project.id, credentialOf: (p) => credentialOf(deps, state, p) });
   state.profile = profile;
   state.workload = workload;
   state.requiredQuality = decision.requiredQuality;
