@@ -26,6 +26,7 @@ import type { GwOptions } from "../schema/chat-completions.ts";
 import type { FailureClass } from "../canonical/failure.ts";
 import type { TestScenario } from "../providers/sandbox/scenarios.ts";
 import type { CatalogModel } from "../routing/catalog-types.ts";
+import type { ReasonNote } from "../store/trace-reasons.ts";
 import type { Analysis } from "../analysis/analyzer.ts";
 import type { SensitiveKind } from "../analysis/sensitive.ts";
 import type { GuardReport } from "../guard/content-guard.ts";
@@ -188,8 +189,9 @@ export interface RouteSlice {
   /** Fallbacks worked out only when the first attempt fails (an explicit model's). */
   moreCandidates?: () => CatalogModel[];
   candidates: Candidate[];
-  /** The decision in sentences: required quality, weights, exclusions by reason, session. */
-  reasons?: string[];
+  /** The decision as notes (required quality, weights, exclusions by reason, session), made
+   * sentences only when the trace is read (store/trace-reasons.ts). */
+  reasons?: ReasonNote[];
   reason: string | null;
 }
 

@@ -2,9 +2,11 @@
 // trace repeats as tuples in a fixed key order; decoding gives back the same object, key for key.
 // Traces stored before this (no "~" key) decode as they are.
 import type { JsonObject } from "../lib/json.ts";
+import { reasonNotesOf, reasonSentences } from "./trace-reasons.ts";
 
-/** Format 1. Its key lists below never change once released: a new layout is format 2. */
-const FORMAT = 1;
+/** Format 2: format 1's layout, with `reasons` stored as notes (trace-reasons.ts) that decode to
+ * their sentences. Key lists below never change once released: a new layout is format 3. */
+const FORMAT = 2;
 
 const TOP: Record<string, string> = {
   spans: "s", parent_span_id: "p", detected: "d", profile: "pf", workload: "w", required_quality: "rq", weights: "wt",
@@ -103,6 +105,7 @@ export function encodeTrace(trace: JsonObject | null): JsonObject | null {
       continue;
     }
     if (key === "candidates" && Array.isArray(v)) v = v.map(candidate);
+    else if (key === "reasons") v = reasonNotesOf(v);
     else if (key === "attempts" && Array.isArray(v)) v = v.map((a) => toTuple(a, ATTEMPT) ?? a);
     else if (TUPLES[key]) v = toTuple(v, TUPLES[key]!) ?? v;
     out[short] = v!;
@@ -110,9 +113,9 @@ export function encodeTrace(trace: JsonObject | null): JsonObject | null {
   return out as JsonObject;
 }
 
-/** The record stage's object from its stored form (either format). */
+/** The record stage's object from its stored form (any format). */
 export function decodeTrace(stored: JsonObject | null): JsonObject | null {
-  if (stored === null || stored["~"] !== FORMAT) return stored;
+  if (stored === null || (stored["~"] !== 1 && stored["~"] !== FORMAT)) return stored;
   const out: Obj = {};
   for (const short in stored) {
     if (short === "~") continue;
@@ -123,5 +126,7 @@ export function decodeTrace(stored: JsonObject | null): JsonObject | null {
     else if (TUPLES[key] && Array.isArray(v)) v = fromTuple(v, TUPLES[key]!);
     out[key] = v;
   }
+  // Sentences need the decoded candidates (the exclusion summary); format 1 stored sentences only.
+  if (Array.isArray(out.reasons)) out.reasons = reasonSentences(out.reasons, Array.isArray(out.candidates) ? out.candidates : []);
   return out as JsonObject;
 }

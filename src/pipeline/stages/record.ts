@@ -8,6 +8,7 @@ import type { Deps } from "../deps.ts";
 import { errorTrace } from "../error-trace.ts";
 import type { DetectedTask, RequestState } from "../state.ts";
 import { billingTrace, releaseHold } from "../../billing/holds.ts";
+import { TraceReasons } from "../../store/trace-reasons.ts";
 
 /** What the analyser found, for the trace: flags and counts only, never the entities themselves
  * (they are the prompt's own numbers, names and strings). */
@@ -44,7 +45,8 @@ function traceOf(state: RequestState, latencyMs: number, zero: boolean) {
     required_quality: state.requiredQuality,
     weights: state.weights,
     candidates: state.candidates,
-    reasons: state.reasons,
+    // Sentences only when read: the codec stores the notes, JSON.stringify of this object makes them.
+    reasons: state.reasons ? new TraceReasons(state.reasons, state.candidates) : undefined,
     expected: state.expected,
     health: state.healthSkipped ? { skipped: state.healthSkipped } : undefined,
     session: zero ? undefined : state.session,

@@ -14,6 +14,7 @@ import type { Deps } from "../deps.ts";
 import { need, type Candidate, type RequestState } from "../state.ts";
 import { exclusion, needsOf, OVER_PROJECT_BUDGET, OVER_WORKFLOW_BUDGET, type Needs } from "../eligibility.ts";
 import { downgradeRefused, downgradeRoom } from "../../billing/holds.ts";
+import { exclusionSummary } from "../../store/trace-reasons.ts";
 
 
 /** Scores every chat model of the catalog that can serve the request (routing/score.ts); the
@@ -51,30 +52,22 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
     ...excluded,
   ];
   stickToSession(deps, state);
+  // Notes, not sentences: those are made when the trace is read (store/trace-reasons.ts); the
+  // exclusion summary comes from trace.candidates then. The session id stays in trace.session
+  // (which zero retention leaves out), not here.
+  const { weights } = decision;
   state.reasons = [
-    `required quality ${decision.requiredQuality} for ${decision.qualityTask} (${input.mode ?? profile}, ${complexity} complexity)`,
-    `weights from the ${workload} workload: quality ${decision.weights.quality}, cost ${decision.weights.cost}, latency ${decision.weights.latency}`,
-    ...exclusionSummary(excluded),
-    // The session id itself stays in trace.session (which zero retention leaves out), not here.
-    ...(state.session?.sticky ? [`session kept on ${state.session.pinned}`] : []),
+    ["q", decision.requiredQuality, decision.qualityTask, input.mode ?? profile, complexity],
+    ["w", workload, weights.quality, weights.cost, weights.latency],
   ];
+  if (excluded.length > 0) state.reasons.push(["x"]);
+  if (state.session?.sticky && state.session.pinned !== null) state.reasons.push(["s", state.session.pinned]);
   const top = decision.ranked.find((r) => r.model === state.ranked[0]);
   if (!top) return;
   state.expected = { cost: top.expectedCost, latency_ms: Math.round(top.latencyMs), quality: top.quality };
   state.reason = top.meetsQuality
     ? `highest score (${top.score}) of ${decision.ranked.length} eligible models for ${decision.qualityTask} at quality >= ${decision.requiredQuality}`
     : `no eligible model reaches quality ${decision.requiredQuality} for ${decision.qualityTask}: the best available`;
-}
-
-/** "12 excluded: provider x not enabled" lines, most common first (trace.reasons, 503 messages). */
-function exclusionSummary(excluded: Candidate[]): string[] {
-  const counts = new Map<string, number>();
-  for (const c of excluded) {
-    if (!c.excluded) continue;
-    const why = c.excluded.replace(/^provider \S+ /, "provider ").replace(/\$[\d.e-]+/g, "$…");
-    counts.set(why, (counts.get(why) ?? 0) + 1);
-  }
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([why, n]) => `${n} excluded: ${why}`);
 }
 
 /** A session's last model goes first when it is still eligible and healthy (routing/sessions.ts). */
