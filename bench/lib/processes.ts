@@ -136,12 +136,24 @@ export interface Gw {
   url: string;
   proc: Proc;
   dataDir: string;
+  projectId: string;
   liveKey: string;
   testKey: string;
+  /** PATCHes the project through the admin API (policy merged key by key, billing as given). */
+  patchProject(body: Record<string, unknown>): Promise<void>;
+}
+
+/** The admin token every bench gw runs with, so a scenario can set policy through the admin API. */
+const ADMIN_TOKEN = "bench-admin-token-".padEnd(64, "0");
+
+export interface GwOptions {
+  /** Arguments for bun before `run` (e.g. `--cpu-prof`, `--cpu-prof-dir=...`). */
+  bunArgs?: string[];
+  env?: Record<string, string>;
 }
 
 /** gw from source with OpenAI pointed at the upstream; a project, a live and a test key made through the CLI. */
-export async function startGw(upstreamUrl: string): Promise<Gw> {
+export async function startGw(upstreamUrl: string, o: GwOptions = {}): Promise<Gw> {
   const dataDir = tempDir("gw-bench-");
   const project = cli(dataDir, ["projects", "create", "--name", "bench"]);
   const live = cli(dataDir, ["keys", "create", "--project", String(project.id)]);
@@ -149,11 +161,22 @@ export async function startGw(upstreamUrl: string): Promise<Gw> {
   const port = freePort();
   // Log lines go to a file, as under a process manager; a pipe the bench drains would cost its CPU.
   const log = openSync(join(dataDir, "gw.log"), "w");
-  const proc = track(Bun.spawn(["bun", "run", "src/main.ts", "serve", "--port", String(port), "--data", dataDir], {
+  const proc = track(Bun.spawn(["bun", ...(o.bunArgs ?? []), "run", "src/main.ts", "serve", "--port", String(port), "--data", dataDir], {
     stdout: log,
     stderr: "inherit",
-    env: { ...process.env, OPENAI_API_KEY: "sk-bench", OPENAI_BASE_URL: upstreamUrl, GW_LOG_LEVEL: process.env.GW_LOG_LEVEL ?? "info" },
+    env: {
+      ...process.env, OPENAI_API_KEY: "sk-bench", OPENAI_BASE_URL: upstreamUrl, GW_LOG_LEVEL: process.env.GW_LOG_LEVEL ?? "info",
+      GW_ADMIN_TOKEN: ADMIN_TOKEN, ...o.env,
+    },
   }));
-  await waitForHttp(`http://127.0.0.1:${port}/v1/models`);
-  return { url: `http://127.0.0.1:${port}/v1`, proc, dataDir, liveKey: String(live.key), testKey: String(test.key) };
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${base}/v1/models`);
+  const projectId = String(project.id);
+  const patchProject = async (body: Record<string, unknown>) => {
+    const res = await fetch(`${base}/v1/admin/projects/${projectId}`, {
+      method: "PATCH", headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` }, body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`PATCH project answered ${res.status}: ${await res.text()}`);
+  };
+  return { url: `${base}/v1`, proc, dataDir, projectId, liveKey: String(live.key), testKey: String(test.key), patchProject };
 }

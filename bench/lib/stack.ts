@@ -2,7 +2,7 @@
 // proxy and Portkey; and the request each target gets (about 1 KB of body, like published benchmarks).
 import { startBareProxy, startGw, startPortkey, startUpstream, type Gw } from "./processes.ts";
 import { envNumber } from "./stats.ts";
-import type { Target } from "./wrk.ts";
+import { VARY, type Target } from "./wrk.ts";
 
 export const settings = {
   rounds: envNumber("BENCH_ROUNDS", 3),
@@ -17,10 +17,11 @@ export const settings = {
 const prompt = "Summarise the following note for a colleague. ".repeat(20).slice(0, 900);
 /** Streams ask for the usage chunk on every side: gw always asks its upstream for it (it meters
  * every stream), so a direct call without it would get one chunk less and finish one pacing
- * interval sooner, which is no part of gw's overhead. */
-export const chatBody = (model: string, stream = false): string =>
+ * interval sooner, which is no part of gw's overhead. `vary` puts a per-request token at the
+ * prompt's start (wrk fills it in), so no two requests are the same and the cache never hits. */
+export const chatBody = (model: string, stream = false, vary = false): string =>
   JSON.stringify({
-    model, messages: [{ role: "user", content: prompt }], max_tokens: 64,
+    model, messages: [{ role: "user", content: vary ? `${VARY} ${prompt}` : prompt }], max_tokens: 64,
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   });
 

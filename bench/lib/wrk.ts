@@ -20,9 +20,13 @@ export function ensureTools(tools: ReadonlyArray<{ bin: string; pkg: string }>):
 
 export interface Target {
   url: string;
+  /** A body with VARY in it gets a request-unique token there (a run-unique prefix and a counter). */
   body: string;
   headers: Record<string, string>;
 }
+
+/** Marks where a varied body takes its per-request token (so no two requests are the same). */
+export const VARY = "@@VARY@@";
 
 export interface WrkResult {
   requests: number;
@@ -41,6 +45,16 @@ function luaFor(t: Target): string {
   const file = scratchFile(`wrk-${Bun.hash(t.body + JSON.stringify(t.headers)).toString(16)}.lua`);
   const lines = [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(t.body)}`];
   for (const [k, v] of Object.entries(t.headers)) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
+  const at = t.body.indexOf(VARY);
+  if (at >= 0) {
+    // One formatted request per call: the same cost on every side, so ratios stay fair.
+    lines.push(
+      `local head, tail = ${JSON.stringify(t.body.slice(0, at))}, ${JSON.stringify(t.body.slice(at + VARY.length))}`,
+      "local n, tag = 0, \"\"",
+      "function init(args) math.randomseed(os.time() + math.floor(os.clock() * 1e6)); tag = tostring(math.random(1, 1000000000)) end",
+      "function request() n = n + 1; return wrk.format(nil, nil, nil, head .. tag .. \"-\" .. n .. tail) end",
+    );
+  }
   lines.push(
     "function done(summary, latency, requests)",
     "  local e = summary.errors",
