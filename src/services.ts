@@ -60,7 +60,8 @@ export function storageServices(deps: Deps, flushMs: () => number, left: Unwritt
       },
       stop: async () => {
         billing.stop();
-        left.ledger = billing.writer.pending;
+        // Charges still pending here were handed to a log writer that never committed them.
+        left.ledger = billing.writer.pending + billing.pending.size;
         if (left.ledger > 0) logger.error({ entries: left.ledger }, "ledger entries not written at shutdown");
       },
     },
@@ -77,8 +78,11 @@ export function storageServices(deps: Deps, flushMs: () => number, left: Unwritt
           try {
             repos.requests.insertBatch(rest.text);
             rest.rows = 0;
+            for (const c of rest.charges ?? []) c.committed();
           } catch (err) {
             logger.error({ err, rows: rest.rows }, "request log rows not written at shutdown");
+            // The rows are lost; their charges are not: the ledger writer's last flush (billing, next) takes them.
+            for (const c of rest.charges ?? []) c.notCarried();
           }
         }
         left.rows = rest.rows;

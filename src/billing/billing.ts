@@ -1,11 +1,12 @@
 // The billing service (docs/billing.md): in-memory accounts in front of the append-only ledger.
 // reserve -> (call) -> settle | release, each a synchronous step on one account; ledger rows for
-// them are queued (ledger-writer.ts). Credits are written at once. Built once per process.
+// them are queued (ledger-writer.ts, or with the log row). Credits are written at once.
 import { systemClock, type Clock } from "../lib/clock.ts";
-import type { LedgerRepo } from "../store/repos/ledger.ts";
+import type { LedgerEntry, LedgerRepo } from "../store/repos/ledger.ts";
 import { Account, type Admission, type Hold, type Terms } from "./account.ts";
 import { LedgerWriter, type LedgerWriterOptions } from "./ledger-writer.ts";
 import { toNano } from "./money.ts";
+import { PendingCharge, PendingCharges } from "./pending-charges.ts";
 import { dayStart, monthStart } from "./periods.ts";
 import type { BillingSignals, TopUp } from "./signals.ts";
 
@@ -20,6 +21,8 @@ export interface Settlement {
   byok: boolean;
   /** An answer from gw's cache: a `cache` row with its saving, never counted or charged. */
   cacheSaved?: number;
+  /** The request's log row carries the charge (store/log-writer.ts): settle returns it to hand over. */
+  withRow?: boolean;
 }
 
 export type Reservation = { ok: true; hold: Hold; admission: Admission } | { ok: false; admission: Admission & { ok: false } };
@@ -30,6 +33,8 @@ const CREDIT_POLL_MS = 2_000;
 export class Billing {
   private readonly accounts = new Map<string, Account>();
   readonly writer: LedgerWriter;
+  /** Charges handed to the log writer and not committed yet. */
+  readonly pending: PendingCharges;
   private creditCursor: number;
   private poller: ReturnType<typeof setInterval> | null = null;
 
@@ -43,6 +48,11 @@ export class Billing {
     readonly signals: BillingSignals | null = null,
   ) {
     this.writer = new LedgerWriter(repo, (err, rows) => onError(err, `ledger write of ${rows} entries failed; will retry`), writerOptions);
+    this.pending = new PendingCharges((entries) => {
+      for (const e of entries) this.writer.append(e);
+    });
+    // The ledger's sums (accounts, balances, invoices) include the charges not committed yet.
+    repo.setUncommitted(this.pending);
     this.creditCursor = repo.lastCreditSeq();
   }
 
@@ -56,8 +66,8 @@ export class Billing {
     this.poller.unref?.();
   }
 
-  /** The account, read from the ledger on first use (after writing what is queued, so the sums
-   * include every entry of this process). */
+  /** The account, read from the ledger on first use (after writing what is queued, and with the
+   * charges the log worker has not committed, so the sums include every entry of this process). */
   account(projectId: string, now = this.clock.now()): Account {
     let a = this.accounts.get(projectId);
     if (a) return a;
@@ -79,16 +89,22 @@ export class Billing {
   }
 
   /** The answer's charge: closes its hold, if any, and updates a loaded account. A project with
-   * nothing to check has no account in memory; its row alone records the charge. */
-  settle(projectId: string, hold: Hold | undefined, s: Settlement, now = this.clock.now()): void {
+   * nothing to check has no account in memory; its row alone records the charge. `withRow`: the
+   * entries are returned for the log row to carry (with the hold when it is still queued). */
+  settle(projectId: string, hold: Hold | undefined, s: Settlement, now = this.clock.now()): PendingCharge | null {
     const cache = s.cacheSaved !== undefined;
     const account = hold ? this.account(projectId, now) : this.accounts.get(projectId);
     account?.settle(hold, s.charge, !cache, now);
-    this.writer.append({
+    const entry: LedgerEntry = {
       projectId, kind: cache ? "cache" : "charge", amount: s.charge, requestId: s.requestId, model: s.model,
       inputTokens: s.inputTokens, outputTokens: s.outputTokens, cost: s.cost, saved: s.cacheSaved ?? 0, byok: s.byok,
       closesHold: hold !== undefined, createdAt: now,
-    });
+    };
+    if (!s.withRow) return this.writer.append(entry), null;
+    const held = hold ? this.writer.takeHold(s.requestId) : null;
+    const charge = new PendingCharge(this.pending, held ? [held, entry] : [entry], entry);
+    this.pending.add(charge);
+    return charge;
   }
 
   /** A request that ends without an answer gives its whole hold back. */
@@ -107,7 +123,8 @@ export class Billing {
     return this.balance(projectId);
   }
 
-  /** Balance in nano-USD: the loaded account's, else summed from the ledger. */
+  /** Balance in nano-USD: the loaded account's, else summed from the ledger (less the charges
+   * the log worker has not committed). */
   balance(projectId: string): number {
     const a = this.accounts.get(projectId);
     if (a) return a.balance;
@@ -154,8 +171,10 @@ export class Billing {
     return null;
   }
 
-  drain(): Promise<void> {
-    return this.writer.drain();
+  /** Resolves once every entry queued so far, and every charge handed to the log, is written. */
+  async drain(): Promise<void> {
+    await this.pending.drain();
+    await this.writer.drain();
   }
 
   stop(): void {

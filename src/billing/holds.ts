@@ -6,6 +6,7 @@ import type { BillingMode } from "../store/repos/projects.ts";
 import type { Hold, Period, Terms } from "./account.ts";
 import type { Billing } from "./billing.ts";
 import { chargeNano, formatUsd, toNano, toUsd } from "./money.ts";
+import type { PendingCharge } from "./pending-charges.ts";
 
 /** The project's money for one request (trace.billing). */
 export interface BillingState {
@@ -20,6 +21,8 @@ export interface BillingState {
   /** Upstream anomalies meter clamped (usage past the request's worst case; a charge past what
    * the credit covers): the charge is the clamped figure. */
   anomaly?: string[];
+  /** The charge's ledger entries, until the record stage hands them over with the log row. */
+  queued?: PendingCharge;
 }
 
 /** budget_action downgrade: the tightest budget's remainder. */
@@ -116,11 +119,19 @@ export function settleCharge(billing: Billing, projectId: string, state: Billing
   // Thresholds are crossings between these two figures: O(1), and only a crossing emits.
   const watched = terms && billing.signals ? billing.account(projectId) : null;
   const before = watched?.figures();
-  billing.settle(projectId, state.hold, {
+  const queued = billing.settle(projectId, state.hold, {
     requestId: c.requestId, model: c.model, charge: state.charge, cost: toNano(c.cost),
-    inputTokens: c.inputTokens, outputTokens: c.outputTokens, byok: c.byok, cacheSaved: c.hit ? toNano(c.saved) : undefined,
+    inputTokens: c.inputTokens, outputTokens: c.outputTokens, byok: c.byok, cacheSaved: c.hit ? toNano(c.saved) : undefined, withRow: true,
   });
+  if (queued) state.queued = queued;
   if (watched && before && terms) billing.signals?.charged(projectId, c.requestId, terms, before, watched.figures(), watched.topUp);
+}
+
+/** The charge for the log row to carry (once), or null. */
+export function takeQueuedCharge(state: BillingState | undefined): PendingCharge | null {
+  const queued = state?.queued ?? null;
+  if (state) state.queued = undefined;
+  return queued;
 }
 
 /** A request that ends without a charge (failed, refused, cancelled) holds nothing. */

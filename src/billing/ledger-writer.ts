@@ -1,6 +1,6 @@
-// Ledger entries of the request path (holds, charges, releases, cache rows), queued and written one
-// transaction per GROUP_MS window (group commit; docs/billing.md "The ledger"). A failed write or a
-// queue at its bound fails gw closed (store/storage-health.ts) until writes succeed.
+// Ledger entries of the request path (holds, releases; charges only when no log row carries them),
+// queued and written one transaction per GROUP_MS window (docs/billing.md "The ledger"). A failed
+// write or a queue at its bound fails gw closed (store/storage-health.ts) until writes succeed.
 import type { LedgerEntry, LedgerRepo } from "../store/repos/ledger.ts";
 import { within } from "../store/log-writer.ts";
 import type { StorageReporter } from "../store/storage-health.ts";
@@ -20,6 +20,9 @@ export interface LedgerWriterOptions {
 
 export class LedgerWriter {
   private queue: LedgerEntry[] = [];
+  /** Hold entries queued and not written yet, by request id, and those taken back (takeHold). */
+  private holds = new Map<string, LedgerEntry>();
+  private taken = new Set<LedgerEntry>();
   private scheduled = false;
   private waiters: Array<() => void> = [];
   private draining: Promise<void> | null = null;
@@ -37,7 +40,17 @@ export class LedgerWriter {
   }
 
   get pending(): number {
-    return this.queue.length;
+    return this.queue.length - this.taken.size;
+  }
+
+  /** The request's hold entry when it is still queued, taken out of the queue: its charge carries
+   * it to the log worker, so the hold, charge and log row are written together. */
+  takeHold(requestId: string): LedgerEntry | null {
+    const entry = this.holds.get(requestId);
+    if (!entry) return null;
+    this.holds.delete(requestId);
+    this.taken.add(entry);
+    return entry;
   }
 
   append(entry: LedgerEntry): void {
@@ -46,6 +59,7 @@ export class LedgerWriter {
       return;
     }
     this.queue.push(entry);
+    if (entry.kind === "hold" && entry.requestId) this.holds.set(entry.requestId, entry);
     if (this.queue.length >= this.maxEntries) this.options.reporter?.setFull(true);
     if (this.scheduled) return;
     this.scheduled = true;
@@ -57,8 +71,9 @@ export class LedgerWriter {
   flush(): void {
     this.scheduled = false;
     if (this.queue.length > 0) {
-      const batch = this.queue;
+      const batch = this.taken.size > 0 ? this.queue.filter((e) => !this.taken.has(e)) : this.queue;
       this.queue = [];
+      this.taken.clear();
       try {
         this.repo.appendMany(batch);
       } catch (err) {
@@ -70,6 +85,7 @@ export class LedgerWriter {
         if (!this.scheduled) (this.scheduled = true), setTimeout(() => this.flush(), 100);
         return;
       }
+      this.holds.clear();
       this.options.reporter?.writeOk();
       if (this.queue.length < this.maxEntries / 2) this.options.reporter?.setFull(false);
     }

@@ -1,6 +1,7 @@
-// How request-log rows are queued and cross to the log worker: one string, two JSON lines per row
-// (column values, then the trace or `null`), encoded when queued; the worker never parses a trace.
-// Also the column order of the requests table's inserts.
+// How request-log rows are queued and cross to the log worker: one string, three lines per row
+// (column values, the trace or `null`, the request's ledger entries or nothing), encoded when
+// queued; the worker never parses a trace. Also the column order of the requests table's inserts.
+import type { LedgerEntry } from "./repos/ledger.ts";
 import type { RequestRecord } from "./request-record.ts";
 import { encodeTrace } from "./trace-codec.ts";
 
@@ -28,6 +29,8 @@ export interface PreparedRow {
   id: string;
   projectId: string;
   trace: string | null;
+  /** The request's charge (and the hold it closes), written in the row's transaction. */
+  ledger?: LedgerEntry[];
 }
 
 export const prepareRow = (r: RequestRecord): PreparedRow => ({
@@ -37,20 +40,22 @@ export const prepareRow = (r: RequestRecord): PreparedRow => ({
   trace: r.trace ? JSON.stringify(encodeTrace(r.trace)) : null,
 });
 
-/** One row's two lines; a batch is its rows' lines concatenated. */
-export const encodeLogRow = (r: RequestRecord): string =>
-  `${JSON.stringify(toValues(r))}\n${r.trace ? JSON.stringify(encodeTrace(r.trace)) : "null"}\n`;
+/** One row's three lines; a batch is its rows' lines concatenated. */
+export const encodeLogRow = (r: RequestRecord, ledger?: LedgerEntry[]): string =>
+  `${JSON.stringify(toValues(r))}\n${r.trace ? JSON.stringify(encodeTrace(r.trace)) : "null"}\n${ledger ? JSON.stringify(ledger) : ""}\n`;
 
-export const encodeLogBatch = (records: RequestRecord[]): string => records.map(encodeLogRow).join("");
+export const encodeLogBatch = (records: RequestRecord[]): string => records.map((r) => encodeLogRow(r)).join("");
 
 export function decodeLogBatch(text: string): PreparedRow[] {
   const lines = text.split("\n");
   const rows: PreparedRow[] = [];
   // The text ends with a newline, so the last element is empty.
-  for (let i = 0; i + 1 < lines.length; i += 2) {
+  for (let i = 0; i + 2 < lines.length; i += 3) {
     const values = JSON.parse(lines[i]!) as SqlValue[];
     const trace = lines[i + 1]!;
-    rows.push({ values, id: values[0] as string, projectId: values[1] as string, trace: trace === "null" ? null : trace });
+    const row: PreparedRow = { values, id: values[0] as string, projectId: values[1] as string, trace: trace === "null" ? null : trace };
+    if (lines[i + 2]) row.ledger = JSON.parse(lines[i + 2]!) as LedgerEntry[];
+    rows.push(row);
   }
   return rows;
 }

@@ -1,7 +1,8 @@
-// Queues request-log rows off the response path and writes them in batches through a sink (the log
-// worker, or a repo in tools and tests). A failing write is retried and never fails its request,
-// but fails gw closed (docs/availability.md "Storage"), as does a queue at its bound.
+// Queues request-log rows (each with its ledger charge) off the response path and writes them in
+// batches through a sink (the log worker, or a repo). A failing write is retried and never fails its
+// request, but fails gw closed (docs/availability.md "Storage"), as does a queue at its bound.
 import { encodeLogRow } from "./log-batch-codec.ts";
+import type { LedgerEntry } from "./repos/ledger.ts";
 import type { RequestRecord } from "./repos/requests.ts";
 import type { StorageReporter } from "./storage-health.ts";
 
@@ -14,8 +15,23 @@ export interface LogSink {
   insertBatch(batch: string): void | Promise<void>;
 }
 
-/** Queued text and how many rows it holds (a failed batch is requeued as one entry). */
-type Queued = { text: string; rows: number };
+/** A request's ledger entries handed over with its log row: written in the row's transaction,
+ * then `committed()` is called (billing counts them from memory until then). */
+export interface QueuedCharge {
+  readonly entries: LedgerEntry[];
+  committed(): void;
+  /** The row was dropped: the charge must be written without it. */
+  notCarried(): void;
+}
+
+/** Queued text, how many rows it holds and their charges (a failed batch is requeued as one entry). */
+type Queued = { text: string; rows: number; charges: QueuedCharge[] | null };
+
+const chargesOf = (queue: Queued[]): QueuedCharge[] | null => {
+  let out: QueuedCharge[] | null = null;
+  for (const q of queue) if (q.charges) (out ??= []).push(...q.charges);
+  return out;
+};
 
 export interface LogWriterOptions {
   /** Flush when this many rows wait. */
@@ -69,13 +85,15 @@ export class LogWriter {
     options.reporter?.onSpaceFreed(() => this.flush());
   }
 
-  enqueue(record: RequestRecord): void {
+  /** Queues the row and the request's charge, to be written together. */
+  enqueue(record: RequestRecord, charge: QueuedCharge | null = null): void {
     if (this.pending >= 2 * this.maxRows || this.queuedBytes + this.inflightBytes >= 2 * this.maxBytes) {
       this.options.onDrop?.(++this.dropped);
+      charge?.notCarried();
       return;
     }
-    const text = encodeLogRow(record);
-    this.queue.push({ text, rows: 1 });
+    const text = encodeLogRow(record, charge?.entries);
+    this.queue.push({ text, rows: 1, charges: charge ? [charge] : null });
     this.queuedBytes += text.length;
     this.queuedRows++;
     this.checkBound();
@@ -87,7 +105,7 @@ export class LogWriter {
   flush(): void {
     if (this.timer) (clearTimeout(this.timer), (this.timer = null));
     if (this.queue.length === 0) return this.wake();
-    const batch: Queued = { text: this.queue.map((q) => q.text).join(""), rows: this.queuedRows };
+    const batch: Queued = { text: this.queue.map((q) => q.text).join(""), rows: this.queuedRows, charges: chargesOf(this.queue) };
     this.queue = [];
     this.queuedRows = 0;
     this.queuedBytes = 0;
@@ -122,10 +140,10 @@ export class LogWriter {
   }
 
   /** Everything queued and not in flight, as one batch, taken out of the writer (shutdown's last
-   * write on another sink). */
-  takeQueued(): { text: string; rows: number } {
+   * write on another sink; its charges are committed once it is written). */
+  takeQueued(): Queued {
     if (this.timer) (clearTimeout(this.timer), (this.timer = null));
-    const taken = { text: this.queue.map((q) => q.text).join(""), rows: this.queuedRows };
+    const taken: Queued = { text: this.queue.map((q) => q.text).join(""), rows: this.queuedRows, charges: chargesOf(this.queue) };
     this.queue = [];
     this.queuedRows = 0;
     this.queuedBytes = 0;
@@ -143,6 +161,7 @@ export class LogWriter {
 
   private done(batch: Queued): void {
     this.settled(batch);
+    if (batch.charges) for (const c of batch.charges) c.committed();
     this.written += batch.rows;
     this.options.reporter?.writeOk();
     this.checkBound();

@@ -7,7 +7,7 @@ import { round3 } from "../../observability/trace.ts";
 import type { Deps } from "../deps.ts";
 import { errorTrace } from "../error-trace.ts";
 import type { DetectedTask, RequestState } from "../state.ts";
-import { billingTrace, releaseHold } from "../../billing/holds.ts";
+import { billingTrace, releaseHold, takeQueuedCharge } from "../../billing/holds.ts";
 import { TraceReasons } from "../../store/trace-reasons.ts";
 
 /** What the analyser found, for the trace: flags and counts only, never the entities themselves
@@ -87,6 +87,8 @@ export const traceIdSampled = (traceId: string, rate: number): boolean => Number
 const isZeroRetention = (state: RequestState): boolean => state.auth.rules.retention === "zero";
 
 export function record(deps: Deps, state: RequestState): void {
+  // The charge goes with the row, written in one transaction (docs/billing.md "The ledger").
+  let charge = takeQueuedCharge(state.billing);
   try {
     // A request that ends unmetered (failed, cancelled) gives its workflow reservation back.
     const reservation = state.workflowBudget?.reservation;
@@ -129,7 +131,8 @@ export function record(deps: Deps, state: RequestState): void {
       test: state.auth.test,
       trace: traceSampled(deps, state) ? traceOf(state, latencyMs, zero) : { sampled: false, versions: COMPONENT_VERSIONS },
     };
-    deps.logWriter.enqueue(row);
+    deps.logWriter.enqueue(row, charge);
+    charge = null;
     // Exporters (OpenTelemetry, Prometheus) see every recorded request; each must be cheap and
     // must not throw (they queue and batch on their own).
     for (const listener of deps.requestListeners) listener(row);
@@ -140,5 +143,7 @@ export function record(deps: Deps, state: RequestState): void {
     });
   } catch (err) {
     deps.logger.error({ err, request_id: state.requestId }, "could not record the request");
+    // No row to carry it: the charge is written on its own.
+    charge?.notCarried();
   }
 }

@@ -1,51 +1,10 @@
 // The billing ledger (migration 007, docs/billing.md): append-only entries in nano-USD, the open
 // holds beside them, and the sums balances, budgets, the plan allowance and invoices are read from.
 import type { Database } from "bun:sqlite";
+import { addToMonth, addToTotals, chargedSum, withMonths, type UncommittedLedger } from "./ledger-uncommitted.ts";
+import type { AccountTotals, InvoiceLineRow, LedgerEntry, LedgerKind, MonthSums } from "./ledger-types.ts";
 
-export type LedgerKind = "credit" | "hold" | "release" | "charge" | "cache";
-
-export interface LedgerEntry {
-  projectId: string;
-  kind: LedgerKind;
-  /** nano-USD: credit added, hold or release held, charge taken from the balance; 0 for cache. */
-  amount: number;
-  requestId?: string | null;
-  model?: string | null;
-  inputTokens?: number;
-  outputTokens?: number;
-  cost?: number;
-  saved?: number;
-  byok?: boolean;
-  note?: string | null;
-  createdAt: number;
-  /** A charge, cache or release row that closes this request's open hold (not stored). */
-  closesHold?: boolean;
-}
-
-export interface AccountTotals {
-  balance: number;
-  daySpent: number;
-  monthSpent: number;
-  /** Charge rows this month: requests a model answered (the Free plan's allowance). */
-  monthRequests: number;
-  /** The last credit row the balance includes. */
-  creditSeq: number;
-}
-
-export interface InvoiceLineRow {
-  model: string | null;
-  requests: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost: number;
-  charge: number;
-}
-
-export interface MonthSums {
-  lines: InvoiceLineRow[];
-  credits: { count: number; amount: number };
-  cached: { count: number; saved: number };
-}
+export type { AccountTotals, InvoiceLineRow, LedgerEntry, LedgerKind, MonthSums } from "./ledger-types.ts";
 
 type Sum = { s: number | null; n: number };
 
@@ -93,6 +52,21 @@ export function ledgerRepo(db: Database) {
   const appendMany = db.transaction((entries: LedgerEntry[]) => {
     for (const e of entries) write(e);
   });
+  // Settle rows since a time: which uncommitted entries a read already finds in the table.
+  const settledSince = db.query<{ request_id: string | null }, [string, number]>(
+    "SELECT request_id FROM ledger WHERE project_id = ? AND kind IN ('charge', 'cache') AND created_at >= ?",
+  );
+  let uncommitted: UncommittedLedger | null = null;
+  /** The project's uncommitted entries this read does not find in the table (called inside the
+   * read's transaction: an entry the log worker commits meanwhile is counted once, either way). */
+  const unwritten = (projectId: string): LedgerEntry[] => {
+    const entries = uncommitted?.of(projectId);
+    if (!entries || entries.length === 0) return [];
+    let from = Infinity;
+    for (const e of entries) from = Math.min(from, e.createdAt);
+    const seen = new Set(settledSince.all(projectId, from).map((r) => r.request_id));
+    return entries.filter((e) => !seen.has(e.requestId ?? null));
+  };
   const releaseOpen = db.transaction((now: number): number => {
     const open = allOpen.all();
     for (const h of open) write({ projectId: h.project_id, kind: "release", amount: h.amount, requestId: h.request_id, note: "restart", createdAt: now });
@@ -100,38 +74,54 @@ export function ledgerRepo(db: Database) {
     return open.length;
   });
   const sum = (projectId: string, kind: LedgerKind, from = 0): Sum => sumKind.get(projectId, kind, from) ?? { s: 0, n: 0 };
-  const balanceOf = (projectId: string): number => (sum(projectId, "credit").s ?? 0) - (sum(projectId, "charge").s ?? 0);
+  const storedBalance = (projectId: string): number => (sum(projectId, "credit").s ?? 0) - (sum(projectId, "charge").s ?? 0);
+  const balanceOf = db.transaction((projectId: string): number => storedBalance(projectId) - chargedSum(unwritten(projectId)));
+  const totals = db.transaction((projectId: string, dayFrom: number, monthFrom: number): AccountTotals => {
+    const month = sum(projectId, "charge", monthFrom);
+    const t: AccountTotals = {
+      balance: storedBalance(projectId), daySpent: sum(projectId, "charge", dayFrom).s ?? 0,
+      monthSpent: month.s ?? 0, monthRequests: month.n, creditSeq: lastCredit.get(projectId)?.seq ?? 0,
+    };
+    addToTotals(t, unwritten(projectId), dayFrom, monthFrom);
+    return t;
+  });
+  const monthSums = db.transaction((projectId: string, start: number, end: number): MonthSums => {
+    const credits = rangeSum.get(projectId, "credit", start, end);
+    const cached = rangeSum.get(projectId, "cache", start, end);
+    const sums = {
+      lines: lines.all(projectId, start, end),
+      credits: { count: credits?.n ?? 0, amount: credits?.s ?? 0 },
+      cached: { count: cached?.n ?? 0, saved: cached?.saved ?? 0 },
+    };
+    addToMonth(sums, unwritten(projectId), start, end);
+    return sums;
+  });
+  const activeMonths = db.transaction((projectId: string): string[] => withMonths(months.all(projectId).map((r) => r.month), unwritten(projectId)));
 
   return {
     /** Several entries in one transaction (the batch writer). */
     appendMany: (entries: LedgerEntry[]): void => appendMany.immediate(entries),
+    /** Entries written inside the caller's transaction (the log worker's, beside their log rows). */
+    appendInTransaction: (entries: LedgerEntry[]): void => {
+      for (const e of entries) write(e);
+    },
     /** One entry now, returning its seq (admin credits: acknowledged only once written). */
     append: (entry: LedgerEntry): number => write(entry),
     balanceOf,
     /** One read transaction, so a credit written meanwhile is either in the balance or after creditSeq. */
-    totals: db.transaction((projectId: string, dayFrom: number, monthFrom: number): AccountTotals => {
-      const month = sum(projectId, "charge", monthFrom);
-      return {
-        balance: balanceOf(projectId), daySpent: sum(projectId, "charge", dayFrom).s ?? 0,
-        monthSpent: month.s ?? 0, monthRequests: month.n, creditSeq: lastCredit.get(projectId)?.seq ?? 0,
-      };
-    }),
+    totals,
+    /** Entries on their way to the table (charges with their log rows), which every sum includes. */
+    setUncommitted(u: UncommittedLedger): void {
+      uncommitted = u;
+    },
     lastCreditSeq: (): number => maxCredit.get()?.seq ?? 0,
     creditsAfter: (seq: number) => creditsAfter.all(seq),
     /** Releases the holds a previous process left open; returns how many. IMMEDIATE: it reads, then
      * writes, and a deferred read lock cannot be upgraded while another connection writes. */
     releaseOpenHolds: (now: number): number => releaseOpen.immediate(now),
     openHoldCount: (): number => allOpen.all().length,
-    monthSums(projectId: string, start: number, end: number): MonthSums {
-      const credits = rangeSum.get(projectId, "credit", start, end);
-      const cached = rangeSum.get(projectId, "cache", start, end);
-      return {
-        lines: lines.all(projectId, start, end),
-        credits: { count: credits?.n ?? 0, amount: credits?.s ?? 0 },
-        cached: { count: cached?.n ?? 0, saved: cached?.saved ?? 0 },
-      };
-    },
-    activeMonths: (projectId: string): string[] => months.all(projectId).map((r) => r.month),
+    monthSums,
+    activeMonths,
     budgetEvent(e: { projectId: string; period: string; periodKey: string; action: string; budget: number; spent: number; reserved: number; requestId: string; createdAt: number }): void {
       budgetEvent.run(e.projectId, e.period, e.periodKey, e.action, e.budget, e.spent, e.reserved, e.requestId, e.createdAt);
     },

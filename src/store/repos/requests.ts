@@ -1,5 +1,5 @@
-// Request log (docs/api.md "Request log"); a row, its trace and its metrics rollups are written
-// in one transaction. Every read is scoped by project.
+// Request log (docs/api.md "Request log"); a row, its trace, its metrics rollups and its ledger
+// charge are written in one transaction. Every read is scoped by project.
 import type { Database } from "bun:sqlite";
 import { parseStored, type JsonObject } from "../../lib/json.ts";
 import { COLUMNS, decodeLogBatch, type PreparedRow, type SqlValue } from "../log-batch-codec.ts";
@@ -7,6 +7,7 @@ import { tracesRepo, type TracesRepo } from "./traces.ts";
 import { metricsRepo, type MetricsRepo } from "./metrics.ts";
 import { withModelRollups } from "./model-rollups.ts";
 import { withStatusRollups } from "./status-rollups.ts";
+import { ledgerRepo, type LedgerRepo } from "./ledger.ts";
 import type { RequestRecord } from "../request-record.ts";
 import type { RequestFilters } from "../../schema/requests.ts";
 import type { LogFilters } from "../../schema/dashboard-requests.ts";
@@ -46,7 +47,7 @@ const isConstraintError = (err: unknown): boolean =>
  * to new ones): which ones is unknown, so the batch is redone row by row for exact rollups. */
 class PartialGroup extends Error {}
 
-export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db), rollups: MetricsRepo = metricsRepo(db)) {
+export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db), rollups: MetricsRepo = metricsRepo(db), ledger: LedgerRepo = ledgerRepo(db)) {
   // Only a duplicate id (a retried batch) is skipped; any other constraint failure is an error,
   // never a silently dropped row (OR IGNORE would also swallow NOT NULL violations).
   const rowTuple = `(${COLUMNS.map(() => "?").join(", ")})`;
@@ -73,21 +74,26 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db), 
     });
   }
 
-  // A skipped duplicate was counted when it was first written: only rows inserted now are rolled up.
+  // A skipped duplicate was counted (and charged) when it was first written: only rows inserted now
+  // are rolled up and have their ledger entries written, so a crash or a retry never splits them.
   const insertAll = db.transaction((all: PreparedRow[]) => {
     const rows = withinBudget(all);
     const rollup = withStatusRollups(db, withModelRollups(db, rollups.batch()));
+    const inserted = (r: PreparedRow): void => {
+      rollup.add(r.values);
+      if (r.ledger) ledger.appendInTransaction(r.ledger);
+    };
     let i = 0;
     for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT) {
       const group = rows.slice(i, i + ROWS_PER_STATEMENT);
       const { changes } = insertGroup.run(...group.flatMap((r) => r.values));
-      if (changes === group.length) for (const r of group) rollup.add(r.values);
+      if (changes === group.length) for (const r of group) inserted(r);
       else if (changes !== 0) throw new PartialGroup();
       traces.insertMany(group);
     }
     for (; i < rows.length; i++) {
       const r = rows[i]!;
-      if (insertRow.run(...r.values).changes === 1) rollup.add(r.values);
+      if (insertRow.run(...r.values).changes === 1) inserted(r);
       if (r.trace !== null) traces.insert(r.id, r.projectId, r.trace);
     }
     rollup.write();
@@ -111,6 +117,8 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db), 
       } catch (err) {
         if (!isConstraintError(err)) throw err;
         rejected.push(r.id);
+        // The row cannot be stored; its charge still is (money is never dropped with a log row).
+        if (r.ledger) ledger.appendMany(r.ledger);
       }
     }
     return rejected;
