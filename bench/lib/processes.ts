@@ -141,6 +141,8 @@ export interface Gw {
   testKey: string;
   /** PATCHes the project through the admin API (policy merged key by key, billing as given). */
   patchProject(body: Record<string, unknown>): Promise<void>;
+  /** One admin API call (path under /v1/admin); throws unless it answers 2xx. */
+  admin(method: string, path: string, body?: unknown): Promise<Record<string, unknown>>;
 }
 
 /** The admin token every bench gw runs with, so a scenario can set policy through the admin API. */
@@ -172,11 +174,13 @@ export async function startGw(upstreamUrl: string, o: GwOptions = {}): Promise<G
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/v1/models`);
   const projectId = String(project.id);
-  const patchProject = async (body: Record<string, unknown>) => {
-    const res = await fetch(`${base}/v1/admin/projects/${projectId}`, {
-      method: "PATCH", headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` }, body: JSON.stringify(body),
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}/v1/admin${path}`, {
+      method, headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` }, body: body === undefined ? undefined : JSON.stringify(body),
     });
-    if (!res.ok) throw new Error(`PATCH project answered ${res.status}: ${await res.text()}`);
+    if (!res.ok) throw new Error(`${method} /v1/admin${path} answered ${res.status}: ${await res.text()}`);
+    return (await res.json()) as Record<string, unknown>;
   };
-  return { url: `${base}/v1`, proc, dataDir, projectId, liveKey: String(live.key), testKey: String(test.key), patchProject };
+  const patchProject = async (body: Record<string, unknown>) => void (await admin("PATCH", `/projects/${projectId}`, body));
+  return { url: `${base}/v1`, proc, dataDir, projectId, liveKey: String(live.key), testKey: String(test.key), patchProject, admin };
 }

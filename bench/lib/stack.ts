@@ -29,13 +29,24 @@ const json = { "content-type": "application/json" };
 const bearer = (key: string) => ({ ...json, authorization: `Bearer ${key}` });
 /** gw's proxy figures are for the path every request takes: the same request repeated would be
  * answered from the response cache, which has its own scenario (cache-hit). */
-const gwBearer = (key: string) => ({ ...bearer(key), "x-gw-cache": "off" });
+const gwHeaders = (key: string, cache = false) => (cache ? bearer(key) : { ...bearer(key), "x-gw-cache": "off" });
+
+export interface TargetOptions {
+  stream?: boolean;
+  /** A unique prompt per request (see chatBody). */
+  vary?: boolean;
+  /** gw only: leave the response cache on (by default the request says X-Gw-Cache: off). */
+  cache?: boolean;
+}
 
 export interface Stack {
-  upstream(): Promise<{ url: string }>;
+  upstream(): Promise<{ url: string; proc: { pid: number } }>;
   gw(): Promise<Gw>;
-  bare(): Promise<{ url: string }>;
-  portkey(): Promise<{ url: string }>;
+  /** A second project on the same gw, as a careful operator sets one up: rate limits, prepaid
+   * credit and daily and monthly budgets (all far above what a run uses); its live key. */
+  gwLimited(): Promise<{ key: string }>;
+  bare(): Promise<{ url: string; proc: { pid: number } }>;
+  portkey(): Promise<{ url: string; proc: { pid: number } }>;
 }
 
 const once = <T>(f: () => Promise<T>): (() => Promise<T>) => {
@@ -45,9 +56,20 @@ const once = <T>(f: () => Promise<T>): (() => Promise<T>) => {
 
 export function createStack(): Stack {
   const upstream = once(() => startUpstream({ delayMs: settings.upstreamDelayMs, chunkDelayMs: settings.chunkDelayMs, words: settings.words }));
+  const gw = once(async () => startGw((await upstream()).url));
   return {
     upstream,
-    gw: once(async () => startGw((await upstream()).url)),
+    gw,
+    gwLimited: once(async () => {
+      const g = await gw();
+      const project = await g.admin("POST", "/projects", {
+        name: "bench-limits", billing: { mode: "prepaid" },
+        policy: { rate_limits: { rpm: 100_000_000, tpm: 100_000_000_000, per_key: { rpm: 100_000_000, tpm: 100_000_000_000 } }, budgets: { daily: 1_000_000, monthly: 10_000_000 } },
+      });
+      await g.admin("POST", `/projects/${String(project.id)}/credits`, { amount: 1_000_000 });
+      const key = await g.admin("POST", `/projects/${String(project.id)}/keys`, {});
+      return { key: String(key.key) };
+    }),
     bare: once(async () => startBareProxy((await upstream()).url)),
     portkey: once(() => startPortkey()),
   };
@@ -55,25 +77,30 @@ export function createStack(): Stack {
 
 /** The named request targets; each is the same chat request, addressed as that target expects. */
 export const targets = {
-  direct: async (s: Stack, stream = false): Promise<Target> =>
-    ({ url: `${(await s.upstream()).url}/chat/completions`, body: chatBody("gpt-4o-mini", stream), headers: bearer("sk-bench") }),
-  bare: async (s: Stack): Promise<Target> =>
-    ({ url: `${(await s.bare()).url}/chat/completions`, body: chatBody("gpt-4o-mini"), headers: bearer("sk-bench") }),
-  portkey: async (s: Stack): Promise<Target> => {
+  direct: async (s: Stack, o: TargetOptions = {}): Promise<Target> =>
+    ({ url: `${(await s.upstream()).url}/chat/completions`, body: chatBody("gpt-4o-mini", o.stream, o.vary), headers: bearer("sk-bench") }),
+  bare: async (s: Stack, o: TargetOptions = {}): Promise<Target> =>
+    ({ url: `${(await s.bare()).url}/chat/completions`, body: chatBody("gpt-4o-mini", o.stream, o.vary), headers: bearer("sk-bench") }),
+  portkey: async (s: Stack, o: TargetOptions = {}): Promise<Target> => {
     const up = (await s.upstream()).url;
     return {
       url: `${(await s.portkey()).url}/chat/completions`,
-      body: chatBody("gpt-4o-mini"),
+      body: chatBody("gpt-4o-mini", o.stream, o.vary),
       headers: { ...bearer("sk-bench"), "x-portkey-provider": "openai", "x-portkey-custom-host": up },
     };
   },
-  gwLive: async (s: Stack, stream = false, gw?: Gw): Promise<Target> => {
+  gwLive: async (s: Stack, o: TargetOptions = {}, gw?: Gw): Promise<Target> => {
     const g = gw ?? (await s.gw());
-    return { url: `${g.url}/chat/completions`, body: chatBody("openai/gpt-4o-mini", stream), headers: gwBearer(g.liveKey) };
+    return { url: `${g.url}/chat/completions`, body: chatBody("openai/gpt-4o-mini", o.stream, o.vary), headers: gwHeaders(g.liveKey, o.cache) };
   },
-  gwTest: async (s: Stack): Promise<Target> => {
+  gwLimited: async (s: Stack, o: TargetOptions = {}): Promise<Target> => {
     const g = await s.gw();
-    return { url: `${g.url}/chat/completions`, body: chatBody("gw-auto"), headers: gwBearer(g.testKey) };
+    const { key } = await s.gwLimited();
+    return { url: `${g.url}/chat/completions`, body: chatBody("openai/gpt-4o-mini", o.stream, o.vary), headers: gwHeaders(key, o.cache) };
+  },
+  gwTest: async (s: Stack, o: TargetOptions = {}): Promise<Target> => {
+    const g = await s.gw();
+    return { url: `${g.url}/chat/completions`, body: chatBody("gw-auto", o.stream, o.vary), headers: gwHeaders(g.testKey, o.cache) };
   },
 };
 

@@ -30,7 +30,7 @@ async function settle(counter: RowCounter, want: number, everyMs: number): Promi
 export const resources: Scenario = async (stack) => {
   const gw = await startGw((await stack.upstream()).url);
   const pid = gw.proc.pid;
-  const target = await targets.gwLive(stack, false, gw);
+  const target = await targets.gwLive(stack, {}, gw);
   const counter = new RowCounter(gw.dataDir);
   try {
     await Bun.sleep(1_000);

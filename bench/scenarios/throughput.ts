@@ -1,62 +1,84 @@
-// Non-streaming chat at saturation (wrk, closed loop): direct, the bare Bun proxy (the floor), gw
-// with a live key (the full pipeline), Portkey on Bun, and gw test mode (the ceiling of gw's own
-// work), interleaved A B C D E and repeated; medians of RPS and p50/p95/p99, and the ratios.
+// Non-streaming chat at saturation (wrk, closed loop), interleaved and repeated: direct, the bare
+// Bun proxy (the floor), Portkey on Bun, and gw in the issue-19 shapes (a) to (d) and (f); median
+// req/s, p50/p95/p99, CPU per request of each server process (gw: both threads) and its RSS.
+import { cpuSeconds, rssMiB } from "../lib/proc-stats.ts";
 import { fmt, median, ratio, table } from "../lib/stats.ts";
 import { settings, targets, type Scenario, type Stack } from "../lib/stack.ts";
 import { runWrk, type Target, type WrkResult } from "../lib/wrk.ts";
 
-const TARGETS: Array<{ id: string; name: string; target: (s: Stack) => Promise<Target> }> = [
-  { id: "direct", name: "direct (scripted upstream)", target: (s) => targets.direct(s) },
-  { id: "bare", name: "bare Bun proxy (floor)", target: targets.bare },
-  { id: "gw", name: "gw live key -> upstream", target: (s) => targets.gwLive(s) },
-  { id: "portkey", name: "Portkey gateway (on Bun)", target: targets.portkey },
-  { id: "gwTest", name: "gw test mode (no upstream)", target: targets.gwTest },
+interface Spec { id: string; name: string; target: (s: Stack) => Promise<Target>; pid: (s: Stack) => Promise<number> }
+const gwPid = async (s: Stack) => (await s.gw()).proc.pid;
+// Every side but (d) gets a unique prompt per request, so gw's cache (when on) never hits and the
+// per-request cost of wrk's request() hook is the same on every side.
+const vary = { vary: true };
+const TARGETS: Spec[] = [
+  { id: "direct", name: "direct (scripted upstream)", target: (s) => targets.direct(s, vary), pid: async (s) => (await s.upstream()).proc.pid },
+  { id: "bare", name: "bare Bun proxy (floor)", target: (s) => targets.bare(s, vary), pid: async (s) => (await s.bare()).proc.pid },
+  { id: "portkey", name: "Portkey gateway (on Bun)", target: (s) => targets.portkey(s, vary), pid: async (s) => (await s.portkey()).proc.pid },
+  { id: "gw", name: "gw (a) live key, default project", target: (s) => targets.gwLive(s, vary), pid: gwPid },
+  { id: "gwLimited", name: "gw (b) rate limits, prepaid credit, budgets", target: (s) => targets.gwLimited(s, vary), pid: gwPid },
+  { id: "gwCacheMiss", name: "gw (c) exact cache on, varied prompts (misses)", target: (s) => targets.gwLive(s, { vary: true, cache: true }), pid: gwPid },
+  { id: "gwCacheHit", name: "gw (d) exact-cache hits", target: (s) => targets.gwLive(s, { cache: true }), pid: gwPid },
+  { id: "gwTest", name: "gw (f) test mode (no upstream)", target: (s) => targets.gwTest(s, vary), pid: gwPid },
 ];
+
+interface Run extends WrkResult { cpuUs: number; rss: number }
 
 export const throughput: Scenario = async (stack) => {
   const { rounds, seconds, connections, warmupSeconds } = settings;
   // A target that cannot start (say, Portkey not installed) is left out and reported, not fatal.
   const problems: string[] = [];
-  const resolved: Array<(typeof TARGETS)[number] & { t: Target }> = [];
+  const resolved: Array<Spec & { t: Target; p: number }> = [];
   for (const t of TARGETS) {
     try {
-      resolved.push({ ...t, t: await t.target(stack) });
+      resolved.push({ ...t, t: await t.target(stack), p: await t.pid(stack) });
     } catch (err) {
       problems.push(`throughput: ${t.name} did not start: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  const runs = new Map<string, WrkResult[]>(TARGETS.map((t) => [t.id, []]));
+  const runs = new Map<string, Run[]>(TARGETS.map((t) => [t.id, []]));
   // Warm-up: JIT, connection pools, SQLite statement caches.
   for (const r of resolved) await runWrk(r.t, { seconds: warmupSeconds, connections });
   for (let round = 1; round <= rounds; round++) {
-    for (const r of resolved) {
+    // Odd rounds in order, even rounds reversed: no side always follows the same one.
+    for (const r of round % 2 ? resolved : [...resolved].reverse()) {
+      const cpu0 = cpuSeconds(r.p);
       const w = await runWrk(r.t, { seconds, connections });
-      runs.get(r.id)!.push(w);
-      console.log(`  throughput round ${round} ${r.name}: ${w.rps.toFixed(0)} req/s p50 ${fmt(w.p50)} p99 ${fmt(w.p99)} ms errors ${w.errors}`);
+      const run: Run = { ...w, cpuUs: ((cpuSeconds(r.p) - cpu0) / Math.max(1, w.requests)) * 1e6, rss: rssMiB(r.p) };
+      runs.get(r.id)!.push(run);
+      console.log(`  throughput round ${round} ${r.name}: ${w.rps.toFixed(0)} req/s p50 ${fmt(w.p50)} p99 ${fmt(w.p99)} ms, ${run.cpuUs.toFixed(0)} µs CPU/req, errors ${w.errors}`);
     }
   }
   const summary = Object.fromEntries(TARGETS.map((t) => {
     const rs = runs.get(t.id)!;
-    const m = (f: (w: WrkResult) => number) => median(rs.map(f));
-    return [t.id, { name: t.name, rps: m((w) => w.rps), p50: m((w) => w.p50), p95: m((w) => w.p95), p99: m((w) => w.p99), errors: rs.reduce((a, w) => a + w.errors, 0), rounds: rs }];
+    const m = (f: (w: Run) => number) => median(rs.map(f));
+    return [t.id, {
+      name: t.name, rps: m((w) => w.rps), p50: m((w) => w.p50), p95: m((w) => w.p95), p99: m((w) => w.p99),
+      cpuUs: m((w) => w.cpuUs), rssMiB: Math.max(...rs.map((w) => w.rss)), errors: rs.reduce((a, w) => a + w.errors, 0), rounds: rs,
+    }];
   }));
   const rps = (id: string) => summary[id]!.rps;
+  const cpu = (id: string) => summary[id]!.cpuUs;
   const lines = [
-    `wrk -t1 -c${connections}, ${rounds} interleaved rounds x ${seconds} s after a ${warmupSeconds} s warm-up each; medians over rounds.`,
+    `wrk -t1 -c${connections}, ${rounds} interleaved rounds x ${seconds} s after a ${warmupSeconds} s warm-up each; medians over rounds. CPU per request is the server process's user + system time over the round (gw: request thread and log worker together; direct: the upstream's own); RSS is the highest after a round.`,
     "",
     ...table(
-      ["target", "req/s", "p50 ms", "p95 ms", "p99 ms", "vs direct", "errors"],
+      ["target", "req/s", "p50 ms", "p95 ms", "p99 ms", "CPU µs/req", "RSS MiB", "vs bare", "errors"],
       TARGETS.map((t) => {
         const s = summary[t.id]!;
-        return [s.name, fmt(s.rps, 0), fmt(s.p50), fmt(s.p95), fmt(s.p99), ratio(s.rps, rps("direct")), String(s.errors)];
+        return [s.name, fmt(s.rps, 0), fmt(s.p50), fmt(s.p95), fmt(s.p99), fmt(s.cpuUs, 0), fmt(s.rssMiB, 0), ratio(s.rps, rps("bare")), String(s.errors)];
       }),
     ),
     "",
-    ...table(["ratio (req/s)", "value"], [
-      ["gw live / bare Bun proxy", ratio(rps("gw"), rps("bare"))],
-      ["gw live / Portkey", ratio(rps("gw"), rps("portkey"))],
-      ["gw live / direct", ratio(rps("gw"), rps("direct"))],
-      ["gw test mode / bare Bun proxy", ratio(rps("gwTest"), rps("bare"))],
+    ...table(["ratio", "value", "issue 19 target"], [
+      ["(a) gw live / bare proxy, req/s", ratio(rps("gw"), rps("bare")), ">= 0.6x (aim 0.75x)"],
+      ["(b) gw limits+credit+budgets / bare proxy, req/s", ratio(rps("gwLimited"), rps("bare")), ">= 0.6x (aim 0.75x)"],
+      ["(a) gw CPU per request / bare proxy's", ratio(cpu("gw"), cpu("bare")), "<= 2x"],
+      ["(b) gw CPU per request / bare proxy's", ratio(cpu("gwLimited"), cpu("bare")), "<= 2x"],
+      ["(a) gw live / Portkey, req/s", ratio(rps("gw"), rps("portkey")), ""],
+      ["(c) cache on, misses / (a), req/s", ratio(rps("gwCacheMiss"), rps("gw")), ""],
+      ["(d) exact hits / (c) misses, req/s", ratio(rps("gwCacheHit"), rps("gwCacheMiss")), ">= 1.5x"],
+      ["(f) test mode / bare proxy, req/s", ratio(rps("gwTest"), rps("bare")), ""],
     ]),
     "",
     "All processes share the machine's cores with wrk, so a faster target also leaves less CPU to the others; compare ratios, not absolute figures across runs.",
@@ -68,10 +90,15 @@ export const throughput: Scenario = async (stack) => {
     data: summary,
     problems,
     headline: [
-      ["gw live req/s (full pipeline)", fmt(rps("gw"), 0)],
-      ["gw live / bare Bun proxy (req/s)", ratio(rps("gw"), rps("bare"))],
-      ["gw live / Portkey (req/s)", ratio(rps("gw"), rps("portkey"))],
-      ["gw test mode req/s", fmt(rps("gwTest"), 0)],
+      ["bare Bun proxy req/s (the host's speed)", fmt(rps("bare"), 0)],
+      ["(a) gw live req/s (full pipeline)", fmt(rps("gw"), 0)],
+      ["(a) gw live / bare Bun proxy (req/s)", ratio(rps("gw"), rps("bare"))],
+      ["(b) gw limits+credit+budgets / bare (req/s)", ratio(rps("gwLimited"), rps("bare"))],
+      ["(a) / (b) gw CPU µs per request vs bare's", `${fmt(cpu("gw"), 0)} / ${fmt(cpu("gwLimited"), 0)} vs ${fmt(cpu("bare"), 0)}`],
+      ["(a) gw live / Portkey (req/s)", ratio(rps("gw"), rps("portkey"))],
+      ["(d) exact hits / (c) misses (req/s)", ratio(rps("gwCacheHit"), rps("gwCacheMiss"))],
+      ["(f) gw test mode req/s", fmt(rps("gwTest"), 0)],
+      ["gw RSS MiB (highest after a round)", fmt(Math.max(...["gw", "gwLimited", "gwCacheMiss", "gwCacheHit", "gwTest"].map((id) => summary[id]!.rssMiB)), 0)],
     ],
   };
 };
