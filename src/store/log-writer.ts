@@ -88,7 +88,9 @@ export class LogWriter {
   /** Queues the row and the request's charge, to be written together. */
   enqueue(record: RequestRecord, charge: QueuedCharge | null = null): void {
     if (this.pending >= 2 * this.maxRows || this.queuedBytes + this.inflightBytes >= 2 * this.maxBytes) {
-      this.options.onDrop?.(++this.dropped);
+      // Counted whether or not anyone listens (an optional call would skip the increment).
+      this.dropped++;
+      this.options.onDrop?.(this.dropped);
       charge?.notCarried();
       return;
     }
