@@ -75,7 +75,8 @@ export class LedgerWriter {
       this.queue = [];
       this.taken.clear();
       try {
-        this.repo.appendMany(batch);
+        // Every entry taken by its charge: no transaction (nor wait for the write lock) for nothing.
+        if (batch.length > 0) this.repo.appendMany(batch);
       } catch (err) {
         this.onError(err, batch.length);
         this.queue = batch.concat(this.queue);
