@@ -10,6 +10,7 @@ import type { MicroResult } from "../micro/harness.ts";
 const FILES = [
   { file: "bench/micro/sse.ts", what: "SSE decoder / encoder" },
   { file: "bench/micro/tokens.ts", what: "token counting" },
+  { file: "bench/micro/analyze.ts", what: "analyzer: word scan, whole analysis" },
   { file: "bench/micro/route.ts", what: "analyze + route" },
   { file: "bench/micro/request-path.ts", what: "whole request, in-process" },
   { file: "bench/micro/stream-translate.ts", what: "stream per format (200 chunks)" },
