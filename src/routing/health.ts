@@ -87,6 +87,8 @@ export class ProviderHealth {
   private tenants: ProviderHealth | null = null;
   /** Counts changes that may move a score() or expectedLatencyMs() answer (epoch()). */
   private changes = 0;
+  /** Counts the changes among them that may move a score() answer (scoreEpoch()). */
+  private scoreChanges = 0;
   /** When the earliest open circuit turns half-open by time alone (no outcome recorded). */
   private turnsAt = Infinity;
   /** The breakers one record() failed, looked at for their turn once it is done. */
@@ -125,20 +127,22 @@ export class ProviderHealth {
     // Both keys agreed before any probe slot is taken, so a rejection never leaks a slot.
     if (pa === PROBE) p!.startProbe(now);
     if (ma === PROBE) m!.startProbe(now);
-    if (pa === PROBE || ma === PROBE) this.changes++;
+    if (pa === PROBE || ma === PROBE) this.changed();
     return pa === PROBE || ma === PROBE ? ADMITTED_PROBE : ADMITTED;
   }
 
   record(provider: string, model: string, outcome: HealthOutcome, probe = false, credential?: string | null): void {
     this.changes++;
+    // A success moves a score only where it lowers an error rate or closes a circuit.
+    if (!outcome.ok) this.scoreChanges++;
     if (credential) {
       this.tenants ??= new ProviderHealth(this.options);
       return this.tenants.record(tenantKey(credential, provider), modelKey(provider, model), outcome, probe);
     }
     const key = modelKey(provider, model);
     if (outcome.ok) {
-      this.breaker(this.providers, provider).success(outcome.latencyMs, probe);
-      this.breaker(this.models, key).success(outcome.latencyMs, probe);
+      this.succeeded(this.breaker(this.providers, provider), outcome.latencyMs, probe);
+      this.succeeded(this.breaker(this.models, key), outcome.latencyMs, probe);
       return;
     }
     const blame = blameOf(outcome.failureClass);
@@ -153,14 +157,33 @@ export class ProviderHealth {
   /** Changes whenever a score() or expectedLatencyMs() answer may have: any recorded outcome, a
    * probe admitted, or an open circuit's cooldown run out. Memoised routing keys on it (route-memo.ts). */
   epoch(): number {
-    if (this.turnsAt !== Infinity && this.now() >= this.turnsAt) {
-      this.changes++;
-      this.turnsAt = Infinity;
-      // Any other circuit still open turns later: found again by a scan (rare: only after a turn).
-      this.noteTurns(this.providers.values());
-      this.noteTurns(this.models.values());
-    }
+    this.checkTurn();
     return this.changes + (this.tenants?.epoch() ?? 0);
+  }
+
+  /** Changes whenever a score() answer may have (not on latency alone). */
+  scoreEpoch(): number {
+    this.checkTurn();
+    return this.scoreChanges + (this.tenants?.scoreEpoch() ?? 0);
+  }
+
+  private changed(): void {
+    this.changes++;
+    this.scoreChanges++;
+  }
+
+  private checkTurn(): void {
+    if (this.turnsAt === Infinity || this.now() < this.turnsAt) return;
+    this.changed();
+    this.turnsAt = Infinity;
+    // Any other circuit still open turns later: found again by a scan (rare: only after a turn).
+    this.noteTurns(this.providers.values());
+    this.noteTurns(this.models.values());
+  }
+
+  private succeeded(b: CircuitBreaker, latencyMs: number, probe: boolean): void {
+    if (b.state !== "closed" || b.errorRate !== 0) this.scoreChanges++;
+    b.success(latencyMs, probe);
   }
 
   private watch(b: CircuitBreaker): CircuitBreaker {
@@ -219,6 +242,7 @@ export class ProviderHealth {
 
   private evictOldest(): void {
     const map = this.models.size > 0 ? this.models : this.providers;
+    this.changed();
     const oldest = map.keys().next();
     if (!oldest.done) map.delete(oldest.value);
   }

@@ -1,12 +1,12 @@
-// Memoised scoring (docs/routing.md "Score"): the same eligible models, scoring input, project and
-// credentials rank the same way until provider health or feedback changes (their epochs are in the
-// key), so a repeated request is not scored again. A bounded LRU per ProviderHealth (one per gw).
+// Memoised scoring (docs/routing.md "Score"): the same eligible models, profile, task, project and
+// credentials read the same qualities and health factors until feedback or a breaker changes (their
+// epochs are in the key); only the request's cost and the latencies are scored again. LRU per gw.
 import type { CatalogModel } from "./catalog-types.ts";
 import type { FeedbackQuality } from "./feedback-quality.ts";
 import type { ProviderHealth } from "./health.ts";
-import { scoreModels, type Decision, type ScoreInput } from "./score.ts";
+import { prepareScoring, rankPrepared, scoreModels, type Decision, type Prepared, type ScoreInput } from "./score.ts";
 
-/** Most decisions kept: past it the least recently used goes. */
+/** Most keys kept: past it the least recently used goes. */
 export const MEMO_KEYS = 1_000;
 
 /** Whose request is scored: feedback is read per project, health per project credential. */
@@ -17,13 +17,24 @@ export interface ScoreScope {
   credentialOf(provider: string): string | undefined;
 }
 
-export interface MemoStats { hits: number; misses: number; size: number }
+/** `hits` reused the qualities and health factors, `whole` of them the whole ranking too. */
+export interface MemoStats { hits: number; whole: number; misses: number; size: number }
+
+/** The last ranking is kept with what it was made for: the same sizes and no new outcome reuse it. */
+interface Entry {
+  prepared: Prepared;
+  inputTokens: number;
+  outputTokens: number;
+  epoch: number;
+  decision: Decision;
+}
 
 class Memo {
-  readonly decisions = new Map<string, Decision>();
+  readonly entries = new Map<string, Entry>();
   /** Catalog models numbered as first seen: the key names the eligible set by these numbers. */
   readonly numbers = new Map<CatalogModel, number>();
   hits = 0;
+  whole = 0;
   misses = 0;
 
   numberOf(m: CatalogModel): number {
@@ -41,10 +52,10 @@ function memoOf(health: ProviderHealth): Memo {
   return memo;
 }
 
-/** Everything scoreModels' answer depends on. Shared by reference: callers must not change it. */
+/** Everything prepareScoring's answer depends on. */
 function keyOf(memo: Memo, health: ProviderHealth, feedback: FeedbackQuality, eligible: readonly CatalogModel[], input: ScoreInput, scope: ScoreScope): string {
-  let key = `${input.profile}|${input.mode}|${input.minQuality}|${input.task}|${input.workload}|${input.complexity}|${input.inputTokens}|${input.outputTokens}` +
-    `|${scope.test}|${scope.projectId}|${health.epoch()}|${feedback.epoch()}|`;
+  let key = `${input.profile}|${input.mode}|${input.minQuality}|${input.task}|${input.workload}|${input.complexity}` +
+    `|${scope.test}|${scope.projectId}|${health.scoreEpoch()}|${feedback.epoch()}|`;
   for (const m of eligible) key += `${memo.numberOf(m)},`;
   if (scope.test) return key;
   // Health is read per credential: a project's own key has its own breakers.
@@ -57,36 +68,47 @@ function keyOf(memo: Memo, health: ProviderHealth, feedback: FeedbackQuality, el
   return key;
 }
 
-/** scoreModels over `eligible` with health and feedback as the route stage reads them, reused while
- * its key holds. The answer is the one scoreUnmemoised gives (test/routing/route-memo.test.ts). */
+/** scoreModels over `eligible` with health and feedback as the route stage reads them. The answer
+ * is the one scoreUnmemoised gives (test/routing/route-memo.test.ts); it is shared: never changed. */
 export function scoreEligible(health: ProviderHealth, feedback: FeedbackQuality, eligible: readonly CatalogModel[], input: ScoreInput, scope: ScoreScope): Decision {
   const memo = memoOf(health);
   const key = keyOf(memo, health, feedback, eligible, input, scope);
-  const hit = memo.decisions.get(key);
-  if (hit) {
-    memo.hits++;
-    memo.decisions.delete(key);
-    memo.decisions.set(key, hit);
-    return hit;
+  const epoch = health.epoch();
+  const latencyOf = (m: CatalogModel) => health.expectedLatencyMs(m.provider, m.id);
+  const entry = memo.entries.get(key);
+  if (!entry) {
+    memo.misses++;
+    const prepared = prepareScoring([...eligible], input, healthOf(health, scope), qualityOf(feedback, scope));
+    const decision = rankPrepared(prepared, input, latencyOf);
+    if (memo.entries.size >= MEMO_KEYS) memo.entries.delete(memo.entries.keys().next().value ?? "");
+    memo.entries.set(key, { prepared, inputTokens: input.inputTokens, outputTokens: input.outputTokens, epoch, decision });
+    return decision;
   }
-  memo.misses++;
-  const decision = scoreUnmemoised(health, feedback, eligible, input, scope);
-  if (memo.decisions.size >= MEMO_KEYS) memo.decisions.delete(memo.decisions.keys().next().value ?? "");
-  memo.decisions.set(key, decision);
-  return decision;
+  memo.entries.delete(key);
+  memo.entries.set(key, entry);
+  memo.hits++;
+  if (entry.epoch === epoch && entry.inputTokens === input.inputTokens && entry.outputTokens === input.outputTokens) {
+    memo.whole++;
+    return entry.decision;
+  }
+  entry.decision = rankPrepared(entry.prepared, input, latencyOf);
+  entry.inputTokens = input.inputTokens;
+  entry.outputTokens = input.outputTokens;
+  entry.epoch = epoch;
+  return entry.decision;
 }
+
+const healthOf = (health: ProviderHealth, scope: ScoreScope) => (m: CatalogModel) =>
+  (scope.test ? 1 : health.score(m.provider, m.id, scope.credentialOf(m.provider)));
+const qualityOf = (feedback: FeedbackQuality, scope: ScoreScope) => (m: CatalogModel, t: Parameters<FeedbackQuality["quality"]>[1]) =>
+  feedback.quality(m, t, scope.test, scope.projectId);
 
 export function scoreUnmemoised(health: ProviderHealth, feedback: FeedbackQuality, eligible: readonly CatalogModel[], input: ScoreInput, scope: ScoreScope): Decision {
-  return scoreModels(
-    eligible, input,
-    (m) => health.expectedLatencyMs(m.provider, m.id),
-    (m) => (scope.test ? 1 : health.score(m.provider, m.id, scope.credentialOf(m.provider))),
-    (m, t) => feedback.quality(m, t, scope.test, scope.projectId),
-  );
+  return scoreModels(eligible, input, (m) => health.expectedLatencyMs(m.provider, m.id), healthOf(health, scope), qualityOf(feedback, scope));
 }
 
-/** Hits and misses since start (the bench and the memo test read them). */
+/** Counts since start (the bench and the memo test read them). */
 export function memoStats(health: ProviderHealth): MemoStats {
   const memo = memoOf(health);
-  return { hits: memo.hits, misses: memo.misses, size: memo.decisions.size };
+  return { hits: memo.hits, whole: memo.whole, misses: memo.misses, size: memo.entries.size };
 }

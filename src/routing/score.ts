@@ -92,61 +92,120 @@ const qualityTaskOf = (input: ScoreInput): TaskKind =>
 export const latencyPriorMs = (m: CatalogModel, outputTokens: number): number =>
   400 + outputTokens * (4 + Math.sqrt(m.output_price) * 4);
 
+/** What scoring reads from feedback and health, apart from the request's size and the latencies:
+ * route-memo.ts keeps it while feedback and breaker states hold. */
+export interface Prepared {
+  requiredQuality: number;
+  weights: Weights;
+  qualityTask: TaskKind;
+  models: readonly CatalogModel[];
+  quality: number[];
+  health: number[];
+  /** Quality capped at what the request needs, and its span. */
+  useful: number[];
+  qMin: number;
+  qMax: number;
+}
+
+/** Math.min/Math.max of every value (NaN and signed zeros alike), without spreading. */
+function span(xs: readonly number[]): readonly [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const x of xs) {
+    lo = Math.min(lo, x);
+    hi = Math.max(hi, x);
+  }
+  return [lo, hi];
+}
+const norm = (x: number, lo: number, hi: number) => (hi > lo ? (x - lo) / (hi - lo) : 1);
+
+export function prepareScoring(
+  models: readonly CatalogModel[],
+  input: ScoreInput,
+  /** 0..1 from provider health (1 healthy): scales the score, so a failing provider sinks. */
+  healthOf: (m: CatalogModel) => number = () => 1,
+  /** Quality for a task: the catalog prior, or its blend with feedback (feedback-quality.ts). */
+  qualityOf: (m: CatalogModel, task: TaskKind) => number = (m, task) => m.quality[task] ?? m.quality.general,
+): Prepared {
+  const requiredQ = requiredQuality(input);
+  const qualityTask = qualityTaskOf(input);
+  const quality = models.map((m) => qualityOf(m, qualityTask));
+  // Quality above what the request needs earns nothing more: a greeting does not pay for a
+  // reasoning model's quality (the margin keeps a little preference for headroom).
+  const useful = quality.map((q) => Math.min(q, requiredQ + QUALITY_HEADROOM));
+  const [qMin, qMax] = span(useful);
+  return {
+    requiredQuality: requiredQ, weights: weightsFor(input), qualityTask, models, quality,
+    health: models.map(healthOf), useful, qMin, qMax,
+  };
+}
+
+/** Ranks prepared models for this request's size and the latencies measured now. */
+export function rankPrepared(
+  p: Prepared,
+  input: ScoreInput,
+  measuredLatencyMs: (m: CatalogModel) => number | null = () => null,
+): Decision {
+  const { weights, useful, qMin, qMax, models } = p;
+  const n = models.length;
+  const costs: number[] = new Array(n);
+  const latencies: number[] = new Array(n);
+  const logCost: number[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const model = models[i]!;
+    costs[i] = maxCostOf(model, input.inputTokens, input.outputTokens);
+    latencies[i] = measuredLatencyMs(model) ?? latencyPriorMs(model, input.outputTokens);
+    // Costs span three orders of magnitude: compared on a log scale, latency and quality linearly.
+    logCost[i] = Math.log(costs[i]! + 1e-9);
+  }
+  const [cMin, cMax] = span(logCost);
+  const [lMin, lMax] = span(latencies);
+  // Meeting the quality bar first, by score; below it, by quality (the best fallback available).
+  const meeting: Scored[] = [];
+  const below: Scored[] = [];
+  for (let i = 0; i < n; i++) {
+    const score = weights.quality * norm(useful[i]!, qMin, qMax) + weights.cost * (1 - norm(logCost[i]!, cMin, cMax)) +
+      weights.latency * (1 - norm(latencies[i]!, lMin, lMax));
+    const quality = p.quality[i]!;
+    const meetsQuality = quality >= p.requiredQuality;
+    const row: Scored = {
+      model: models[i]!, quality, expectedCost: costs[i]!, latencyMs: latencies[i]!,
+      score: Math.round(score * p.health[i]! * 1000) / 1000, meetsQuality,
+    };
+    (meetsQuality ? meeting : below).push(row);
+  }
+  meeting.sort((a, b) => b.score - a.score);
+  below.sort((a, b) => b.quality - a.quality);
+  return { requiredQuality: p.requiredQuality, weights, qualityTask: p.qualityTask, ranked: [...diversify(meeting), ...diversify(below)] };
+}
+
 /** Scores the eligible models (already filtered by the caller's exclusions). */
 export function scoreModels(
   models: readonly CatalogModel[],
   input: ScoreInput,
   measuredLatencyMs: (m: CatalogModel) => number | null = () => null,
-  /** 0..1 from provider health (1 healthy): scales the score, so a failing provider sinks. */
   healthOf: (m: CatalogModel) => number = () => 1,
-  /** Quality for a task: the catalog prior, or its blend with feedback (feedback-quality.ts). */
-  qualityOf: (m: CatalogModel, task: TaskKind) => number = (m, task) => m.quality[task] ?? m.quality.general,
+  qualityOf?: (m: CatalogModel, task: TaskKind) => number,
 ): Decision {
-  const requiredQ = requiredQuality(input);
-  const weights = weightsFor(input);
-  const qualityTask = qualityTaskOf(input);
-  const rows = models.map((model) => ({
-    model,
-    quality: qualityOf(model, qualityTask),
-    expectedCost: maxCostOf(model, input.inputTokens, input.outputTokens),
-    latencyMs: measuredLatencyMs(model) ?? latencyPriorMs(model, input.outputTokens),
-  }));
-  // Costs span three orders of magnitude: compared on a log scale, latency and quality linearly.
-  const logCost = rows.map((r) => Math.log(r.expectedCost + 1e-9));
-  const span = (xs: number[]) => [Math.min(...xs), Math.max(...xs)] as const;
-  const [cMin, cMax] = span(logCost);
-  const [lMin, lMax] = span(rows.map((r) => r.latencyMs));
-  // Quality above what the request needs earns nothing more: a greeting does not pay for a
-  // reasoning model's quality (the margin keeps a little preference for headroom).
-  const useful = rows.map((r) => Math.min(r.quality, requiredQ + QUALITY_HEADROOM));
-  const [qMin, qMax] = span(useful);
-  const norm = (x: number, lo: number, hi: number) => (hi > lo ? (x - lo) / (hi - lo) : 1);
-  const scored: Scored[] = rows.map((r, i) => {
-    const score = weights.quality * norm(useful[i]!, qMin, qMax) + weights.cost * (1 - norm(logCost[i]!, cMin, cMax)) +
-      weights.latency * (1 - norm(r.latencyMs, lMin, lMax));
-    return { ...r, score: Math.round(score * healthOf(r.model) * 1000) / 1000, meetsQuality: r.quality >= requiredQ };
-  });
-  // Meeting the quality bar first, by score; below it, by quality (the best fallback available).
-  const meeting = scored.filter((s) => s.meetsQuality).sort((a, b) => b.score - a.score);
-  const below = scored.filter((s) => !s.meetsQuality).sort((a, b) => b.quality - a.quality);
-  return { requiredQuality: requiredQ, weights, qualityTask, ranked: [...diversify(meeting), ...diversify(below)] };
+  return rankPrepared(prepareScoring(models, input, healthOf, qualityOf), input, measuredLatencyMs);
 }
 
 /** Keeps the order, except that each next attempt prefers a provider not tried yet: a provider
  * outage then costs one attempt, not several (issue 5 item 5). */
 export function diversify<T extends { model: CatalogModel }>(ranked: T[]): T[] {
+  // Each pass takes, in order, the first one left of every provider; then the next pass starts.
   const out: T[] = [];
-  const rest = [...ranked];
-  const used = new Set<string>();
-  while (rest.length > 0) {
-    let i = rest.findIndex((r) => !used.has(r.model.provider));
-    if (i < 0) {
-      used.clear();
-      i = 0;
+  const taken = new Uint8Array(ranked.length);
+  const used: string[] = [];
+  while (out.length < ranked.length) {
+    used.length = 0;
+    for (let i = 0; i < ranked.length; i++) {
+      const r = ranked[i]!;
+      if (taken[i] === 1 || used.includes(r.model.provider)) continue;
+      used.push(r.model.provider);
+      taken[i] = 1;
+      out.push(r);
     }
-    const [next] = rest.splice(i, 1);
-    used.add(next!.model.provider);
-    out.push(next!);
   }
   return out;
 }

@@ -19,6 +19,7 @@ import { route } from "../../src/pipeline/stages/route.ts";
 import { newState, type RequestState } from "../../src/pipeline/state.ts";
 import type { GwOptions } from "../../src/schema/chat-completions.ts";
 import { MEMO_KEYS, memoStats, scoreUnmemoised } from "../../src/routing/route-memo.ts";
+import { diversify } from "../../src/routing/score.ts";
 import { isProfile } from "../../src/routing/profiles.ts";
 import { taskKindOf } from "../../src/routing/routing-input.ts";
 
@@ -150,6 +151,15 @@ describe("memoised routing gives the fresh scoring's answer", () => {
     for (let i = 0; i < 30; i++) deps.feedback.record(live.project.id, "openai/gpt-4o-mini", "chat", 5);
     for (let i = 0; i < 30; i++) deps.feedback.record(live.project.id, "mistral/mistral-small-latest", "coding", 1);
     expect(runMany(0, 300)).toBeGreaterThan(180);
+
+    // Two failures raise an error rate (the circuit stays closed); successes lower it again.
+    deps.health.record("mistral", "mistral/mistral-small-latest", { ok: false, failureClass: "transient" });
+    deps.health.record("mistral", "mistral/mistral-small-latest", { ok: false, failureClass: "transient" });
+    expect(runMany(0, 50)).toBeGreaterThan(30);
+    deps.health.record("mistral", "mistral/mistral-small-latest", { ok: true, latencyMs: 300 });
+    expect(runMany(0, 50)).toBeGreaterThan(30);
+    deps.health.record("mistral", "mistral/mistral-small-latest", { ok: true, latencyMs: 320 });
+    expect(runMany(0, 50)).toBeGreaterThan(30);
   });
 
   test("an open circuit's cooldown running out changes the score with no outcome recorded", () => {
@@ -161,15 +171,47 @@ describe("memoised routing gives the fresh scoring's answer", () => {
     expect(runMany(300, 340)).toBeGreaterThan(20);
   });
 
-  test("the memo is bounded: a health change before every request leaves at most MEMO_KEYS decisions", () => {
+  test("the memo is bounded: as many minimum qualities as keys and more leave MEMO_KEYS entries", () => {
     for (let i = 0; i < MEMO_KEYS + 200; i++) {
-      deps.health.record("openai", "openai/gpt-4o", { ok: true, latencyMs: 100 + i });
+      const state = stateOf(i);
+      state.options = { routing: { min_quality: i / (MEMO_KEYS + 200) } };
       try {
-        route(deps, stateOf(i));
+        route(deps, state);
       } catch {
         // no model for this one: nothing memoised
       }
     }
     expect(memoStats(deps.health).size).toBe(MEMO_KEYS);
+  });
+});
+
+describe("diversify (one pass per provider round, no splicing)", () => {
+  /** The order as first written (issue 5 item 5): each next pick the first one left of an unused
+   * provider, all providers used again once every one left is of a used provider. */
+  function reference<T extends { model: { provider: string } }>(ranked: T[]): T[] {
+    const out: T[] = [];
+    const rest = [...ranked];
+    const used = new Set<string>();
+    while (rest.length > 0) {
+      let i = rest.findIndex((r) => !used.has(r.model.provider));
+      if (i < 0) {
+        used.clear();
+        i = 0;
+      }
+      const [next] = rest.splice(i, 1);
+      used.add(next!.model.provider);
+      out.push(next!);
+    }
+    return out;
+  }
+
+  test("gives the first-written order for 2,000 random lists", () => {
+    let seed = 7;
+    const rnd = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+    const models = deps.catalog.models;
+    for (let k = 0; k < 2_000; k++) {
+      const list = Array.from({ length: rnd(20) }, (_, i) => ({ model: models[rnd(models.length)]!, i }));
+      expect(diversify(list)).toEqual(reference(list));
+    }
   });
 });
