@@ -116,6 +116,16 @@ describe("charges carried by the log row", () => {
     expect(billing.account(project.id)).toMatchObject({ balance: 1_000_000_000 - 7_000, reserved: 0 });
   });
 
+  test("a row rejected by a constraint still has its charge written, once however often its batch is retried", () => {
+    const { billing, requests, project, count } = fresh();
+    const rows = Array.from({ length: 20 }, () => row(project.id));
+    const prepared = rows.map((r) => ({ ...prepareRow(r), ledger: billing.settle(project.id, undefined, settlement(r.id, 10))!.entries }));
+    prepared[3]!.values[4] = null; // created_at is NOT NULL
+    expect(requests.insertPrepared(prepared)).toEqual([rows[3]!.id]);
+    expect(requests.insertPrepared(prepared)).toEqual([rows[3]!.id]);
+    expect(count("charge")).toBe(20);
+  });
+
   test("a row that is dropped, or a failing batch, never loses its charge", async () => {
     const { billing, requests, project, count } = fresh();
     let failures = 2;

@@ -52,6 +52,15 @@ export function ledgerRepo(db: Database) {
   const appendMany = db.transaction((entries: LedgerEntry[]) => {
     for (const e of entries) write(e);
   });
+  const settledRow = db.query<{ one: number }, [string, string, number, string]>(
+    "SELECT 1 AS one FROM ledger WHERE project_id = ? AND kind = ? AND created_at = ? AND request_id = ?",
+  );
+  /** A request's entries, unless its charge (or cache row) is already written (a retried batch). */
+  const appendOnce = db.transaction((entries: LedgerEntry[]) => {
+    const settle = entries.find((e) => e.kind === "charge" || e.kind === "cache");
+    if (settle?.requestId && settledRow.get(settle.projectId, settle.kind, settle.createdAt, settle.requestId)) return;
+    for (const e of entries) write(e);
+  });
   // Settle rows since a time: which uncommitted entries a read already finds in the table.
   const settledSince = db.query<{ request_id: string | null }, [string, number]>(
     "SELECT request_id FROM ledger WHERE project_id = ? AND kind IN ('charge', 'cache') AND created_at >= ?",
@@ -105,6 +114,8 @@ export function ledgerRepo(db: Database) {
     appendInTransaction: (entries: LedgerEntry[]): void => {
       for (const e of entries) write(e);
     },
+    /** A request's entries in their own transaction, once: nothing when its charge is already written. */
+    appendOnce: (entries: LedgerEntry[]): void => appendOnce.immediate(entries),
     /** One entry now, returning its seq (admin credits: acknowledged only once written). */
     append: (entry: LedgerEntry): number => write(entry),
     balanceOf,

@@ -117,8 +117,9 @@ export function requestsRepo(db: Database, traces: TracesRepo = tracesRepo(db), 
       } catch (err) {
         if (!isConstraintError(err)) throw err;
         rejected.push(r.id);
-        // The row cannot be stored; its charge still is (money is never dropped with a log row).
-        if (r.ledger) ledger.appendMany(r.ledger);
+        // The row cannot be stored; its charge still is (money is never dropped with a log row),
+        // once however often the batch is retried.
+        if (r.ledger) ledger.appendOnce(r.ledger);
       }
     }
     return rejected;
