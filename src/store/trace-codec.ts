@@ -5,7 +5,8 @@ import type { JsonObject } from "../lib/json.ts";
 import { reasonNotesOf, reasonSentences } from "./trace-reasons.ts";
 
 /** Format 2: format 1's layout, with `reasons` stored as notes (trace-reasons.ts) that decode to
- * their sentences. Key lists below never change once released: a new layout is format 3. */
+ * their sentences and common exclusions as numbers (EXCLUDED). Key lists below never change once
+ * released: a new layout is format 3. */
 const FORMAT = 2;
 
 const TOP: Record<string, string> = {
@@ -58,9 +59,40 @@ function fromTuple(t: Json[], keys: readonly string[]): Obj {
 }
 
 /** A candidate: [model, provider (0: the model id's prefix), rank (true: its index), score, quality,
- * below (1), excluded]; absent fields are null (below: 0) and cut at the end. */
+ * below (1), excluded (a number: its EXCLUDED entry)]; absent fields are null (below: 0) and cut at
+ * the end. */
 const CANDIDATE = ["model", "provider", "rank", "score", "quality", "below_required_quality", "excluded"];
 const ABSENT: readonly Json[] = [null, null, null, null, null, 0, null];
+
+/** Exclusions most traces repeat for many candidates, stored as their index (format 2): the text
+ * before and after the candidate's provider. Never reordered; a new one goes at the end. */
+const EXCLUDED: readonly (readonly [string, string])[] = [
+  ["provider ", " not enabled"],
+  ["provider ", " not in the project's allowed_providers"],
+  ["provider ", " blocked by the project's policy"],
+  ["no project key for ", " (the API key is BYOK only)"],
+];
+
+/** The EXCLUDED texts for a provider, made once per provider (a handful): comparing whole
+ * strings costs less than matching the parts of each. */
+const textsByProvider = new Map<string, string[]>();
+
+/** The EXCLUDED index `why` reads as for this provider, or the text itself. */
+function excludedCode(why: string, provider: string): string | number {
+  let texts = textsByProvider.get(provider);
+  if (!texts) {
+    if (textsByProvider.size >= 256) textsByProvider.clear();
+    texts = EXCLUDED.map(([before, after]) => `${before}${provider}${after}`);
+    textsByProvider.set(provider, texts);
+  }
+  for (let i = 0; i < texts.length; i++) if (why === texts[i]) return i;
+  return why;
+}
+
+const excludedText = (code: Json, provider: string): Json => {
+  const entry = typeof code === "number" ? EXCLUDED[code] : undefined;
+  return entry ? `${entry[0]}${provider}${entry[1]}` : code;
+};
 
 function candidate(c: unknown, index: number): Json {
   if (!isObj(c)) return c as Json;
@@ -72,21 +104,23 @@ function candidate(c: unknown, index: number): Json {
     if (at === CANDIDATE.length) return c;
   }
   const { model, provider, rank, score, quality, below_required_quality: below, excluded } = c;
-  if (typeof model !== "string" || typeof provider !== "string" || rank === undefined || below === false || score === null || quality === null || excluded === null) return c;
+  if (typeof model !== "string" || typeof provider !== "string" || rank === undefined || below === false || score === null || quality === null || (excluded !== undefined && typeof excluded !== "string")) return c;
   const t: Json[] = [model, provider === model.slice(0, model.indexOf("/")) ? 0 : provider, rank === index ? true : rank,
-    score ?? null, quality ?? null, below ? 1 : 0, excluded ?? null];
+    score ?? null, quality ?? null, below ? 1 : 0, excluded === undefined ? null : excludedCode(excluded, provider)];
   while (t.length > 3 && t.at(-1) === ABSENT[t.length - 1]) t.pop();
   return t;
 }
 
-function fromCandidate(t: Json, index: number): Json {
+/** `codes`: format 2, where a number in the excluded slot is an EXCLUDED index. */
+function fromCandidate(t: Json, index: number, codes: boolean): Json {
   if (!Array.isArray(t)) return t;
   const [model, provider, rank, score, quality, below, excluded] = t as [string, string | 0, Json, Json?, Json?, Json?, Json?];
-  const c: Obj = { model, provider: provider === 0 ? model.slice(0, model.indexOf("/")) : provider, rank: rank === true ? index : rank };
+  const named = provider === 0 ? model.slice(0, model.indexOf("/")) : provider;
+  const c: Obj = { model, provider: named, rank: rank === true ? index : rank };
   if (score !== undefined && score !== null) c.score = score;
   if (quality !== undefined && quality !== null) c.quality = quality;
   if (below === 1) c.below_required_quality = true;
-  if (excluded !== undefined && excluded !== null) c.excluded = excluded;
+  if (excluded !== undefined && excluded !== null) c.excluded = codes ? excludedText(excluded, named) : excluded;
   return c;
 }
 
@@ -121,7 +155,7 @@ export function decodeTrace(stored: JsonObject | null): JsonObject | null {
     if (short === "~") continue;
     const key = FROM_TOP[short] ?? short;
     let v = stored[short]!;
-    if (key === "candidates" && Array.isArray(v)) v = v.map(fromCandidate);
+    if (key === "candidates" && Array.isArray(v)) v = v.map((t, i) => fromCandidate(t, i, stored["~"] === FORMAT));
     else if (key === "attempts" && Array.isArray(v)) v = v.map((a) => (Array.isArray(a) ? fromTuple(a, ATTEMPT) : a));
     else if (TUPLES[key] && Array.isArray(v)) v = fromTuple(v, TUPLES[key]!);
     out[key] = v;
