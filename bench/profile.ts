@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { summarise } from "./lib/cpu-profile.ts";
-import { cpuSeconds } from "./lib/proc-stats.ts";
+import { cpuSeconds, mainThreadCpuSeconds } from "./lib/proc-stats.ts";
 import { startGw, startUpstream, stop, stopAll } from "./lib/processes.ts";
 import { chatBody, settings } from "./lib/stack.ts";
 import { envNumber } from "./lib/stats.ts";
@@ -31,10 +31,12 @@ try {
   };
   await runWrk(target, { seconds: settings.warmupSeconds, connections: settings.connections });
   const cpu0 = cpuSeconds(gw.proc.pid);
+  const main0 = mainThreadCpuSeconds(gw.proc.pid);
   const loadStart = performance.now();
   const w = await runWrk(target, { seconds, connections: settings.connections });
   const loadEnd = performance.now();
   const cpuUs = ((cpuSeconds(gw.proc.pid) - cpu0) / w.requests) * 1e6;
+  const mainUs = ((mainThreadCpuSeconds(gw.proc.pid) - main0) / w.requests) * 1e6;
   await stop(gw.proc, 20_000);
   const exited = performance.now();
   const file = readdirSync(dir).includes(name) ? join(dir, name) : null;
@@ -44,7 +46,7 @@ try {
   const md = [
     `Profile of gw's request thread (\`bun --cpu-prof\`, 1 ms sampling): ${new Date().toISOString()}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), Bun ${Bun.version}, commit ${commit}${dirty ? " + uncommitted changes in src/" : ""}.`,
     `Load: wrk -t1 -c${settings.connections}, ${seconds} s after a ${settings.warmupSeconds} s warm-up; model \`${model}\`, live key, project with rate_limits set, cache on, a unique prompt per request (no hits); the scripted upstream answers at once.`,
-    `Under the profiler: ${w.rps.toFixed(0)} req/s, p50 ${w.p50.toFixed(2)} ms, p99 ${w.p99.toFixed(2)} ms, ${w.errors} errors, ${cpuUs.toFixed(0)} µs CPU per request (both threads, profiler included).`,
+    `Under the profiler: ${w.rps.toFixed(0)} req/s, p50 ${w.p50.toFixed(2)} ms, p99 ${w.p99.toFixed(2)} ms, ${w.errors} errors, ${cpuUs.toFixed(0)} µs CPU per request, ${mainUs.toFixed(0)} of them on the request thread (profiler included).`,
     `Profile file: ${file} (open in Chrome DevTools or speedscope; \`bun bench/lib/cpu-profile.ts FILE\` prints this summary).`,
     "",
     s.markdown,

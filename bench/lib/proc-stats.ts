@@ -8,10 +8,19 @@ const CLK_TCK = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().t
 
 /** User + system CPU seconds of all the process's threads so far. */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return ticksOf(readFileSync(`/proc/${pid}/stat`, "utf8")) / CLK_TCK;
+}
+
+/** CPU seconds of the process's main thread (the one whose thread id is the pid: gw's request
+ * thread), beside the process total. */
+export function mainThreadCpuSeconds(pid: number): number {
+  return ticksOf(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")) / CLK_TCK;
+}
+
+/** utime + stime: after "pid (comm) ", state is field 3, utime field 14, stime field 15. */
+function ticksOf(stat: string): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // After "pid (comm) ": state is field 3, utime field 14, stime field 15.
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  return Number(fields[11]) + Number(fields[12]);
 }
 
 /** Resident set size in MiB. */

@@ -1,7 +1,7 @@
 // Non-streaming chat at saturation (wrk, closed loop), interleaved and repeated: direct, the bare
 // Bun proxy (the floor), Portkey on Bun, and gw in the issue-19 shapes (a) to (d) and (f); median
 // req/s, p50/p95/p99, CPU per request of each server process (gw: both threads) and its RSS.
-import { cpuSeconds, rssMiB } from "../lib/proc-stats.ts";
+import { cpuSeconds, mainThreadCpuSeconds, rssMiB } from "../lib/proc-stats.ts";
 import { fmt, median, ratio, table } from "../lib/stats.ts";
 import { settings, targets, type Scenario, type Stack } from "../lib/stack.ts";
 import { runWrk, type Target, type WrkResult } from "../lib/wrk.ts";
@@ -22,7 +22,7 @@ const TARGETS: Spec[] = [
   { id: "gwTest", name: "gw (f) test mode (no upstream)", target: (s) => targets.gwTest(s, vary), pid: gwPid },
 ];
 
-interface Run extends WrkResult { cpuUs: number; rss: number }
+interface Run extends WrkResult { cpuUs: number; mainUs: number; rss: number }
 
 export const throughput: Scenario = async (stack) => {
   const { rounds, seconds, connections, warmupSeconds } = settings;
@@ -43,8 +43,10 @@ export const throughput: Scenario = async (stack) => {
     // Odd rounds in order, even rounds reversed: no side always follows the same one.
     for (const r of round % 2 ? resolved : [...resolved].reverse()) {
       const cpu0 = cpuSeconds(r.p);
+      const main0 = mainThreadCpuSeconds(r.p);
       const w = await runWrk(r.t, { seconds, connections });
-      const run: Run = { ...w, cpuUs: ((cpuSeconds(r.p) - cpu0) / Math.max(1, w.requests)) * 1e6, rss: rssMiB(r.p) };
+      const per = (s: number) => (s / Math.max(1, w.requests)) * 1e6;
+      const run: Run = { ...w, cpuUs: per(cpuSeconds(r.p) - cpu0), mainUs: per(mainThreadCpuSeconds(r.p) - main0), rss: rssMiB(r.p) };
       runs.get(r.id)!.push(run);
       console.log(`  throughput round ${round} ${r.name}: ${w.rps.toFixed(0)} req/s p50 ${fmt(w.p50)} p99 ${fmt(w.p99)} ms, ${run.cpuUs.toFixed(0)} µs CPU/req, errors ${w.errors}`);
     }
@@ -54,19 +56,19 @@ export const throughput: Scenario = async (stack) => {
     const m = (f: (w: Run) => number) => median(rs.map(f));
     return [t.id, {
       name: t.name, rps: m((w) => w.rps), p50: m((w) => w.p50), p95: m((w) => w.p95), p99: m((w) => w.p99),
-      cpuUs: m((w) => w.cpuUs), rssMiB: Math.max(...rs.map((w) => w.rss)), errors: rs.reduce((a, w) => a + w.errors, 0), rounds: rs,
+      cpuUs: m((w) => w.cpuUs), mainUs: m((w) => w.mainUs), rssMiB: Math.max(...rs.map((w) => w.rss)), errors: rs.reduce((a, w) => a + w.errors, 0), rounds: rs,
     }];
   }));
   const rps = (id: string) => summary[id]!.rps;
   const cpu = (id: string) => summary[id]!.cpuUs;
   const lines = [
-    `wrk -t1 -c${connections}, ${rounds} interleaved rounds x ${seconds} s after a ${warmupSeconds} s warm-up each; medians over rounds. CPU per request is the server process's user + system time over the round (gw: request thread and log worker together; direct: the upstream's own); RSS is the highest after a round.`,
+    `wrk -t1 -c${connections}, ${rounds} interleaved rounds x ${seconds} s after a ${warmupSeconds} s warm-up each; medians over rounds. CPU per request is the server process's user + system time over the round (gw: request thread and log worker together; direct: the upstream's own); "main thread" is the part spent on the process's main thread (gw's request thread; the rest is the log worker, Bun's HTTP client and GC threads); RSS is the highest after a round.`,
     "",
     ...table(
-      ["target", "req/s", "p50 ms", "p95 ms", "p99 ms", "CPU µs/req", "RSS MiB", "vs bare", "errors"],
+      ["target", "req/s", "p50 ms", "p95 ms", "p99 ms", "CPU µs/req", "main thread µs/req", "RSS MiB", "vs bare", "errors"],
       TARGETS.map((t) => {
         const s = summary[t.id]!;
-        return [s.name, fmt(s.rps, 0), fmt(s.p50), fmt(s.p95), fmt(s.p99), fmt(s.cpuUs, 0), fmt(s.rssMiB, 0), ratio(s.rps, rps("bare")), String(s.errors)];
+        return [s.name, fmt(s.rps, 0), fmt(s.p50), fmt(s.p95), fmt(s.p99), fmt(s.cpuUs, 0), fmt(s.mainUs, 0), fmt(s.rssMiB, 0), ratio(s.rps, rps("bare")), String(s.errors)];
       }),
     ),
     "",
@@ -95,6 +97,7 @@ export const throughput: Scenario = async (stack) => {
       ["(a) gw live / bare Bun proxy (req/s)", ratio(rps("gw"), rps("bare"))],
       ["(b) gw limits+credit+budgets / bare (req/s)", ratio(rps("gwLimited"), rps("bare"))],
       ["(a) / (b) gw CPU µs per request vs bare's", `${fmt(cpu("gw"), 0)} / ${fmt(cpu("gwLimited"), 0)} vs ${fmt(cpu("bare"), 0)}`],
+      ["(a) / (b) of which gw's request thread (µs)", `${fmt(summary.gw!.mainUs, 0)} / ${fmt(summary.gwLimited!.mainUs, 0)}`],
       ["(a) gw live / Portkey (req/s)", ratio(rps("gw"), rps("portkey"))],
       ["(d) exact hits / (c) misses (req/s)", ratio(rps("gwCacheHit"), rps("gwCacheMiss"))],
       ["(f) gw test mode req/s", fmt(rps("gwTest"), 0)],
