@@ -47,21 +47,32 @@ export function fits(needs: Needs, ok: (tokens: number) => boolean): boolean {
 
 /** Why the project or key may not use this model's provider (policy providers and regions, an
  * enabled provider or the project's own key), or null when it may. Shared with /embeddings. */
+/** The provider exclusions most candidates of most requests get, made once per provider (the
+ * catalog's providers: a small, fixed set) instead of once per model per request. */
+const perProvider = (make: (provider: string) => string) => {
+  const made = new Map<string, string>();
+  return (provider: string): string => {
+    let text = made.get(provider);
+    if (text === undefined) made.set(provider, (text = make(provider)));
+    return text;
+  };
+};
+const NOT_ALLOWED = perProvider((p) => `provider ${p} not in the project's allowed_providers`);
+const BLOCKED = perProvider((p) => `provider ${p} blocked by the project's policy`);
+const NO_BYOK_KEY = perProvider((p) => `no project key for ${p} (the API key is BYOK only)`);
+const NOT_ENABLED = perProvider((p) => `provider ${p} not enabled`);
+
 export function providerExclusion(deps: Deps, state: RequestState, m: CatalogModel): string | null {
   const policy = state.auth.rules.providers;
-  if (policy.allowed && !policy.allowed.includes(m.provider)) {
-    return `provider ${m.provider} not in the project's allowed_providers`;
-  }
-  if (policy.blocked?.includes(m.provider)) {
-    return `provider ${m.provider} blocked by the project's policy`;
-  }
+  if (policy.allowed && !policy.allowed.includes(m.provider)) return NOT_ALLOWED(m.provider);
+  if (policy.blocked?.includes(m.provider)) return BLOCKED(m.provider);
   const regions = policy.regions;
   if (regions && !m.regions?.some((r) => regions.includes(r))) {
     // Fail closed: a model whose region nobody declared cannot be shown to satisfy the policy.
     return m.regions ? `region ${m.regions.join("/")} not in the project's regions` : "region not declared (set `regions` in GW_CONFIG)";
   }
   if (!state.auth.test && !deps.projectProviders.resolve(state.auth.project.id, m.provider, state.auth.key.byok)) {
-    return state.auth.key.byok ? `no project key for ${m.provider} (the API key is BYOK only)` : `provider ${m.provider} not enabled`;
+    return state.auth.key.byok ? NO_BYOK_KEY(m.provider) : NOT_ENABLED(m.provider);
   }
   return null;
 }
