@@ -10,7 +10,7 @@ import type { IncidentRow, IncidentsRepo } from "../../store/repos/incidents.ts"
 import type { EmitEvent } from "../webhooks/emitter.ts";
 import { metricValue, type BudgetUse } from "./metric-value.ts";
 import { ALERT_WINDOWS, parseAlertRule, patchAlertRule, ruleCheck, type AlertRule } from "./rule.ts";
-import { ScopedTotals, windowRange } from "./scoped-totals.ts";
+import { BACKFILLS_PER_PASS, ScopedTotals, windowRange } from "./scoped-totals.ts";
 import { initialAlertState, step, type AlertSample, type AlertState } from "./state-machine.ts";
 import {
   alertRuleView, builtInIncident, incidentEventData, incidentView, ruleOf, stateOf,
@@ -42,6 +42,8 @@ const hasScope = (rule: AlertRule): boolean => Object.keys(rule.scope).length > 
 
 export class AlertRules {
   private readonly scoped: ScopedTotals;
+  /** Backfills this evaluation pass may still start (BACKFILLS_PER_PASS). */
+  private backfillsLeft = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly o: AlertRulesOptions) {
@@ -117,6 +119,7 @@ export class AlertRules {
    * opening or a resolution writes the incident and emits its event. One rule failing skips it. */
   evaluate(): void {
     const now = this.o.clock.now();
+    this.backfillsLeft = BACKFILLS_PER_PASS;
     for (const stored of this.o.rules.all()) {
       try {
         const rule = ruleOf(stored);
@@ -135,12 +138,7 @@ export class AlertRules {
   }
 
   start(): void {
-    // Scoped rules count from the request log's recent rows, then from each recorded request.
-    const now = this.o.clock.now();
-    for (const stored of this.o.rules.all()) {
-      const rule = ruleOf(stored);
-      if (hasScope(rule) && !this.scoped.watching(stored.id)) this.scoped.watch(stored.id, stored.projectId, rule, ALERT_WINDOWS[rule.window], now);
-    }
+    // Scoped rules start counting at the passes that follow, a few backfills a pass.
     this.timer ??= setInterval(() => this.evaluate(), this.o.intervalMs);
   }
 
@@ -150,6 +148,12 @@ export class AlertRules {
   }
 
   private evaluateRule(stored: StoredAlertRule, rule: AlertRule, now: number): void {
+    if (hasScope(rule) && !this.scoped.watching(stored.id)) {
+      // Not counted yet (after a restart): its backfill waits for a pass with room, state untouched.
+      if (this.backfillsLeft <= 0) return;
+      this.backfillsLeft--;
+      this.scoped.watch(stored.id, stored.projectId, rule, ALERT_WINDOWS[rule.window], now);
+    }
     const sample = this.sample(stored, rule, now);
     const { state, transition } = step(stateOf(stored), sample, ruleCheck(rule), now);
     this.o.rules.setState(stored.id, JSON.stringify(state));
@@ -185,7 +189,6 @@ export class AlertRules {
       const { from, to } = windowRange(now, windowMs);
       return this.o.projectTotals(stored.projectId, from, to);
     }
-    if (!this.scoped.watching(stored.id)) this.scoped.watch(stored.id, stored.projectId, rule, windowMs, now);
     return this.scoped.totals(stored.id, now);
   }
 

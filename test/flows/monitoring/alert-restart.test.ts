@@ -56,4 +56,29 @@ describe("alert rules across a restart", () => {
       await s.stop();
     }
   });
+
+  test("after a restart a pass backfills at most two scoped rules; the others wait, their state untouched", async () => {
+    let s = start();
+    const projectId = createProject(s.deps.repos.projects, { name: "many-scoped" }).id;
+    const key = issueKey(s.deps.repos.apiKeys, { projectId, scopes: null, mode: "test" }).secret;
+    const base = { metric: "error_rate", op: "gt", threshold: 50, window: "5m", min_requests: 5, scope: { model: "gw-test:upstream_error" } };
+    for (const name of ["s1", "s2", "s3"]) expect((await adminCall(s, "POST", `/projects/${projectId}/alert-rules`, { ...base, name })).status).toBe(201);
+    for (let i = 0; i < 6; i++) expect((await post(`${s.url}/chat/completions`, key, { model: "gw-test:upstream_error", messages: [{ role: "user", content: `many ${i}` }] })).status).toBe(502);
+    await s.deps.logWriter.drain();
+    await s.stop();
+
+    clock.advance(10_000);
+    s = start();
+    try {
+      // The data directory is shared with the test above: its scoped rule may take a slot too.
+      s.deps.alerts.evaluate();
+      const first = Object.values(await states(s, projectId));
+      expect(first.filter((state) => state === "firing").length).toBeGreaterThanOrEqual(1);
+      expect(first.filter((state) => state === "normal").length).toBeGreaterThanOrEqual(1);
+      s.deps.alerts.evaluate();
+      expect(await states(s, projectId)).toEqual({ s1: "firing", s2: "firing", s3: "firing" });
+    } finally {
+      await s.stop();
+    }
+  });
 });
