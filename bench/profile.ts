@@ -27,7 +27,11 @@ try {
   await gw.patchProject({ policy: { rate_limits: { rpm: 100_000_000, tpm: 100_000_000_000 } } });
   const target = {
     url: `${gw.url}/chat/completions`, body: chatBody(model, false, true),
-    headers: { "content-type": "application/json", authorization: `Bearer ${gw.liveKey}` },
+    headers: {
+      "content-type": "application/json", authorization: `Bearer ${gw.liveKey}`,
+      // Scenarios (a) and (b) send X-Gw-Cache: off; PROFILE_CACHE=off profiles that path.
+      ...(process.env.PROFILE_CACHE === "off" ? { "x-gw-cache": "off" } : {}),
+    },
   };
   await runWrk(target, { seconds: settings.warmupSeconds, connections: settings.connections });
   const cpu0 = cpuSeconds(gw.proc.pid);
@@ -45,7 +49,7 @@ try {
   const s = summarise(file, 25, { fromMsBeforeEnd: exited - loadStart, toMsBeforeEnd: exited - loadEnd });
   const md = [
     `Profile of gw's request thread (\`bun --cpu-prof\`, 1 ms sampling): ${new Date().toISOString()}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), Bun ${Bun.version}, commit ${commit}${dirty ? " + uncommitted changes in src/" : ""}.`,
-    `Load: wrk -t1 -c${settings.connections}, ${seconds} s after a ${settings.warmupSeconds} s warm-up; model \`${model}\`, live key, project with rate_limits set, cache on, a unique prompt per request (no hits); the scripted upstream answers at once.`,
+    `Load: wrk -t1 -c${settings.connections}, ${seconds} s after a ${settings.warmupSeconds} s warm-up; model \`${model}\`, live key, project with rate_limits set, cache ${process.env.PROFILE_CACHE === "off" ? "off" : "on"}, a unique prompt per request (no hits); the scripted upstream answers at once.`,
     `Under the profiler: ${w.rps.toFixed(0)} req/s, p50 ${w.p50.toFixed(2)} ms, p99 ${w.p99.toFixed(2)} ms, ${w.errors} errors, ${cpuUs.toFixed(0)} µs CPU per request, ${mainUs.toFixed(0)} of them on the request thread (profiler included).`,
     `Profile file: ${file} (open in Chrome DevTools or speedscope; \`bun bench/lib/cpu-profile.ts FILE\` prints this summary).`,
     "",
