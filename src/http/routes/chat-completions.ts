@@ -14,6 +14,9 @@ const chat: EndpointCodec = {
 export const chatCompletionsRoute = (deps: Deps) =>
   new Elysia().use(authPlugin(deps)).post(
     "/chat/completions",
-    (ctx) => servePipeline(deps, ctx, "chat.completions", chat),
+    // Destructured: Elysia reads handlers' source, and a whole context handed on makes it parse
+    // cookies, copy the headers and rebuild the Response on every request (http/pipeline-route.ts).
+    ({ request, requestId, auth, t0, authMs, addressRefusal, server }) =>
+      servePipeline(deps, { request, requestId, auth, t0, authMs, addressRefusal, server }, "chat.completions", chat),
     { scope: "chat", parse: "none" },
   );

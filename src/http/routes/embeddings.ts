@@ -12,12 +12,15 @@ import { beginRequest } from "../pipeline-route.ts";
 export const embeddingsRoute = (deps: Deps) =>
   new Elysia().use(authPlugin(deps)).post(
     "/embeddings",
-    (ctx) =>
-      withIdempotency(deps, ctx, "embeddings", async (bodyText) => {
+    // Destructured, as in chat-completions.ts: a whole context makes Elysia parse cookies per request.
+    ({ request, requestId, auth, t0, authMs, addressRefusal, server }) => {
+      const ctx = { request, requestId, auth, t0, authMs, addressRefusal, server };
+      return withIdempotency(deps, ctx, "embeddings", async (bodyText) => {
         const { state, untrack } = beginRequest(deps, ctx, "embeddings", bodyText);
         const outcome = await runEmbeddings(deps, state).finally(untrack);
-        if (outcome.kind === "error") return errorResponse(outcome.error, ctx.requestId, outcome.headers);
-        return jsonResponse(outcome.body, ctx.requestId, outcome.headers);
-      }),
+        if (outcome.kind === "error") return errorResponse(outcome.error, requestId, outcome.headers);
+        return jsonResponse(outcome.body, requestId, outcome.headers);
+      });
+    },
     { scope: "embeddings", parse: "none" },
   );

@@ -20,6 +20,8 @@ const responses: EndpointCodec = {
 export const responsesRoute = (deps: Deps) =>
   new Elysia().use(authPlugin(deps)).post(
     "/responses",
-    (ctx) => servePipeline(deps, ctx, "responses", responses),
+    // Destructured, as in chat-completions.ts: a whole context makes Elysia parse cookies per request.
+    ({ request, requestId, auth, t0, authMs, addressRefusal, server }) =>
+      servePipeline(deps, { request, requestId, auth, t0, authMs, addressRefusal, server }, "responses", responses),
     { scope: "chat", parse: "none" },
   );
