@@ -86,10 +86,13 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const db = openDatabase(config.dataDir);
   const repos = openRepos(db);
   const file = readConfigFile(config.configFile);
+  const cacheRepo = cacheEntriesRepo(db);
   const logSink = workerLogSink(
     join(config.dataDir, DB_FILE),
     (err) => logger.error({ err }, "log worker failed"),
     repos.requests,
+    undefined,
+    (writes, lastId) => cacheRepo.write(writes, lastId),
   );
   // Traces past a project's budget are not stored (docs/observability.md "Trace storage").
   logSink.traceBudget(config.projectTraceBytes);
@@ -112,8 +115,10 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   // Keys fail closed (docs/security.md "Keys"): said at start, before the first request finds out.
   const unopenable = projectProviders.checkSealedKeys();
   if (unopenable > 0) logger.error({ keys: unopenable }, "SEALED PROVIDER KEYS CANNOT BE OPENED with this secret key: those projects' requests to those providers fail; gw never falls back to the operator's key");
-  const answers = new SqliteAnswerStore(cacheEntriesRepo(db), {
+  const answers = new SqliteAnswerStore(cacheRepo, {
     memoryBytes: config.cacheMemoryBytes,
+    // Written by the log worker's connection, in order with the request log (docs/cache.md "Storage").
+    sink: { write: (writes, lastId) => logSink.writeCache(writes, lastId) },
     onError: (err, context) => logger.error({ err }, context),
     clock,
   });

@@ -108,7 +108,7 @@ export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => numb
     // Queued cache writes go to disk before the database closes; a failure costs cache entries only.
     stop: async () => {
       try {
-        answers.close();
+        await answers.close();
       } catch (err) {
         logger.error({ err }, "response cache not fully written at shutdown");
       }

@@ -38,15 +38,18 @@ export interface AnswerStore {
    * SQLite off the request path. Returns the entry with its id. */
   put(entry: NewCachedAnswer): CachedAnswer;
   /** Removes the project's matching entries everywhere; returns how many were removed. */
-  invalidate(projectId: string, what: Invalidation): number;
+  invalidate(projectId: string, what: Invalidation): Promise<number>;
   /** Called with the ids of removed entries (invalidation, expiry, replacement), so the semantic
    * index can drop them. */
   onRemoved(listener: (ids: number[]) => void): void;
   /** Every live semantic entry (question not null), for rebuilding the semantic index. */
   semanticEntries(): Iterable<Pick<CachedAnswer, "id" | "partition" | "question" | "projectId" | "provider">>;
-  /** Writes what is queued; called on shutdown and by tests. */
+  /** Hands what is queued to SQLite now (on return when the writes are made on this thread). */
   flush(): void;
+  /** Resolves once everything queued before the call is committed (or failed and queued again). */
+  flushed(): Promise<void>;
   /** Starts the periodic expiry sweep (the server's start). */
   startSweeper(): void;
-  close(): void;
+  /** Stops taking entries and writes what is queued. */
+  close(): Promise<void>;
 }

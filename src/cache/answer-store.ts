@@ -8,13 +8,16 @@ import type { AnswerStore, CachedAnswer, NewCachedAnswer } from "./answer-store-
 import { entryBytes } from "./entry-bytes.ts";
 import { KeyIndex } from "./key-index.ts";
 import { ByteLru } from "./lru.ts";
-import { CacheWriteQueue } from "./write-queue.ts";
+import { CacheWriteQueue, type CacheWriteSink } from "./write-queue.ts";
 
 export interface AnswerStoreOptions {
   /** LRU budget for whole entries (GW_CACHE_MEMORY_MB). */
   memoryBytes: number;
   /** Batching window of the SQLite writes. */
   flushDelayMs?: number;
+  /** Where batches are written: gw passes the log worker's connection; by default the repo, on
+   * this thread. */
+  sink?: CacheWriteSink;
   /** Between expiry sweeps once startSweeper() runs; 0 turns the timer off (tests call sweep()). */
   sweepIntervalMs?: number;
   onError?: (err: unknown, context: string) => void;
@@ -52,7 +55,7 @@ export class SqliteAnswerStore implements AnswerStore {
     this.index.reserve(repo.countLive(now));
     for (const row of repo.liveKeys(now)) this.index.set(row.project_id, row.key, row.id, row.expires_at);
     this.lastId = repo.lastId();
-    this.queue = new CacheWriteQueue(repo, {
+    this.queue = new CacheWriteQueue(options.sink ?? repo, {
       delayMs: options.flushDelayMs ?? FLUSH_DELAY_MS,
       lastId: () => this.lastId,
       onError: (err) => this.onError(err, "cache write failed; will retry"),
@@ -105,8 +108,26 @@ export class SqliteAnswerStore implements AnswerStore {
     return stored;
   }
 
-  invalidate(projectId: string, what: Invalidation): number {
-    if (this.closed) throw new Error("answer store is closed");
+  invalidate(projectId: string, what: Invalidation): Promise<number> {
+    if (this.closed) return Promise.reject(new Error("answer store is closed"));
+    // Every write made before this call is committed first: none of them can land after the delete
+    // below and bring an invalidated answer back at the next start.
+    const committed = this.queue.settled();
+    if (!this.queue.inFlight) {
+      // Written on this thread (or nothing was queued): the removal is done before this returns.
+      try {
+        return Promise.resolve(this.invalidateNow(projectId, what));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return committed.then(() => {
+      if (this.closed) throw new Error("answer store is closed");
+      return this.invalidateNow(projectId, what);
+    });
+  }
+
+  private invalidateNow(projectId: string, what: Invalidation): number {
     const now = this.clock.now();
     const removed: Array<{ id: number; expiresAt: number }> = [];
     // SQLite first: when it fails, nothing in memory has changed and the caller gets the error.
@@ -166,12 +187,20 @@ export class SqliteAnswerStore implements AnswerStore {
     this.queue.flush();
   }
 
-  close(): void {
-    if (this.closed) return;
+  flushed(): Promise<void> {
+    return this.queue.settled();
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     this.closed = true;
     if (this.sweepTimer !== null) clearTimeout(this.sweepTimer);
     this.queue.stop();
-    this.queue.flush();
+    // A synchronous sink has written everything when settled() returns; a batch that failed in
+    // flight is queued again and gets one more try.
+    const first = this.queue.settled();
+    if (this.queue.size === 0) return first;
+    return first.then(() => this.queue.settled());
   }
 
   /** From memory (hot or queued) or, for an entry that fell out of the LRU, from SQLite. */

@@ -22,8 +22,8 @@ export const cacheRoutes = (deps: Deps, prefix: string) => {
   const models = modelRollupsRepo(deps.db);
   const reads = viewReads(deps.db);
 
-  function invalidate(what: Invalidation, c: { viewer: Viewer; projectId: string; request: Request; server: unknown }) {
-    const deleted = deps.answers.invalidate(c.projectId, what);
+  async function invalidate(what: Invalidation, c: { viewer: Viewer; projectId: string; request: Request; server: unknown }) {
+    const deleted = await deps.answers.invalidate(c.projectId, what);
     const all = "all" in what;
     // Counts only: tags are the caller's labels and may say what the answers were about.
     deps.logger.info({ project_id: c.projectId, all, tags: all ? 0 : what.tags.length, deleted }, "response cache invalidated (dashboard)");
@@ -42,7 +42,7 @@ export const cacheRoutes = (deps: Deps, prefix: string) => {
         const period = parseMetricsQuery(query);
         if (deps.logWriter.pending > 0) await deps.logWriter.drainWithin(READ_DRAIN_LIMIT_MS);
         // Entries still queued for SQLite are written first, so the counts include them.
-        deps.answers.flush();
+        await deps.answers.flushed();
         const now = deps.clock.now();
         const policy = deps.repos.projects.get(projectId)?.policy ?? {};
         const enabled = policy.cache !== false;

@@ -2,6 +2,7 @@
 // resolves when committed. A worker that dies is replaced, and its unanswered batches fail so the
 // LogWriter retries them.
 import type { LogSink } from "./log-writer.ts";
+import type { CacheWrite } from "./repos/cache-entries.ts";
 import type { LogWorkerReply, LogWorkerRequest } from "./log-worker.ts";
 
 export interface WorkerLogSink extends LogSink {
@@ -13,7 +14,13 @@ export interface WorkerLogSink extends LogSink {
   close(deadlineMs?: number): Promise<void>;
   /** A full collection in the worker's own heap (the idle collector, docs/availability.md). */
   collect(): void;
+  /** The response cache's batch, written in the worker after every log batch sent before it;
+   * resolves once committed (on this thread, synchronously, when the worker is given up on). */
+  writeCache(writes: CacheWrite[], lastId: number): void | Promise<void>;
 }
+
+/** Writes a cache batch on this thread: the repo, when the worker cannot run. */
+export type CacheFallback = (writes: CacheWrite[], lastId: number) => void;
 
 type MaintenanceRequest = Extract<LogWorkerRequest, { type: "maintain" }>;
 
@@ -36,6 +43,9 @@ export function workerLogSink(
   onWorkerError: (err: unknown) => void,
   fallback: LogSink,
   url: string = workerUrl(),
+  cacheFallback: CacheFallback = () => {
+    throw new Error("the log worker is unavailable and no cache writer was given");
+  },
 ): WorkerLogSink {
   const pending = new Map<number, Pending>();
   let seq = 0;
@@ -87,16 +97,26 @@ export function workerLogSink(
     return w;
   };
 
+  const send = (type: "insert" | "cache", batch: string): Promise<void> => {
+    worker ??= start();
+    const id = ++seq;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker!.postMessage({ type, id, batch } satisfies LogWorkerRequest);
+    });
+  };
+
   return {
     insertBatch(batch: string): void | Promise<void> {
       if (closing) return Promise.reject(new Error("the log worker was closed"));
       if (useFallback) return fallback.insertBatch(batch);
-      worker ??= start();
-      const id = ++seq;
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker!.postMessage({ type: "insert", id, batch } satisfies LogWorkerRequest);
-      });
+      return send("insert", batch);
+    },
+    writeCache(writes, lastId) {
+      // After close (shutdown's last cache flush comes before it, but a late one may not), or
+      // without a worker, the batch is written here.
+      if (closing || useFallback) return cacheFallback(writes, lastId);
+      return send("cache", JSON.stringify({ writes, lastId }));
     },
     traceBudget(bytes) {
       budget = { type: "budget", traceBytes: bytes };

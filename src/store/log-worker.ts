@@ -4,6 +4,7 @@
 import { Database } from "bun:sqlite";
 import { decodeLogBatch } from "./log-batch-codec.ts";
 import { logMaintenance, type MaintenanceOptions } from "./log-maintenance.ts";
+import { cacheEntriesRepo, type CacheWrite } from "./repos/cache-entries.ts";
 import { requestsRepo } from "./repos/requests.ts";
 
 declare const self: Worker;
@@ -12,6 +13,9 @@ export type LogWorkerRequest =
   | { type: "open"; file: string }
   /** `batch`: the rows, encoded once by the request thread (log-batch-codec.ts). */
   | { type: "insert"; id: number; batch: string }
+  /** The response cache's queued writes as JSON `{ writes, lastId }` (src/cache/write-queue.ts):
+   * written here so the request thread never takes SQLite's write lock. */
+  | { type: "cache"; id: number; batch: string }
   /** Starts (or restarts with new options) rollup compaction and retention on a timer. */
   | { type: "maintain"; options: Omit<MaintenanceOptions, "now" | "onError"> }
   /** The per-project trace budget in characters (GW_PROJECT_LOG_MB; 0: none). */
@@ -37,6 +41,7 @@ const describe = (err: unknown): string => {
 };
 
 let repo: ReturnType<typeof requestsRepo> | null = null;
+let cache: ReturnType<typeof cacheEntriesRepo> | null = null;
 let db: Database | null = null;
 let maintenance: { stop(): void } | null = null;
 
@@ -51,6 +56,7 @@ self.onmessage = (event: MessageEvent<LogWorkerRequest>) => {
     // Fewer, larger checkpoints: interior B-tree pages rewritten by many batches are copied once.
     db.run("PRAGMA wal_autocheckpoint = 4000");
     repo = requestsRepo(db);
+    cache = cacheEntriesRepo(db);
     return;
   }
   if (msg.type === "maintain") {
@@ -83,13 +89,20 @@ self.onmessage = (event: MessageEvent<LogWorkerRequest>) => {
     db?.close(false);
     db = null;
     repo = null;
+    cache = null;
     self.postMessage({ closed: true, ...(error ? { error } : {}) } satisfies LogWorkerReply);
     return;
   }
   let reply: LogWorkerReply;
   try {
-    if (!repo) throw new Error("log worker has no database open");
-    reply = { id: msg.id, ok: true, rejected: repo.insertPrepared(decodeLogBatch(msg.batch)) };
+    if (!repo || !cache) throw new Error("log worker has no database open");
+    if (msg.type === "cache") {
+      const { writes, lastId } = JSON.parse(msg.batch) as { writes: CacheWrite[]; lastId: number };
+      cache.write(writes, lastId);
+      reply = { id: msg.id, ok: true, rejected: [] };
+    } else {
+      reply = { id: msg.id, ok: true, rejected: repo.insertPrepared(decodeLogBatch(msg.batch)) };
+    }
   } catch (err) {
     reply = { id: msg.id, ok: false, error: describe(err) };
   }

@@ -15,11 +15,11 @@ const seedTagged = () => ({
 
 describe('invalidation by tags removes entries carrying any of them (docs/api.md "Cache invalidation")', () => {
   for (const flushed of [true, false]) {
-    test(`entries ${flushed ? "already in SQLite" : "still queued"} go everywhere; the rest stay`, () => {
+    test(`entries ${flushed ? "already in SQLite" : "still queued"} go everywhere; the rest stay`, async () => {
       f = fixture();
       const e = seedTagged();
       if (flushed) f.store.flush();
-      expect(f.store.invalidate("proj_a", { tags: ["a", "b", "zzz"] })).toBe(3);
+      expect(await f.store.invalidate("proj_a", { tags: ["a", "b", "zzz"] })).toBe(3);
       expect(f.removed.sort((x, y) => x - y)).toEqual([e.a.id, e.b.id, e.ab.id]);
       for (const gone of [e.a, e.b, e.ab]) {
         expect(f.store.get("proj_a", gone.key, NOW)).toBeNull();
@@ -35,28 +35,28 @@ describe('invalidation by tags removes entries carrying any of them (docs/api.md
     });
   }
 
-  test("a tag nobody carries deletes nothing", () => {
+  test("a tag nobody carries deletes nothing", async () => {
     f = fixture();
     seedTagged();
-    expect(f.store.invalidate("proj_a", { tags: ["nope"] })).toBe(0);
+    expect(await f.store.invalidate("proj_a", { tags: ["nope"] })).toBe(0);
     expect(f.removed).toEqual([]);
     expect(f.store.keys).toBe(4);
   });
 
-  test("a queued write invalidated before its flush does not come back after a restart", () => {
+  test("a queued write invalidated before its flush does not come back after a restart", async () => {
     f = fixture();
     const e = f.store.put(entry({ tags: ["x"] }));
-    expect(f.store.invalidate("proj_a", { tags: ["x"] })).toBe(1);
+    expect(await f.store.invalidate("proj_a", { tags: ["x"] })).toBe(1);
     expect(f.restart().get("proj_a", e.key, NOW)).toBeNull();
     expect(rowCount(f.db, "cache_entries")).toBe(0);
   });
 
-  test("... nor does the older answer that queued write was replacing", () => {
+  test("... nor does the older answer that queued write was replacing", async () => {
     f = fixture();
     const v1 = f.store.put(entry({ body: '"v1"', tags: ["y"] }));
     f.store.flush();
     const v2 = f.store.put(entry({ key: v1.key, body: '"v2"', tags: ["x"] }));
-    expect(f.store.invalidate("proj_a", { tags: ["x"] })).toBe(1);
+    expect(await f.store.invalidate("proj_a", { tags: ["x"] })).toBe(1);
     expect(f.removed).toEqual([v1.id, v2.id]);
     expect(f.store.get("proj_a", v1.key, NOW)).toBeNull();
     const store = f.restart();
@@ -65,32 +65,32 @@ describe('invalidation by tags removes entries carrying any of them (docs/api.md
     expect(rowCount(f.db, "cache_entries")).toBe(0);
   });
 
-  test("an older row carrying the tag is deleted without touching its live replacement", () => {
+  test("an older row carrying the tag is deleted without touching its live replacement", async () => {
     f = fixture();
     const v1 = f.store.put(entry({ tags: ["x"] }));
     f.store.flush();
     const v2 = f.store.put(entry({ key: v1.key, tags: ["y"] }));
     // Only the replaced row matches, and it was no longer an answer.
-    expect(f.store.invalidate("proj_a", { tags: ["x"] })).toBe(0);
+    expect(await f.store.invalidate("proj_a", { tags: ["x"] })).toBe(0);
     expect(f.restart().get("proj_a", v1.key, NOW)?.id).toBe(v2.id);
   });
 
-  test("expired entries are removed but not counted: they could no longer be served", () => {
+  test("expired entries are removed but not counted: they could no longer be served", async () => {
     f = fixture();
     f.store.put(entry({ tags: ["t"], expiresAt: NOW - 1 }));
     f.store.put(entry({ tags: ["t"] }));
-    expect(f.store.invalidate("proj_a", { tags: ["t"] })).toBe(1);
+    expect(await f.store.invalidate("proj_a", { tags: ["t"] })).toBe(1);
     expect(f.removed.length).toBe(2);
   });
 });
 
 describe('`all` empties the response cache of the project (docs/api.md "Cache invalidation")', () => {
-  test("flushed and queued entries go; the count is the project's live answers", () => {
+  test("flushed and queued entries go; the count is the project's live answers", async () => {
     f = fixture();
     seedTagged();
     f.store.flush();
     const queued = f.store.put(entry({ tags: [] }));
-    expect(f.store.invalidate("proj_a", { all: true })).toBe(5);
+    expect(await f.store.invalidate("proj_a", { all: true })).toBe(5);
     expect(f.removed.length).toBe(5);
     expect(f.store.keys).toBe(0);
     expect(f.store.get("proj_a", queued.key, NOW)).toBeNull();
@@ -99,14 +99,14 @@ describe('`all` empties the response cache of the project (docs/api.md "Cache in
     expect(rowCount(f.db, "cache_tags")).toBe(0);
   });
 
-  test("an empty project deletes nothing", () => {
+  test("an empty project deletes nothing", async () => {
     f = fixture();
-    expect(f.store.invalidate("proj_empty", { all: true })).toBe(0);
+    expect(await f.store.invalidate("proj_empty", { all: true })).toBe(0);
   });
 });
 
 describe('answers never cross projects (docs/cache.md "Keys")', () => {
-  test("identical keys in two projects are independent entries", () => {
+  test("identical keys in two projects are independent entries", async () => {
     f = fixture();
     const a = f.store.put(entry({ projectId: "proj_a", body: '"A"' }));
     const b = f.store.put(entry({ projectId: "proj_b", key: a.key, body: '"B"' }));
@@ -120,14 +120,14 @@ describe('answers never cross projects (docs/cache.md "Keys")', () => {
   });
 
   for (const flushed of [true, false]) {
-    test(`another project's entries survive both kinds of invalidation (${flushed ? "flushed" : "queued"})`, () => {
+    test(`another project's entries survive both kinds of invalidation (${flushed ? "flushed" : "queued"})`, async () => {
       f = fixture();
       const mine = f.store.put(entry({ projectId: "proj_a", tags: ["shared"] }));
       const theirs = f.store.put(entry({ projectId: "proj_b", tags: ["shared"] }));
       const theirsSameKey = f.store.put(entry({ projectId: "proj_b", key: mine.key, tags: ["shared"] }));
       if (flushed) f.store.flush();
-      expect(f.store.invalidate("proj_a", { tags: ["shared"] })).toBe(1);
-      expect(f.store.invalidate("proj_a", { all: true })).toBe(0);
+      expect(await f.store.invalidate("proj_a", { tags: ["shared"] })).toBe(1);
+      expect(await f.store.invalidate("proj_a", { all: true })).toBe(0);
       expect(f.removed).toEqual([mine.id]);
       const store = f.restart();
       expect(store.get("proj_b", theirs.key, NOW)?.id).toBe(theirs.id);
@@ -138,7 +138,7 @@ describe('answers never cross projects (docs/cache.md "Keys")', () => {
 });
 
 describe("removal listeners", () => {
-  test("a failing listener neither fails the removal nor stops other listeners", () => {
+  test("a failing listener neither fails the removal nor stops other listeners", async () => {
     const errors: string[] = [];
     f = fixture({ onError: (_err, context) => errors.push(context) });
     const seen: number[] = [];
@@ -147,18 +147,18 @@ describe("removal listeners", () => {
     });
     f.store.onRemoved((ids) => seen.push(...ids));
     const e = f.store.put(entry({ tags: ["t"] }));
-    expect(f.store.invalidate("proj_a", { tags: ["t"] })).toBe(1);
+    expect(await f.store.invalidate("proj_a", { tags: ["t"] })).toBe(1);
     expect(seen).toEqual([e.id]);
     expect(errors).toEqual(["cache removal listener failed"]);
   });
 
-  test("an invalidation SQLite refuses throws and changes nothing in memory", () => {
+  test("an invalidation SQLite refuses throws and changes nothing in memory", async () => {
     f = fixture();
     const e = f.store.put(entry({ tags: ["t"] }));
     f.store.flush();
     f.probe.down = true;
-    expect(() => f.store.invalidate("proj_a", { tags: ["t"] })).toThrow(/disk I\/O/);
-    expect(() => f.store.invalidate("proj_a", { all: true })).toThrow(/disk I\/O/);
+    await expect(f.store.invalidate("proj_a", { tags: ["t"] })).rejects.toThrow(/disk I\/O/);
+    await expect(f.store.invalidate("proj_a", { all: true })).rejects.toThrow(/disk I\/O/);
     expect(f.store.get("proj_a", e.key, NOW)?.id).toBe(e.id);
     expect(f.removed).toEqual([]);
   });

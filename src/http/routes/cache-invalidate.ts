@@ -15,7 +15,7 @@ export const cacheInvalidateRoute = (deps: Deps) =>
     async ({ request, requestId, auth }) => {
       const parsed = parseCacheInvalidate(await readBodyText(request));
       if (!parsed.ok) return validationErrorResponse(parsed, requestId);
-      const deleted = deps.answers.invalidate(auth.project.id, parsed.value);
+      const deleted = await deps.answers.invalidate(auth.project.id, parsed.value);
       // Counts only: tags are the caller's labels and may say what the answers were about.
       deps.logger.info(
         { request_id: requestId, project_id: auth.project.id, all: "all" in parsed.value, tags: "tags" in parsed.value ? parsed.value.tags.length : 0, deleted },
