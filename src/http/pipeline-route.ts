@@ -48,14 +48,18 @@ function extendIdleTimeout(deps: Deps, server: RouteServer | null | undefined, r
 }
 
 /** Registers the request as in flight and cancels it when its client leaves; the returned
- * function ends both (call it when the answer, or the stream's last byte, is out). */
+ * function ends both (call it when the answer, or the stream's last byte, is out). The listener
+ * is not removed (that cost as much as adding it): once ended, it does nothing. */
 function track(deps: Deps, state: RequestState, request: Request): () => void {
   const done = deps.inFlight.add(state);
-  const onAbort = (): void => cancel(state, "client");
-  if (request.signal.aborted) onAbort();
-  else request.signal.addEventListener("abort", onAbort, { once: true });
+  const signal = request.signal;
+  let live = true;
+  if (signal.aborted) cancel(state, "client");
+  else signal.addEventListener("abort", () => {
+    if (live) cancel(state, "client");
+  }, { once: true });
   return () => {
-    request.signal.removeEventListener("abort", onAbort);
+    live = false;
     done();
   };
 }

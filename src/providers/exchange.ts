@@ -94,16 +94,21 @@ function guardStream(body: ReadableStream<Uint8Array>, controller: AbortControll
 
 export function exchange(provider: string, parseError: ErrorParser, transport: TransportOptions): Exchange {
   const timeoutMs = transport.headersTimeoutMs;
-  const accepted = async (req: UpstreamRequest, controller: AbortController): Promise<Response> => {
-    const res = await send(req, controller, transport);
-    if (res.ok) return res;
+  /** An error status: its body read for the message (bounded), then the adapter's failure. */
+  const refused = async (res: Response, controller: AbortController): Promise<never> => {
     const body = await readBody(res.body, controller, MAX_ERROR_BODY_BYTES, true, provider, timeoutMs).catch(() => "");
     clearDeadline(controller);
     throw parseError(res.status, body, res.headers, provider);
   };
+  const accepted = async (req: UpstreamRequest, controller: AbortController): Promise<Response> => {
+    const res = await send(req, controller, transport);
+    return res.ok ? res : refused(res, controller);
+  };
   return {
     async text(req, controller) {
-      const res = await accepted(req, controller);
+      // send, not accepted: one async frame fewer on every non-streamed answer.
+      const res = await send(req, controller, transport);
+      if (!res.ok) await refused(res, controller);
       const max = attemptLimits(controller)?.bodyBytes ?? transport.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
       const declared = Number(res.headers.get("content-length") ?? NaN);
       try {
@@ -114,8 +119,12 @@ export function exchange(provider: string, parseError: ErrorParser, transport: T
         }
         // A declared length within the bound: Bun's own text() (the deadline still aborts it), far
         // cheaper than reading chunks here. Without one, chunks are counted as they come.
-        if (Number.isInteger(declared)) return await res.text().catch(() => Promise.reject(abortFailure(controller, timeoutMs) ?? broken(provider)));
-        return await readBody(res.body, controller, max, false, provider, timeoutMs);
+        if (!Number.isInteger(declared)) return await readBody(res.body, controller, max, false, provider, timeoutMs);
+        try {
+          return await res.text();
+        } catch {
+          throw abortFailure(controller, timeoutMs) ?? broken(provider);
+        }
       } finally {
         clearDeadline(controller);
       }

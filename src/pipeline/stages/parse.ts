@@ -15,7 +15,9 @@ const validateBody = compileValidator(ChatCompletionsBody);
 
 /** Cross-field rules of the OpenAI format that the schema cannot express. */
 function checkMessages(req: ChatRequest): void {
-  for (const [i, m] of req.messages.entries()) {
+  const messages = req.messages;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
     const hasContent = m.content !== undefined && m.content !== null;
     if (m.role === "tool" && typeof m.tool_call_id !== "string") {
       throw invalidRequest(`Messages with role 'tool' need a 'tool_call_id'.`, `messages[${i}].tool_call_id`);
@@ -40,8 +42,11 @@ function checkTools(req: ChatRequest): void {
   if (typeof choice === "object" && !req.tools?.some((t) => t.function.name === choice.function.name)) {
     throw invalidRequest(`'tool_choice' names the function '${choice.function.name}', which is not in 'tools'.`, "tool_choice");
   }
+  const tools = req.tools;
+  if (!tools?.length) return;
   const names = new Set<string>();
-  for (const [i, t] of (req.tools ?? []).entries()) {
+  for (let i = 0; i < tools.length; i++) {
+    const t = tools[i]!;
     if (names.has(t.function.name)) throw invalidRequest(`Duplicate tool name '${t.function.name}'.`, `tools[${i}].function.name`);
     names.add(t.function.name);
   }
@@ -49,7 +54,8 @@ function checkTools(req: ChatRequest): void {
 
 /** Metadata keys (OpenAI's 64 characters); values, counts and labels are in the schema. */
 function checkLabels(metadata: Record<string, unknown> | undefined): void {
-  for (const key of Object.keys(metadata ?? {})) {
+  // for-in over a parsed JSON object: its own keys, without Object.keys' array.
+  for (const key in metadata) {
     if (key.length > LIMITS.metadataKeyLength) {
       throw invalidRequest(`Metadata keys must be at most ${LIMITS.metadataKeyLength} characters.`, "metadata");
     }
