@@ -59,9 +59,10 @@ export function authenticate(
     throw unauthorized("Malformed Authorization header. Expected 'Bearer <API_KEY>'.");
   }
   const token = header.slice(7).trim();
-  if (!KEY_PATTERN.test(token)) throw unauthorized("Malformed API key. gw keys start with gw_live_ or gw_test_.");
+  // Only well-formed tokens are ever cached, so a hit needs no pattern test.
   const cached = cache?.get(token, now);
   if (cached) return cached;
+  if (!KEY_PATTERN.test(token)) throw unauthorized("Malformed API key. gw keys start with gw_live_ or gw_test_.");
   const key = repos.apiKeys.findByHash(sha256Hex(token));
   if (!key) {
     failed?.(null);

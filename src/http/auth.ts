@@ -24,8 +24,11 @@ export const authPlugin = (deps: Deps) =>
         const t0 = performance.now();
         const auth = authenticate(request.headers.get("authorization"), deps.repos, deps.authCache, deps.clock.now(), deps.eventSources.security.authFailed);
         requireScope(auth, scope);
-        const peer = () => (server as PeerServer | null)?.requestIP(request)?.address ?? null;
-        const refusal = addressRefusal(auth.rules.ipAllowlists, peer, request.headers.get("x-forwarded-for"), deps.config.trustedProxies);
+        const lists = auth.rules.ipAllowlists;
+        // Most keys have no allowlist: then no peer closure and no X-Forwarded-For lookup.
+        const refusal = lists.project || lists.key
+          ? addressRefusal(lists, () => (server as PeerServer | null)?.requestIP(request)?.address ?? null, request.headers.get("x-forwarded-for"), deps.config.trustedProxies)
+          : null;
         if (refusal) deps.eventSources.security.ipBlocked(auth.project.id, requestId, auth.key.id);
         if (refusal && !PIPELINE_PATHS.has(path)) throw refusal;
         return { auth, t0, authMs: performance.now() - t0, addressRefusal: refusal };
