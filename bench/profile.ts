@@ -16,6 +16,7 @@ const dir = process.env.PROFILE_DIR ?? "/tmp/gw-profile";
 const seconds = envNumber("PROFILE_SECONDS", 20);
 /** `gw-auto` makes routing score the catalog; the default names the model, as the throughput scenario does. */
 const model = process.env.PROFILE_MODEL ?? "openai/gpt-4o-mini";
+/** `PROFILE_KEY=test` profiles test mode (scenario (f): a test key, answers simulated in gw). */
 const name = `gw-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`;
 mkdirSync(dir, { recursive: true });
 ensureTools([{ bin: "wrk", pkg: "wrk" }]);
@@ -28,7 +29,7 @@ try {
   const target = {
     url: `${gw.url}/chat/completions`, body: chatBody(model, false, true),
     headers: {
-      "content-type": "application/json", authorization: `Bearer ${gw.liveKey}`,
+      "content-type": "application/json", authorization: `Bearer ${process.env.PROFILE_KEY === "test" ? gw.testKey : gw.liveKey}`,
       // Scenarios (a) and (b) send X-Gw-Cache: off; PROFILE_CACHE=off profiles that path.
       ...(process.env.PROFILE_CACHE === "off" ? { "x-gw-cache": "off" } : {}),
     },

@@ -114,6 +114,9 @@ export const startUpstream = (o: UpstreamOptions) =>
 
 export const startBareProxy = (upstreamUrl: string) => startPrintingUrl("bench/bare-proxy.ts", "BARE_PROXY", { UPSTREAM_URL: upstreamUrl });
 
+/** The bare proxy plus the least work of a gateway that meters (bench/metering-floor.ts). */
+export const startMeteringFloor = (upstreamUrl: string) => startPrintingUrl("bench/metering-floor.ts", "METERING_FLOOR", { UPSTREAM_URL: upstreamUrl });
+
 /** Portkey's open-source gateway (a devDependency) on Bun; routed per request by x-portkey-* headers. */
 export async function startPortkey() {
   const script = "node_modules/@portkey-ai/gateway/build/start-server.js";

@@ -1,6 +1,6 @@
 // The processes the scenarios share, started on first use: one scripted upstream, gw, the bare Bun
 // proxy and Portkey; and the request each target gets (about 1 KB of body, like published benchmarks).
-import { startBareProxy, startGw, startPortkey, startUpstream, type Gw } from "./processes.ts";
+import { startBareProxy, startGw, startMeteringFloor, startPortkey, startUpstream, type Gw } from "./processes.ts";
 import { envNumber } from "./stats.ts";
 import { VARY, type Target } from "./wrk.ts";
 
@@ -46,6 +46,8 @@ export interface Stack {
    * credit and daily and monthly budgets (all far above what a run uses); its live key. */
   gwLimited(): Promise<{ key: string }>;
   bare(): Promise<{ url: string; proc: { pid: number } }>;
+  /** bench/metering-floor.ts: the bare proxy plus JSON parse of request and answer and a log record. */
+  floor(): Promise<{ url: string; proc: { pid: number } }>;
   portkey(): Promise<{ url: string; proc: { pid: number } }>;
 }
 
@@ -71,6 +73,7 @@ export function createStack(): Stack {
       return { key: String(key.key) };
     }),
     bare: once(async () => startBareProxy((await upstream()).url)),
+    floor: once(async () => startMeteringFloor((await upstream()).url)),
     portkey: once(() => startPortkey()),
   };
 }
@@ -81,6 +84,8 @@ export const targets = {
     ({ url: `${(await s.upstream()).url}/chat/completions`, body: chatBody("gpt-4o-mini", o.stream, o.vary), headers: bearer("sk-bench") }),
   bare: async (s: Stack, o: TargetOptions = {}): Promise<Target> =>
     ({ url: `${(await s.bare()).url}/chat/completions`, body: chatBody("gpt-4o-mini", o.stream, o.vary), headers: bearer("sk-bench") }),
+  floor: async (s: Stack, o: TargetOptions = {}): Promise<Target> =>
+    ({ url: `${(await s.floor()).url}/chat/completions`, body: chatBody("gpt-4o-mini", o.stream, o.vary), headers: bearer("floor") }),
   portkey: async (s: Stack, o: TargetOptions = {}): Promise<Target> => {
     const up = (await s.upstream()).url;
     return {
