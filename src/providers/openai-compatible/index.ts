@@ -5,7 +5,7 @@ import { exchange } from "../exchange.ts";
 import { DEFAULT_TRANSPORT, type TransportOptions } from "../transport.ts";
 import { buildEmbeddingsRequest, parseEmbeddings } from "./embeddings.ts";
 import { parseError } from "./errors.ts";
-import { buildRequest, type OpenAICompatibleOptions } from "./request.ts";
+import { buildRequest, endpointUrl, jsonHeaders, toUpstreamBody, type OpenAICompatibleOptions } from "./request.ts";
 import { parseResponse } from "./response.ts";
 import { parseStream } from "./stream.ts";
 
@@ -15,11 +15,18 @@ export function openAICompatibleProvider(
   transport: TransportOptions = DEFAULT_TRANSPORT,
 ): Provider {
   const http = exchange(id, parseError, transport);
+  // buildRequest's URL and headers, made once per model and provider rather than per request (a
+  // non-streamed request adds no header; fetch only reads them).
+  const urls = new Map<string, string>();
+  const headers = jsonHeaders(options);
   return {
     id,
     async complete(call: ProviderCall) {
-      const req = buildRequest({ ...call, request: { ...call.request, stream: false } }, options);
-      return parseResponse(await http.text(req, call.controller), id);
+      const upstreamId = call.model.upstream_id;
+      let url = urls.get(upstreamId);
+      if (url === undefined) urls.set(upstreamId, (url = endpointUrl("chat/completions", upstreamId, options)));
+      const body = JSON.stringify(toUpstreamBody({ ...call, request: { ...call.request, stream: false } }, options));
+      return parseResponse(await http.text({ url, headers, body }, call.controller), id);
     },
     async stream(call: ProviderCall) {
       return parseStream(await http.stream(buildRequest(call, options), call.controller), call.signal, id);
