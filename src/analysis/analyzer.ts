@@ -7,7 +7,7 @@ import type { Entities } from "./entities.ts";
 import { isTaskKind, type TaskKind } from "./kinds.ts";
 import { decideLanguage } from "./language.ts";
 import { decideLiveData } from "./live-data.ts";
-import { scan } from "./scan.ts";
+import { scanOnce } from "./scan.ts";
 import { decideTask, subtypeOf } from "./task-rules.ts";
 import { messageText } from "./tokens.ts";
 
@@ -89,7 +89,7 @@ export function analyzeRequest(req: ChatRequest, hints: AnalyzerHints): Analysis
     } else if (m.role === "tool") toolMessages = true;
   }
   const tools = Array.isArray(req.tools) && req.tools.length > 0;
-  const signals = scan(lastUser ? windowText(messageText(lastUser)) : "");
+  const signals = scanOnce(lastUser ? windowText(messageText(lastUser)) : "");
 
   let task: TaskKind;
   let subtype: string;

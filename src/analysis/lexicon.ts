@@ -36,8 +36,8 @@ export interface Entry {
   langShare: number;
   flags: number;
   next: Map<string, Entry> | null;
-  /** `next` keyed by word id (word-table.ts), filled once the table is built. */
-  nextIds: Map<number, Entry> | null;
+  /** With `next`: this head's key in the phrase table (word-table.ts phraseEntry), else -1. */
+  nextKey: number;
 }
 
 /** [kind, weight, subtype or null, "phrase, phrase, ..."] */
@@ -46,7 +46,7 @@ export type CueSpec = readonly [TaskKind, number, string | null, string];
 export const LEXICON = new Map<string, Entry>();
 export const SUBSTRINGS = new Map<string, Entry>();
 
-const blank = (): Entry => ({ cues: null, langs: 0, langShare: 0, flags: 0, next: null, nextIds: null });
+const blank = (): Entry => ({ cues: null, langs: 0, langShare: 0, flags: 0, next: null, nextKey: -1 });
 
 /** The entry for a word or a space-separated phrase, created on first use. */
 function node(table: Map<string, Entry>, phrase: string): Entry {

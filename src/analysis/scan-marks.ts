@@ -31,14 +31,14 @@ export function mark(s: ScanState, c: number, i: number): number {
       s.sentenceStart = true;
       s.lineStart = true;
       s.quoteOpen = -1;
-      s.pend0 = s.pend1 = null;
+      s.pend0 = s.pend1 = -1;
       return i + 1;
     case 0x20: case 0x09: case 0x0d: case 0xa0:
       return i + 1;
     case 0x3f: case 0xff1f: case 0x61f: case 0x37e: case 0x2e: case 0x21: case 0x3002: case 0xff01: case 0x3a: case 0xff1a:
       if (c === 0x3f || c === 0xff1f || c === 0x61f || c === 0x37e) s.questions++;
       s.sentenceStart = true;
-      s.pend0 = s.pend1 = null;
+      s.pend0 = s.pend1 = -1;
       s.mathPrev = false;
       s.lineStart = false;
       return i + 1;

@@ -41,9 +41,9 @@ export interface ScanState extends Signals {
   tailStart: number;
   sentenceStart: boolean;
   lineStart: boolean;
-  /** Phrase continuations waiting for the next word. */
-  pend0: Map<number, Entry> | null;
-  pend1: Map<number, Entry> | null;
+  /** Phrase heads (their nextKey) waiting for the next word, or -1; pend1 is set only with pend0. */
+  pend0: number;
+  pend1: number;
   wordIndex: number;
   lastPoss: number;
   lastFirst: number;
@@ -72,13 +72,20 @@ export const ZONE = 300;
 /** Cues in the middle (between head and tail) are pasted material far more often than instructions. */
 export const MIDDLE_WEIGHT = 0.3;
 
+// The head is the first line, the tail the last line, each at most ZONE characters.
+const headEndOf = (src: string): number => {
+  const firstBreak = src.indexOf("\n");
+  return Math.min(firstBreak < 0 ? src.length : firstBreak, ZONE);
+};
+const tailStartOf = (src: string): number => {
+  const lastBreak = src.lastIndexOf("\n");
+  return Math.max(lastBreak < 0 ? 0 : lastBreak + 1, src.length - ZONE);
+};
+
 export function newState(src: string, entities: Entities = newEntities()): ScanState {
   const n = src.length;
-  const firstBreak = src.indexOf("\n");
-  const lastBreak = src.lastIndexOf("\n");
-  // The head is the first line, the tail the last line, each at most ZONE characters.
-  const headEnd = Math.min(firstBreak < 0 ? n : firstBreak, ZONE);
-  const tailStart = Math.max(lastBreak < 0 ? 0 : lastBreak + 1, n - ZONE);
+  const headEnd = headEndOf(src);
+  const tailStart = tailStartOf(src);
   // One literal with every field, so every state shares one object shape.
   return {
     taskScores: new Float64Array(KINDS.length),
@@ -88,10 +95,26 @@ export function newState(src: string, entities: Entities = newEntities()): ScanS
     live: 0, personal: false, digits: 0, constraints: 0, steps: 0, listItems: 0, codeFences: 0, codeMarks: 0,
     mathMarks: 0, questions: 0, questionEnd: false, words: 0, entities, chars: src.length,
     src, n, headEnd, tailStart, sentenceStart: true, lineStart: true,
-    pend0: null, pend1: null, wordIndex: 0, lastPoss: -99, lastFirst: -99, lastPNoun: -99, lastPNounEnd: -99, lastRefEnd: -99, quoteOpen: -1, quoteCloser: 0,
+    pend0: -1, pend1: -1, wordIndex: 0, lastPoss: -99, lastFirst: -99, lastPNoun: -99, lastPNounEnd: -99, lastRefEnd: -99, quoteOpen: -1, quoteCloser: 0,
     mathPrev: false, lastNumEnd: -9, lastNumStart: -9, lastNumPushed: false, dateStart: -1, dateEnd: -9, dateIdx: -1,
     nameStart: -1, nameEnd: -9, nameIdx: -1,
   };
+}
+
+/** `s` as newState(src, entities) would make it, without allocating its arrays again. */
+export function resetState(s: ScanState, src: string, entities: Entities): ScanState {
+  s.taskScores.fill(0);
+  s.subScores.fill(0);
+  s.langScores.fill(0);
+  s.scripts.fill(0);
+  s.live = 0; s.personal = false; s.digits = 0; s.constraints = 0; s.steps = 0; s.listItems = 0; s.codeFences = 0; s.codeMarks = 0;
+  s.mathMarks = 0; s.questions = 0; s.questionEnd = false; s.words = 0; s.entities = entities; s.chars = src.length;
+  s.src = src; s.n = src.length; s.headEnd = headEndOf(src); s.tailStart = tailStartOf(src); s.sentenceStart = true; s.lineStart = true;
+  s.pend0 = -1; s.pend1 = -1; s.wordIndex = 0; s.lastPoss = -99; s.lastFirst = -99; s.lastPNoun = -99; s.lastPNounEnd = -99; s.lastRefEnd = -99;
+  s.quoteOpen = -1; s.quoteCloser = 0;
+  s.mathPrev = false; s.lastNumEnd = -9; s.lastNumStart = -9; s.lastNumPushed = false; s.dateStart = -1; s.dateEnd = -9; s.dateIdx = -1;
+  s.nameStart = -1; s.nameEnd = -9; s.nameIdx = -1;
+  return s;
 }
 
 /** Weight of evidence at `start`: less in the middle (pasted material) and inside quotes. */

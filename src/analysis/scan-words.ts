@@ -9,9 +9,11 @@ import {
   REFERENCE_BRIDGE, REFERENCE_GAP, REFERENCE_NOUNS,
 } from "./personal.ts";
 import { cueWeight, zoneWeight, type ScanState } from "./scan-state.ts";
-import { WORD_ENTRY, findWord } from "./vocabulary.ts";
+import { CONTINUES, WORD_ENTRY, findWord, phraseEntry } from "./vocabulary.ts";
 import { HASH_PRIME, HASH_SEED, lowerCode } from "./word-table.ts";
 
+/** Flags applyEntry acts on (F_NOT_NAME and F_MONTH_AMBIG are read elsewhere): most stopwords have none. */
+const SCAN_FLAGS = ~(F_NOT_NAME | F_MONTH_AMBIG);
 const NOT_NAME_FLAGS = F_NEG | F_POSS | F_FIRST | F_NOT_NAME | F_MONTH | F_DATEWORD;
 /** Quoted text is mostly material ("Traduci: 'Please keep...'"); it says little about the asker's language. */
 const QUOTED_LANGUAGE = 0.2;
@@ -39,7 +41,7 @@ export function applyEntry(s: ScanState, e: Entry, start: number, end: number, i
     }
   }
   const f = e.flags;
-  if (f === 0) return;
+  if ((f & SCAN_FLAGS) === 0) return;
   // "12. Mai" is a date, not Italian "mai" (never).
   const dated = (f & F_MONTH) !== 0 && month(s, start, end, (f & F_MONTH_AMBIG) !== 0);
   if (f & F_NEG && !dated) pushUnique(s.entities.negations, lowerSlice(s, start, end).replace("\u2019", "'"));
@@ -74,24 +76,36 @@ function referenceNumber(s: ScanState, start: number, digits: number): boolean {
   return digits >= 3 && s.lastRefEnd >= 0 && start - s.lastRefEnd <= REFERENCE_GAP && REFERENCE_BRIDGE.test(s.src.slice(s.lastRefEnd, start));
 }
 
-function pend(s: ScanState, next: Map<number, Entry>): void {
-  if (s.pend0 === null) s.pend0 = next;
-  else if (s.pend1 === null) s.pend1 = next;
+function pend(s: ScanState, nextKey: number): void {
+  if (s.pend0 < 0) s.pend0 = nextKey;
+  else if (s.pend1 < 0) s.pend1 = nextKey;
 }
 
 /** One word (no digits) at [start, end) with the hash of its lowercase form; `split` says it
  * holds joiners worth splitting on when the whole is not in the lexicon. */
 export function word(s: ScanState, start: number, end: number, split: boolean, hash: number): void {
-  const id = findWord(hash, s.src, start, end);
-  const e = id >= 0 ? WORD_ENTRY[id] : undefined;
-  if (id < 0 && split) splitWord(s, start, end);
-  else lookup(s, id, e, start, end);
+  const src = s.src;
+  const id = findWord(hash, src, start, end);
+  let e: Entry | undefined;
+  if (id >= 0) {
+    e = WORD_ENTRY[id];
+    lookup(s, id, e, start, end);
+  } else if (split) splitWord(s, start, end);
+  else {
+    // lookup() for a word outside the lexicon: its index and the end of pending phrases.
+    s.wordIndex++;
+    if (s.sentenceStart) s.lastPNoun = -99;
+    s.pend0 = -1;
+    s.pend1 = -1;
+  }
   if (e === undefined || (e.flags & F_MONTH) === 0) s.dateEnd = -9;
-  name(s, e, start, end);
-  const next = s.src.charCodeAt(end);
-  if (next === 0x28 && end - start <= 4 && MATH_FUNCTIONS.has(lowerSlice(s, start, end))) s.mathMarks++;
+  const first = src.charCodeAt(start);
+  // name()'s own first test, without the call for the common lowercase word.
+  if (first === lowerCode(first) || s.sentenceStart) s.nameEnd = -9;
+  else name(s, e, start, end);
+  if (src.charCodeAt(end) === 0x28 && end - start <= 4 && MATH_FUNCTIONS.has(lowerSlice(s, start, end))) s.mathMarks++;
   if (start - s.lastNumEnd > 4) s.lastNumEnd = -9; // "3rd of March" keeps its number across "of"
-  s.mathPrev = end - start === 1 && VARS.has(lowerCode(s.src.charCodeAt(start)));
+  s.mathPrev = end - start === 1 && VARS.has(lowerCode(first));
   s.sentenceStart = false;
   s.lineStart = false;
   s.words++;
@@ -102,23 +116,26 @@ function lookup(s: ScanState, id: number, e: Entry | undefined, start: number, e
   // An owner after a noun counts only within its sentence ("What is an order? Tell me.").
   if (s.sentenceStart) s.lastPNoun = -99;
   const p0 = s.pend0;
-  const p1 = s.pend1;
-  s.pend0 = null;
-  s.pend1 = null;
-  if (id >= 0) {
-    if (p0 !== null) phrase(s, p0, id, start, end, idx);
-    if (p1 !== null) phrase(s, p1, id, start, end, idx);
+  // pend fills pend0 first, so no pend0 means no pend1 either.
+  if (p0 >= 0) {
+    const p1 = s.pend1;
+    s.pend0 = -1;
+    s.pend1 = -1;
+    if (id >= 0 && CONTINUES[id] === 1) {
+      phrase(s, p0, id, start, end, idx);
+      if (p1 >= 0) phrase(s, p1, id, start, end, idx);
+    }
   }
   if (e === undefined) return;
   applyEntry(s, e, start, end, idx);
-  if (e.nextIds !== null) pend(s, e.nextIds);
+  if (e.nextKey >= 0) pend(s, e.nextKey);
 }
 
-function phrase(s: ScanState, map: Map<number, Entry>, id: number, start: number, end: number, idx: number): void {
-  const pe = map.get(id);
+function phrase(s: ScanState, head: number, id: number, start: number, end: number, idx: number): void {
+  const pe = phraseEntry(head, id);
   if (pe === undefined) return;
   applyEntry(s, pe, start, end, idx);
-  if (pe.nextIds !== null) pend(s, pe.nextIds);
+  if (pe.nextKey >= 0) pend(s, pe.nextKey);
 }
 
 /** "l'article", "step-by-step", "and/or": look the parts up one by one (an elided article keeps its apostrophe). */
@@ -193,7 +210,7 @@ export function numeric(s: ScanState, start: number, end: number, mixed: boolean
   const { src, entities } = s;
   const tok = letters ? lowerSlice(s, start, end) : src.slice(start, end);
   s.digits += digits;
-  s.pend0 = s.pend1 = null;
+  s.pend0 = s.pend1 = -1;
   if (referenceNumber(s, start, digits)) s.personal = true;
   if (letters) {
     const id = findWord(hash, src, start, end);

@@ -4,7 +4,7 @@ import { newEntities, takeLinks } from "./entities.ts";
 import { CLASS, CLS_DIGIT, HINT_LANG, HINT_WEIGHT, SCRIPT_HINT, S_HANGUL, S_LATIN, S_THAI, wideScript } from "./language.ts";
 import { hasPersonalIdentifier } from "./personal.ts";
 import { mark } from "./scan-marks.ts";
-import { newState, type ScanState, type Signals } from "./scan-state.ts";
+import { newState, resetState, type ScanState, type Signals } from "./scan-state.ts";
 import { applyEntry, numeric, word } from "./scan-words.ts";
 import { SUBSTRING_BY_FIRST, SUBSTRING_FIRST } from "./vocabulary.ts";
 import { HASH_PRIME, HASH_SEED, LOWER } from "./word-table.ts";
@@ -16,7 +16,21 @@ const ID_DIGITS = 7;
 
 export function scan(text: string): Signals {
   const entities = newEntities();
-  const s = newState(takeLinks(text, entities), entities);
+  return run(newState(takeLinks(text, entities), entities));
+}
+
+let spare: ScanState | null = null;
+
+/** scan() into one state kept between calls (no arrays to allocate): the result is valid until
+ * the next call, for a caller that reads it at once (the analyzer). Its entities are its own. */
+export function scanOnce(text: string): Signals {
+  const entities = newEntities();
+  const src = takeLinks(text, entities);
+  return run(spare === null ? (spare = newState(src, entities)) : resetState(spare, src, entities));
+}
+
+function run(s: ScanState): Signals {
+  const entities = s.entities;
   const src = s.src;
   const n = s.n;
   let i = 0;
@@ -63,14 +77,18 @@ function token(s: ScanState, start: number): number {
   let ascii = 0;
   while (i < n) {
     const c = src.charCodeAt(i);
-    const cls = c < 0x2000 ? (CLASS[c] ?? 0) : 0;
-    if (cls === S_LATIN && c < 0x80) {
-      // The common case first: an ASCII letter.
-      ascii++;
-      h = Math.imul(h ^ (LOWER[c] ?? c), HASH_PRIME);
-      i++;
-      continue;
+    if (c < 0x80) {
+      // The common case first: an ASCII letter or "_" (its lowercase code), a digit, a space.
+      const lc = ASCII_WORD[c] ?? 0;
+      if (lc !== 0) {
+        ascii++;
+        h = Math.imul(h ^ lc, HASH_PRIME);
+        i++;
+        continue;
+      }
+      if (c === 0x20) break;
     }
+    const cls = c < 0x2000 ? (CLASS[c] ?? 0) : 0;
     if (cls === CLS_DIGIT) {
       digits++;
       h = Math.imul(h ^ c, HASH_PRIME);
@@ -105,6 +123,10 @@ function token(s: ScanState, start: number): number {
   else word(s, start, i, joined, h);
   return i;
 }
+
+/** Lowercase code of ASCII letters and "_" (class S_LATIN), 0 for every other ASCII code. */
+const ASCII_WORD = new Uint8Array(0x80);
+for (let c = 0; c < 0x80; c++) if (CLASS[c] === S_LATIN) ASCII_WORD[c] = LOWER[c] ?? c;
 
 function joins(text: string, c: number, i: number): boolean {
   const next = text.charCodeAt(i + 1);

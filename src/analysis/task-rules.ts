@@ -22,17 +22,18 @@ const SHORT_MESSAGE = 200;
 
 /** Structure the words do not show: code, formulas, a question, a one-liner. */
 function addStructure(s: Signals, scores: Float64Array): void {
-  const add = (k: number, v: number): void => {
-    scores[k] = (scores[k] ?? 0) + v;
-  };
-  if (s.codeFences > 0) add(CODING, 4 + Math.min(s.codeFences - 1, 2));
-  if (s.codeMarks >= 3) add(CODING, Math.min(s.codeMarks, 12) * 0.35);
-  if (s.mathMarks > 0) add(MATH, Math.min(s.mathMarks, 4) * 2);
-  if (s.mathMarks > 0 && s.entities.numbers.length >= 2) add(MATH, 1.5);
-  if (s.questionEnd) add(QA, 1.5);
-  if (s.questionEnd && s.entities.numbers.length >= 2) add(MATH, 1.5); // a question about several quantities
-  if (s.words <= 6 && s.questions === 0) add(CHAT, 1);
-  if (s.chars > SHORT_MESSAGE) add(CHAT, -0.75 * ((s.subScores[GREETING] ?? 0) + (s.subScores[SMALL_TALK] ?? 0)));
+  if (s.codeFences > 0) add(scores, CODING, 4 + Math.min(s.codeFences - 1, 2));
+  if (s.codeMarks >= 3) add(scores, CODING, Math.min(s.codeMarks, 12) * 0.35);
+  if (s.mathMarks > 0) add(scores, MATH, Math.min(s.mathMarks, 4) * 2);
+  if (s.mathMarks > 0 && s.entities.numbers.length >= 2) add(scores, MATH, 1.5);
+  if (s.questionEnd) add(scores, QA, 1.5);
+  if (s.questionEnd && s.entities.numbers.length >= 2) add(scores, MATH, 1.5); // a question about several quantities
+  if (s.words <= 6 && s.questions === 0) add(scores, CHAT, 1);
+  if (s.chars > SHORT_MESSAGE) add(scores, CHAT, -0.75 * ((s.subScores[GREETING] ?? 0) + (s.subScores[SMALL_TALK] ?? 0)));
+}
+
+function add(scores: Float64Array, k: number, v: number): void {
+  scores[k] = (scores[k] ?? 0) + v;
 }
 
 /** Adds the structural evidence to `s.taskScores` (the signals are consumed) and picks the kind. */

@@ -46,4 +46,4 @@ indexSubstrings();
 buildWordTable(LEXICON);
 
 export { LEXICON, SUBSTRING_BY_FIRST, SUBSTRING_FIRST } from "./lexicon.ts";
-export { WORD_ENTRY, findWord } from "./word-table.ts";
+export { CONTINUES, WORD_ENTRY, findWord, phraseEntry } from "./word-table.ts";
