@@ -16,6 +16,16 @@ function chatLine(event: OutEvent): Uint8Array {
 
 const responsesLine = (event: ResponsesEvent): Uint8Array => encoder.encode(encodeSseEvent(event.type, JSON.stringify(event)));
 
+/** The events, their encoding and the closing frame of an SSE response not yet read: withKeepAlive
+ * writes them into its own stream, one stream between the pipeline and the socket instead of two
+ * (a read, a promise and a queue fewer per chunk). */
+interface EventSource<T> {
+  iterator: AsyncIterator<T>;
+  encode(event: T): Uint8Array;
+  last: Uint8Array | null;
+}
+const unread = new WeakMap<Response, EventSource<unknown>>();
+
 function eventStream<T>(events: AsyncIterable<T>, encode: (event: T) => Uint8Array, last: Uint8Array | null, headers: Record<string, string>): Response {
   const iterator = events[Symbol.asyncIterator]();
   const body = new ReadableStream<Uint8Array>({
@@ -31,8 +41,10 @@ function eventStream<T>(events: AsyncIterable<T>, encode: (event: T) => Uint8Arr
     async cancel() {
       await iterator.return?.(undefined);
     },
-  });
-  return new Response(body, { headers: { ...headers, ...SSE_HEADERS } });
+  }, { highWaterMark: 0 }); // nothing is pulled before a reader asks: withKeepAlive may never read it
+  const res = new Response(body, { headers: { ...headers, ...SSE_HEADERS } });
+  unread.set(res, { iterator, encode, last });
+  return res;
 }
 
 export const sseResponse = (events: AsyncIterable<OutEvent>, headers: Record<string, string>): Response =>
@@ -50,7 +62,9 @@ const KEEP_ALIVE = encoder.encode(": keep-alive\n\n");
  * The source is pumped outside pull(): Bun does not deliver a chunk enqueued while a pull is
  * still pending, which is where a keep-alive would be written. */
 export function withKeepAlive(res: Response, everyMs: number, onEnd: () => void): Response {
-  const reader = res.body!.getReader();
+  const source = res.bodyUsed || res.body?.locked ? undefined : unread.get(res);
+  unread.delete(res);
+  const reader = source ? null : res.body!.getReader();
   let last = Date.now();
   let open = true;
   let timer: ReturnType<typeof setInterval> | null = null;
@@ -65,15 +79,24 @@ export function withKeepAlive(res: Response, everyMs: number, onEnd: () => void)
   async function pump(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     try {
       while (open) {
-        const next = await reader.read();
+        let value: Uint8Array | null;
+        if (source) {
+          // The events encoded here; the closing frame (if any) after the last one.
+          const next = await source.iterator.next();
+          value = next.done ? source.last : source.encode(next.value);
+          if (next.done) source.last = null;
+        } else {
+          const next = await reader!.read();
+          value = next.done ? null : next.value;
+        }
         if (!open) return;
-        if (next.done) {
+        if (value === null) {
           end();
           controller.close();
           return;
         }
         last = Date.now();
-        controller.enqueue(next.value);
+        controller.enqueue(value);
         // Backpressure: read on only once the client took what is queued.
         while (open && (controller.desiredSize ?? 0) <= 0) await new Promise<void>((resolve) => (wake = resolve));
       }
@@ -103,7 +126,8 @@ export function withKeepAlive(res: Response, everyMs: number, onEnd: () => void)
     },
     async cancel(reason) {
       end();
-      await reader.cancel(reason);
+      if (source) await source.iterator.return?.(undefined);
+      else await reader!.cancel(reason);
     },
   });
   return new Response(body, { status: res.status, headers: res.headers });
