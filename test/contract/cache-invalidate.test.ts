@@ -44,7 +44,7 @@ describe('POST /cache/invalidate (docs/api.md "Cache invalidation")', () => {
     const other = gw.newProject("cache-other");
     const mine = [seed(gw.projectId, ["t"]), seed(gw.projectId, [])];
     const theirs = seed(other, ["t"]);
-    gw.deps.answers.flush();
+    await gw.deps.answers.flushed();
     const res = await invalidate({ all: true });
     expect(res.status).toBe(200);
     const { deleted } = (await res.json()) as { deleted: number };

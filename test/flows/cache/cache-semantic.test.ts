@@ -124,7 +124,7 @@ describe("the index follows the store", () => {
     const { createLogger } = await import("../../../src/observability/logger.ts");
     await ask("How do I export the audit log as CSV?");
     await gw.deps.semantic!.close();
-    gw.deps.answers.flush();
+    await gw.deps.answers.flushed();
     const config = loadConfig({ port: "0", data: gw.dataDir }, { GW_SEMANTIC_EMBEDDER: "ngram" });
     const again = buildDeps(config, { logger: createLogger("silent") });
     try {

@@ -107,7 +107,7 @@ describe('the cache keeps the redacted request only (docs/guard.md "Where it run
     const first = await ask("ada.lovelace@example.com");
     expect(first.status).toBe(200);
     expect(first.headers.get("x-gw-cache")).toBe("miss");
-    g.gw.deps.answers.flush();
+    await g.gw.deps.answers.flushed();
     const rows = g.gw.deps.db.query<{ body: string; question: string | null }, [string]>("SELECT body, question FROM cache_entries WHERE project_id = ?").all(projectId);
     expect(rows.length).toBe(1);
     expect(JSON.stringify(rows)).not.toContain("ada.lovelace@example.com");
