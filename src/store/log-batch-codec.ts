@@ -3,7 +3,7 @@
 // queued; the worker never parses a trace. Also the column order of the requests table's inserts.
 import type { LedgerEntry } from "./repos/ledger.ts";
 import type { RequestRecord } from "./request-record.ts";
-import { encodeTrace } from "./trace-codec.ts";
+import { encodeTraceText } from "./trace-codec.ts";
 
 /** Column names in insert order; `toValues` yields the values in this order. */
 export const COLUMNS = [
@@ -19,7 +19,7 @@ const toValues = (r: RequestRecord): SqlValue[] => [
   r.id, r.projectId, r.keyId, r.traceId, r.createdAt, r.endpoint, r.requestedModel, r.selectedModel,
   r.provider, r.task, r.taskSubtype, r.inputTokens, r.outputTokens, r.cost, r.saved, r.cache, r.status,
   r.errorCode, r.errorMessage, r.errorCategory, r.latencyMs, r.ttftMs, r.overheadMs, r.fallbacks,
-  r.workflowId, r.step, JSON.stringify(r.tags), r.stream ? 1 : 0, r.test ? 1 : 0,
+  r.workflowId, r.step, r.tags.length === 0 ? "[]" : JSON.stringify(r.tags), r.stream ? 1 : 0, r.test ? 1 : 0,
 ];
 
 /** A row ready to insert: values in COLUMNS order and the trace as JSON. Plain data, so it can
@@ -37,12 +37,12 @@ export const prepareRow = (r: RequestRecord): PreparedRow => ({
   values: toValues(r),
   id: r.id,
   projectId: r.projectId,
-  trace: r.trace ? JSON.stringify(encodeTrace(r.trace)) : null,
+  trace: r.trace ? encodeTraceText(r.trace) : null,
 });
 
 /** One row's three lines; a batch is its rows' lines concatenated. */
 export const encodeLogRow = (r: RequestRecord, ledger?: LedgerEntry[]): string =>
-  `${JSON.stringify(toValues(r))}\n${r.trace ? JSON.stringify(encodeTrace(r.trace)) : "null"}\n${ledger ? JSON.stringify(ledger) : ""}\n`;
+  `${JSON.stringify(toValues(r))}\n${r.trace ? encodeTraceText(r.trace) : "null"}\n${ledger ? JSON.stringify(ledger) : ""}\n`;
 
 export const encodeLogBatch = (records: RequestRecord[]): string => records.map((r) => encodeLogRow(r)).join("");
 

@@ -5,9 +5,11 @@ import type { JsonObject } from "../lib/json.ts";
 import { reasonNotesOf, reasonSentences } from "./trace-reasons.ts";
 
 /** Format 2: format 1's layout, with `reasons` stored as notes (trace-reasons.ts) that decode to
- * their sentences and common exclusions as numbers (EXCLUDED). Key lists below never change once
- * released: a new layout is format 3. */
-const FORMAT = 2;
+ * their sentences and common exclusions as numbers (EXCLUDED). Format 3: format 2 with the spans'
+ * times in whole microseconds (JSON.stringify writes an integer in about half the time of a
+ * fraction); a trace whose span times are not whole microseconds is stored as format 2. Key lists
+ * below never change once released: a new layout is format 4. */
+const FORMAT = 3;
 
 const TOP: Record<string, string> = {
   spans: "s", parent_span_id: "p", detected: "d", profile: "pf", workload: "w", required_quality: "rq", weights: "wt",
@@ -58,11 +60,60 @@ function fromTuple(t: Json[], keys: readonly string[]): Obj {
   return o;
 }
 
+/** A time in ms as whole microseconds, when that is exact (round3's values are), else null. */
+function micros(ms: Json | undefined): number | null {
+  if (typeof ms !== "number") return null;
+  const us = Math.round(ms * 1000);
+  return Number.isFinite(us) && us / 1000 === ms ? us : null;
+}
+
+/** Stored spans [name, start, duration, ...] with the times in microseconds (format 3), or null
+ * when a span does not fit (the trace is then format 2). */
+function spansInMicros(v: Json): Json[] | null {
+  if (!Array.isArray(v)) return null;
+  const out: Json[] = new Array<Json>(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const span = v[i];
+    if (!Array.isArray(span)) return null;
+    const start = micros(span[1]);
+    const duration = micros(span[2]);
+    if (start === null || duration === null) return null;
+    // The usual span (no attributes) as a literal: cheaper than a copy.
+    if (span.length === 4) out[i] = [span[0]!, start, duration, span[3]!];
+    else {
+      const t = span.slice();
+      t[1] = start;
+      t[2] = duration;
+      out[i] = t;
+    }
+  }
+  return out;
+}
+
+function spanFromMicros(span: Json): Json {
+  if (!Array.isArray(span)) return span;
+  const t = span.slice();
+  t[1] = (t[1] as number) / 1000;
+  t[2] = (t[2] as number) / 1000;
+  return t;
+}
+
+/** `versions` is one frozen object of strings in every trace: its tuple and its text (the stored
+ * trace's end) are made once. */
+let versionsMemo: { of: Obj; tuple: Json; text: string } | null = null;
+
+function versionsOf(v: Obj): { tuple: Json; text: string } | null {
+  if (versionsMemo?.of === v) return versionsMemo;
+  if (!Object.isFrozen(v) || Object.values(v).some((x) => typeof x === "object" && x !== null)) return null;
+  const tuple = toTuple(v, TUPLES.versions!) ?? v;
+  versionsMemo = { of: v, tuple, text: `,"v":${JSON.stringify(tuple)}}` };
+  return versionsMemo;
+}
+
 /** A candidate: [model, provider (0: the model id's prefix), rank (true: its index), score, quality,
  * below (1), excluded (a number: its EXCLUDED entry)]; absent fields are null (below: 0) and cut at
  * the end. */
 const CANDIDATE = ["model", "provider", "rank", "score", "quality", "below_required_quality", "excluded"];
-const ABSENT: readonly Json[] = [null, null, null, null, null, 0, null];
 
 /** Exclusions most traces repeat for many candidates, stored as their index (format 2): the text
  * before and after the candidate's provider. Never reordered; a new one goes at the end. */
@@ -105,13 +156,23 @@ function candidate(c: unknown, index: number): Json {
   }
   const { model, provider, rank, score, quality, below_required_quality: below, excluded } = c;
   if (typeof model !== "string" || typeof provider !== "string" || rank === undefined || below === false || score === null || quality === null || (excluded !== undefined && typeof excluded !== "string")) return c;
-  const t: Json[] = [model, provider === model.slice(0, model.indexOf("/")) ? 0 : provider, rank === index ? true : rank,
-    score ?? null, quality ?? null, below ? 1 : 0, excluded === undefined ? null : excludedCode(excluded, provider)];
-  while (t.length > 3 && t.at(-1) === ABSENT[t.length - 1]) t.pop();
-  return t;
+  const named = isPrefix(model, provider) ? 0 : provider;
+  const ranked = rank === index ? true : rank;
+  // Cut after the last field present.
+  if (excluded !== undefined) return [model, named, ranked, score ?? null, quality ?? null, below ? 1 : 0, excludedCode(excluded, provider)];
+  if (below) return [model, named, ranked, score ?? null, quality ?? null, 1];
+  if (quality !== undefined) return [model, named, ranked, score ?? null, quality];
+  if (score !== undefined) return [model, named, ranked, score];
+  return [model, named, ranked];
 }
 
-/** `codes`: format 2, where a number in the excluded slot is an EXCLUDED index. */
+/** model.slice(0, model.indexOf("/")) === provider, without making the slice. */
+function isPrefix(model: string, provider: string): boolean {
+  const slash = model.indexOf("/");
+  return slash < 0 ? provider === model.slice(0, -1) : slash === provider.length && model.startsWith(provider);
+}
+
+/** `codes`: format 2 on, where a number in the excluded slot is an EXCLUDED index. */
 function fromCandidate(t: Json, index: number, codes: boolean): Json {
   if (!Array.isArray(t)) return t;
   const [model, provider, rank, score, quality, below, excluded] = t as [string, string | 0, Json, Json?, Json?, Json?, Json?];
@@ -124,38 +185,70 @@ function fromCandidate(t: Json, index: number, codes: boolean): Json {
   return c;
 }
 
-/** The stored form of a trace (record stage's object); null stays null. */
-export function encodeTrace(trace: JsonObject | null): JsonObject | null {
-  if (trace === null) return null;
-  const out: Obj = { "~": FORMAT };
+/** The stored form, or the trace itself when it cannot be encoded. With `split`, a memoised
+ * `versions` that ends the trace is left out and `tail` is its text, to be spliced in. */
+function encode(trace: JsonObject, split: boolean): { stored: JsonObject; tail: string | null } {
+  // Format 3 differs only in spans: a trace without them stays format 2.
+  const out: Obj = { "~": 2 };
+  let tail: string | null = null;
   for (const key in trace) {
     let v = trace[key];
     if (v === undefined) continue;
+    // Something after a split `versions`: the plain way keeps the key order.
+    if (tail !== null) return encode(trace, false);
     const short = TOP[key];
     // A key this format does not know is kept, unless it reads as a short key (then nothing is encoded).
     if (!short) {
-      if (key in FROM_TOP || key === "~") return trace;
+      if (key in FROM_TOP || key === "~") return { stored: trace, tail: null };
       out[key] = v;
       continue;
     }
-    if (key === "candidates" && Array.isArray(v)) v = v.map(candidate);
+    if (key === "spans") {
+      const us = spansInMicros(v);
+      if (us) {
+        v = us;
+        out["~"] = FORMAT;
+      }
+    } else if (key === "candidates" && Array.isArray(v)) v = v.map(candidate);
     else if (key === "reasons") v = reasonNotesOf(v);
     else if (key === "attempts" && Array.isArray(v)) v = v.map((a) => toTuple(a, ATTEMPT) ?? a);
-    else if (TUPLES[key]) v = toTuple(v, TUPLES[key]!) ?? v;
+    else if (key === "versions") {
+      const memo = isObj(v) ? versionsOf(v) : null;
+      if (memo && split) {
+        tail = memo.text;
+        continue;
+      }
+      v = memo ? memo.tuple : (toTuple(v, TUPLES.versions!) ?? v);
+    } else if (TUPLES[key]) v = toTuple(v, TUPLES[key]!) ?? v;
     out[short] = v!;
   }
-  return out as JsonObject;
+  return { stored: out as JsonObject, tail };
+}
+
+/** The stored form of a trace (record stage's object); null stays null. */
+export function encodeTrace(trace: JsonObject | null): JsonObject | null {
+  return trace === null ? null : encode(trace, false).stored;
+}
+
+/** JSON.stringify(encodeTrace(trace)), the same text, made with less work. */
+export function encodeTraceText(trace: JsonObject): string {
+  const { stored, tail } = encode(trace, true);
+  const text = JSON.stringify(stored);
+  // A stored form with a tail is an object with "~": its text ends with the one closing brace.
+  return tail === null ? text : text.slice(0, -1) + tail;
 }
 
 /** The record stage's object from its stored form (any format). */
 export function decodeTrace(stored: JsonObject | null): JsonObject | null {
-  if (stored === null || (stored["~"] !== 1 && stored["~"] !== FORMAT)) return stored;
+  const format = stored?.["~"];
+  if (stored === null || (format !== 1 && format !== 2 && format !== 3)) return stored;
   const out: Obj = {};
   for (const short in stored) {
     if (short === "~") continue;
     const key = FROM_TOP[short] ?? short;
     let v = stored[short]!;
-    if (key === "candidates" && Array.isArray(v)) v = v.map((t, i) => fromCandidate(t, i, stored["~"] === FORMAT));
+    if (key === "spans" && format === 3 && Array.isArray(v)) v = v.map(spanFromMicros);
+    else if (key === "candidates" && Array.isArray(v)) v = v.map((t, i) => fromCandidate(t, i, format !== 1));
     else if (key === "attempts" && Array.isArray(v)) v = v.map((a) => (Array.isArray(a) ? fromTuple(a, ATTEMPT) : a));
     else if (TUPLES[key] && Array.isArray(v)) v = fromTuple(v, TUPLES[key]!);
     out[key] = v;

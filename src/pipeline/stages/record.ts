@@ -14,12 +14,12 @@ import { TraceReasons } from "../../store/trace-reasons.ts";
  * (they are the prompt's own numbers, names and strings). */
 function detectedOf(state: RequestState, t: DetectedTask) {
   const a = state.analysis;
+  if (!a) return { task: t.task, subtype: t.subtype, source: t.source, input_tokens_bound: state.inputTokens };
+  const e = a.entities;
   return {
     task: t.task, subtype: t.subtype, source: t.source, input_tokens_bound: state.inputTokens,
-    ...(a ? {
-      language: a.language, complexity: a.complexity, live_data: a.liveData, personal: a.personal,
-      entities: Object.values(a.entities).reduce((n, list) => n + list.length, 0),
-    } : {}),
+    language: a.language, complexity: a.complexity, live_data: a.liveData, personal: a.personal,
+    entities: e.numbers.length + e.dates.length + e.emails.length + e.urls.length + e.ids.length + e.quoted.length + e.names.length + e.negations.length,
   };
 }
 

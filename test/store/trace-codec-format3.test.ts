@@ -1,0 +1,74 @@
+// Trace format 3 (src/store/trace-codec.ts, docs/observability.md "Trace storage"): span times stored
+// as whole microseconds, read back as the same milliseconds; format 2 where they do not fit, and
+// format 2 traces stored before read as they did. encodeTraceText writes encodeTrace's JSON exactly.
+import { describe, expect, test } from "bun:test";
+import { COMPONENT_VERSIONS } from "../../src/config/versions.ts";
+import type { JsonObject } from "../../src/lib/json.ts";
+import { round3 } from "../../src/observability/trace.ts";
+import { decodeTrace, encodeTrace, encodeTraceText } from "../../src/store/trace-codec.ts";
+
+const stored = (t: JsonObject): JsonObject => JSON.parse(encodeTraceText(t)) as JsonObject;
+const roundTrip = (t: JsonObject): string => JSON.stringify(decodeTrace(stored(t)));
+
+const spans = [
+  ["request", 0, 18.41, null],
+  ["parse", 2.009, 2.42, null],
+  ["llm", 15.544, 1.705, "upstream_error", { provider: "openai", model: "openai/gpt-4o-mini", attempt: 0, stream: false }],
+];
+
+describe("format 3: span times in microseconds", () => {
+  test("stored as integers, read back as the same milliseconds, key for key", () => {
+    const trace = { spans, candidates: [{ model: "a/x", provider: "a", rank: 0 }], versions: COMPONENT_VERSIONS };
+    const s = stored(trace);
+    expect(s["~"]).toBe(3);
+    expect(s.s).toEqual([["request", 0, 18410, null], ["parse", 2009, 2420, null], ["llm", 15544, 1705, "upstream_error", spans[2]![4]]]);
+    expect(roundTrip(trace)).toBe(JSON.stringify(trace));
+  });
+
+  test("every round3 value survives, however long the request", () => {
+    const times = [0, 0.001, 0.007, 0.1, 0.3, 1.005, 2.675, 123.456, 9999.999, 86_400_000.123, 1e12 + 0.5];
+    const trace = { spans: times.map((t, i) => [`s${i}`, round3(t), round3(t * 3.1), null]) };
+    expect(stored(trace)["~"]).toBe(3);
+    expect(roundTrip(trace)).toBe(JSON.stringify(trace));
+  });
+
+  test("span times that are not whole microseconds keep the trace in format 2, unchanged", () => {
+    for (const odd of [0.0005, 1 / 3, Number.NaN, Number.POSITIVE_INFINITY]) {
+      const trace = { spans: [["request", 0, odd, null]], reason: "r" };
+      const s = stored(trace);
+      expect(s["~"]).toBe(2);
+      expect(s.s).toEqual(JSON.parse(JSON.stringify(trace.spans)));
+      expect(roundTrip(trace)).toBe(JSON.stringify(JSON.parse(JSON.stringify(trace))));
+    }
+    expect(stored({ spans: [["request", "0", 1, null]] })["~"]).toBe(2);
+    expect(stored({ spans: { request: 1 } })["~"]).toBe(2);
+  });
+
+  test("a trace without spans is format 2, as before", () => {
+    expect(stored({ reason: "x" })["~"]).toBe(2);
+  });
+
+  test("format 2 traces stored before read as they did (span times in milliseconds)", () => {
+    const old = { "~": 2, s: [["request", 0, 18.41, null]], r: "x", v: ["0.1.0"] };
+    expect(decodeTrace(old)).toEqual({ spans: [["request", 0, 18.41, null]], reason: "x", versions: { gateway: "0.1.0" } });
+  });
+});
+
+describe("encodeTraceText", () => {
+  const cases: Array<[string, JsonObject]> = [
+    ["versions last (spliced from its memo)", { spans, reason: "r", versions: COMPONENT_VERSIONS }],
+    ["versions alone", { versions: COMPONENT_VERSIONS }],
+    ["unsampled", { sampled: false, versions: COMPONENT_VERSIONS }],
+    ["a key after versions", { versions: COMPONENT_VERSIONS, reason: "r", extra: [1] }],
+    ["versions not frozen", { versions: { gateway: "1", api: "2" } }],
+    ["versions in another key order", { versions: Object.freeze({ api: "2", gateway: "1" }) }],
+    ["versions undefined", { reason: "r", versions: undefined }],
+    ["a key that reads as a short key", { s: 1, versions: COMPONENT_VERSIONS }],
+  ];
+  for (const [name, trace] of cases) {
+    test(name, () => {
+      expect(encodeTraceText(trace)).toBe(JSON.stringify(encodeTrace(trace)));
+      expect(roundTrip(trace)).toBe(JSON.stringify(trace));
+    });
+  }
+});
