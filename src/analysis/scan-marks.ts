@@ -20,6 +20,7 @@ for (const ch of "+-*/^=×÷<>≤≥") MARK_KIND[ch.charCodeAt(0)] = M_OPERATOR;
 for (const ch of "∫∑∏√π∞∂≠≈±²³∆θλσμ∈∀∃⊂∪∩≡") MARK_KIND[ch.charCodeAt(0)] = M_MATH;
 
 const wordAt = (s: ScanState, i: number): boolean => {
+  if (i < 0 || i >= s.n) return false;
   const c = s.src.charCodeAt(i);
   return c < 0x2000 ? isWordClass(CLASS[c] ?? 0) : c >= 0x3040;
 };

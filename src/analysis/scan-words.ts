@@ -84,8 +84,12 @@ function pend(s: ScanState, nextKey: number): void {
 /** One word (no digits) at [start, end) with the hash of its lowercase form; `split` says it
  * holds joiners worth splitting on when the whole is not in the lexicon. */
 export function word(s: ScanState, start: number, end: number, split: boolean, hash: number): void {
+  wordOf(s, start, end, split, findWord(hash, s.src, start, end));
+}
+
+/** word() for a word whose lexicon id (or -1) is known already. */
+export function wordOf(s: ScanState, start: number, end: number, split: boolean, id: number): void {
   const src = s.src;
-  const id = findWord(hash, src, start, end);
   let e: Entry | undefined;
   if (id >= 0) {
     e = WORD_ENTRY[id];
@@ -103,7 +107,8 @@ export function word(s: ScanState, start: number, end: number, split: boolean, h
   // name()'s own first test, without the call for the common lowercase word.
   if (first === lowerCode(first) || s.sentenceStart) s.nameEnd = -9;
   else name(s, e, start, end);
-  if (src.charCodeAt(end) === 0x28 && end - start <= 4 && MATH_FUNCTIONS.has(lowerSlice(s, start, end))) s.mathMarks++;
+  // Reads past the end return NaN and slow every later read at that site: bounds first.
+  if (end < s.n && src.charCodeAt(end) === 0x28 && end - start <= 4 && MATH_FUNCTIONS.has(lowerSlice(s, start, end))) s.mathMarks++;
   if (start - s.lastNumEnd > 4) s.lastNumEnd = -9; // "3rd of March" keeps its number across "of"
   s.mathPrev = end - start === 1 && VARS.has(lowerCode(first));
   s.sentenceStart = false;
@@ -217,7 +222,7 @@ export function numeric(s: ScanState, start: number, end: number, mixed: boolean
     const e = id >= 0 ? WORD_ENTRY[id] : undefined;
     if (e !== undefined) applyEntry(s, e, start, end, s.wordIndex++);
   }
-  const next = src.charCodeAt(end);
+  const next = end < s.n ? src.charCodeAt(end) : -1;
   const wasLineStart = s.lineStart;
   s.lineStart = false;
   s.sentenceStart = false;
@@ -238,11 +243,11 @@ export function numeric(s: ScanState, start: number, end: number, mixed: boolean
   const kind = mixed ? numericKind(tok) : digits >= 7 ? T_ID : T_NUMBER;
   s.mathPrev = kind === T_NUMBER || kind === T_MATH_VAR;
   if (kind === T_NUMBER) {
-    const prev = src.charCodeAt(start - 1);
+    const prev = start > 0 ? src.charCodeAt(start - 1) : -1;
     let value = tok;
     if (next === 0x25) {
       value = `${tok}%`;
-      const after = src.charCodeAt(end + 5);
+      const after = end + 5 < s.n ? src.charCodeAt(end + 5) : -1;
       if (src.startsWith(" of ", end + 1) && ((after >= 0x30 && after <= 0x39) || after === 0x24)) s.mathMarks++; // "17% of 2,340"
     }
     if (CURRENCY.has(prev)) value = String.fromCharCode(prev) + value;

@@ -5,9 +5,9 @@ import { CLASS, CLS_DIGIT, HINT_LANG, HINT_WEIGHT, SCRIPT_HINT, S_HANGUL, S_LATI
 import { hasPersonalIdentifier } from "./personal.ts";
 import { mark } from "./scan-marks.ts";
 import { newState, resetState, type ScanState, type Signals } from "./scan-state.ts";
-import { applyEntry, numeric, word } from "./scan-words.ts";
-import { SUBSTRING_BY_FIRST, SUBSTRING_FIRST } from "./vocabulary.ts";
-import { HASH_PRIME, HASH_SEED, LOWER } from "./word-table.ts";
+import { applyEntry, numeric, word, wordOf } from "./scan-words.ts";
+import { SUBSTRING_BY_FIRST, SUBSTRING_FIRST, WORD_TRIE } from "./vocabulary.ts";
+import { ASCII_SYMBOL, HASH_PRIME, HASH_SEED, LOWER, TRIE_ROOT, TRIE_SYMBOLS } from "./word-table.ts";
 
 export type { Signals } from "./scan-state.ts";
 
@@ -29,15 +29,40 @@ export function scanOnce(text: string): Signals {
   return run(spare === null ? (spare = newState(src, entities)) : resetState(spare, src, entities));
 }
 
+const trie = WORD_TRIE.next;
+const trieWord = WORD_TRIE.word;
+
 function run(s: ScanState): Signals {
   const entities = s.entities;
   const src = s.src;
   const n = s.n;
+  let latin = 0;
   let i = 0;
   while (i < n) {
     const c = src.charCodeAt(i);
     if (c === 0x20) {
       i++;
+      continue;
+    }
+    const first = c < 0x80 ? (ASCII_SYMBOL[c] ?? 0) : 0;
+    if (first !== 0) {
+      // The common token: ASCII letters ended by a space or by punctuation that joins nothing,
+      // its id read off the trie as it goes; anything else (a digit, an accent, a joiner) is read
+      // again by token() from its start.
+      const start = i;
+      let node = trie[TRIE_ROOT * TRIE_SYMBOLS + first] ?? 0;
+      let next = -1;
+      while (++i < n) {
+        next = src.charCodeAt(i);
+        const symbol = next < 0x80 ? (ASCII_SYMBOL[next] ?? 0) : 0;
+        if (symbol === 0) break;
+        node = trie[node * TRIE_SYMBOLS + symbol] ?? 0;
+        next = -1;
+      }
+      if (next === -1 || next === 0x20 || (next < 0x80 && ASCII_END[next] === 1 && !(i + 1 < n && joins(src, next, i)))) {
+        latin += i - start;
+        wordOf(s, start, i, false, trieWord[node] ?? -1);
+      } else i = token(s, start);
       continue;
     }
     if (c < 0x2000) {
@@ -60,6 +85,7 @@ function run(s: ScanState): Signals {
     s.sentenceStart = false;
     i++;
   }
+  s.scripts[S_LATIN] = (s.scripts[S_LATIN] ?? 0) + latin;
   s.questionEnd = endsWithQuestion(src);
   if (entities.emails.length > 0 || (s.digits >= ID_DIGITS && hasPersonalIdentifier(src))) s.personal = true;
   return s;
@@ -127,6 +153,9 @@ function token(s: ScanState, start: number): number {
 /** Lowercase code of ASCII letters and "_" (class S_LATIN), 0 for every other ASCII code. */
 const ASCII_WORD = new Uint8Array(0x80);
 for (let c = 0; c < 0x80; c++) if (CLASS[c] === S_LATIN) ASCII_WORD[c] = LOWER[c] ?? c;
+/** ASCII codes that end a letter run unless they join (not letters, not digits). */
+const ASCII_END = new Uint8Array(0x80);
+for (let c = 0; c < 0x80; c++) if ((CLASS[c] ?? 0) === 0) ASCII_END[c] = 1;
 
 function joins(text: string, c: number, i: number): boolean {
   const next = text.charCodeAt(i + 1);

@@ -43,7 +43,7 @@ addFlags(F_CONSTRAINT, `${CONSTRAINT_WORDS.en}, ${CONSTRAINT_WORDS.intl}`);
 addFlags(F_STEP, `${STEP_WORDS.en}, ${STEP_WORDS.intl}`);
 addFlags(F_NOT_NAME, "ok, okay, please, thanks, hi, hello, hey, dear, yes, no, note, important, q, a, tl, dr, ps, fyi, asap, etc");
 indexSubstrings();
-buildWordTable(LEXICON);
+export const WORD_TRIE = buildWordTable(LEXICON);
 
 export { LEXICON, SUBSTRING_BY_FIRST, SUBSTRING_FIRST } from "./lexicon.ts";
 export { CONTINUES, WORD_ENTRY, findWord, phraseEntry } from "./word-table.ts";

@@ -30,6 +30,10 @@ export let CONTINUES = new Uint8Array(0);
 let hashes = new Int32Array(0);
 let mask = 0;
 let slots = new Int32Array(0);
+/** Every word's code units end to end: word id -> offset and length in CHARS. */
+let chars = new Uint16Array(0);
+let offsets = new Int32Array(0);
+let lengths = new Int32Array(0);
 
 function idOf(word: string, ids: Map<string, number>): number {
   let id = ids.get(word);
@@ -42,8 +46,48 @@ function idOf(word: string, ids: Map<string, number>): number {
   return id;
 }
 
-/** Assigns ids to every word of `lexicon` (and of its phrases), then builds the hash table. */
-export function buildWordTable(lexicon: ReadonlyMap<string, Entry>): void {
+/** Code of an ASCII letter (either case) or "_" as a trie symbol (1-27); 0 for any other code. */
+export const ASCII_SYMBOL = new Uint8Array(0x80);
+for (let c = 0x61; c <= 0x7a; c++) ASCII_SYMBOL[c] = ASCII_SYMBOL[c - 0x20] = c - 0x60;
+ASCII_SYMBOL[0x5f] = 27;
+export const TRIE_SYMBOLS = 28;
+
+/** The words made of ASCII letters and "_" as a trie the scan walks while it reads a word, so the
+ * word's id needs no hash probe and no comparison: next = `next[node * 28 + symbol]`, node 0 is
+ * dead (its row is all 0, so it stays dead), the root is 1; `word[node]` is an id or -1. */
+export interface WordTrie {
+  next: Uint16Array | Uint32Array;
+  word: Int32Array;
+}
+export const TRIE_ROOT = 1;
+
+function buildTrie(): WordTrie {
+  const rows: number[][] = [[], []];
+  const word = [-1, -1];
+  WORDS.forEach((w, id) => {
+    if (!/^[a-z_]+$/.test(w)) return;
+    let node = TRIE_ROOT;
+    for (let i = 0; i < w.length; i++) {
+      const symbol = ASCII_SYMBOL[w.charCodeAt(i)] ?? 0;
+      const row = rows[node] ?? [];
+      let child = row[symbol];
+      if (child === undefined) {
+        child = rows.length;
+        rows.push([]);
+        word.push(-1);
+        row[symbol] = child;
+      }
+      node = child;
+    }
+    word[node] = id;
+  });
+  const next = rows.length > 0xffff ? new Uint32Array(rows.length * TRIE_SYMBOLS) : new Uint16Array(rows.length * TRIE_SYMBOLS);
+  rows.forEach((row, node) => row.forEach((child, symbol) => (next[node * TRIE_SYMBOLS + symbol] = child)));
+  return { next, word: Int32Array.from(word) };
+}
+
+/** Assigns ids to every word of `lexicon` (and of its phrases), then builds the hash table and the trie. */
+export function buildWordTable(lexicon: ReadonlyMap<string, Entry>): WordTrie {
   const ids = new Map<string, number>();
   const visit = (map: ReadonlyMap<string, Entry>, top: boolean): void => {
     for (const [word, entry] of map) {
@@ -74,11 +118,20 @@ export function buildWordTable(lexicon: ReadonlyMap<string, Entry>): void {
   mask = size - 1;
   slots = new Int32Array(size).fill(-1);
   hashes = Int32Array.from(WORDS, hashOf);
+  lengths = Int32Array.from(WORDS, (w) => w.length);
+  offsets = new Int32Array(WORDS.length);
+  chars = new Uint16Array(lengths.reduce((a, b) => a + b, 0));
+  let at = 0;
+  WORDS.forEach((word, id) => {
+    offsets[id] = at;
+    for (let i = 0; i < word.length; i++) chars[at++] = word.charCodeAt(i);
+  });
   WORDS.forEach((word, id) => {
     let i = (hashes[id] ?? 0) & mask;
     while (slots[i] !== -1) i = (i + 1) & mask;
     slots[i] = id;
   });
+  return buildTrie();
 }
 
 /** Phrase continuations: (head's nextKey, next word's id) -> entry, open addressing. */
@@ -119,17 +172,15 @@ export function findWord(hash: number, text: string, start: number, end: number)
   for (let i = hash & mask; ; i = (i + 1) & mask) {
     const id = slots[i] ?? -1;
     if (id < 0) return -1;
-    if (hashes[id] !== hash) continue;
-    const word = WORDS[id] ?? "";
-    if (word.length === len && same(word, text, start)) return id;
+    if (hashes[id] === hash && lengths[id] === len && same(offsets[id] ?? 0, text, start, end)) return id;
   }
 }
 
-/** Whether `text` at `start` reads `word` once lowercased (lowerCode, char by char). */
-function same(word: string, text: string, start: number): boolean {
-  for (let i = 0; i < word.length; i++) {
-    const w = word.charCodeAt(i);
-    const c = text.charCodeAt(start + i);
+/** Whether `text[start, end)` reads the word at `at` in `chars` once lowercased (lowerCode, unit by unit). */
+function same(at: number, text: string, start: number, end: number): boolean {
+  for (let j = start; j < end; j++, at++) {
+    const w = chars[at] ?? 0;
+    const c = text.charCodeAt(j);
     // Lexicon words are lowercase: an equal code unit is equal once lowercased (checked at build).
     if (c !== w && (c >= 0x2000 ? (c === 0x2019 ? 0x27 : c) : (LOWER[c] ?? c)) !== w) return false;
   }
