@@ -139,6 +139,44 @@ export async function* decodeSse(
   }
 }
 
+/** decodeSse a read at a time: the events of each upstream read as one array, valid until the
+ * next is asked for. A reader that loops over them takes one async step per read, not per event. */
+export async function* decodeSseBatches(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+): AsyncGenerator<readonly SseEvent[]> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  const out: SseEvent[] = [];
+  let finished = false;
+  const onAbort = (): void => {
+    reader.cancel(signal?.reason).catch(() => undefined);
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    while (true) {
+      signal?.throwIfAborted();
+      const { value, done } = await reader.read();
+      signal?.throwIfAborted();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }), out);
+      if (out.length > 0) {
+        yield out;
+        out.length = 0;
+      }
+    }
+    parser.feed(decoder.decode(), out);
+    parser.end(out);
+    finished = true;
+    if (out.length > 0) yield out;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    if (!finished) reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+}
+
 /** One unnamed SSE frame. `data` must not contain newlines (JSON.stringify output). */
 export function encodeSseData(data: string): string {
   return `data: ${data}\n\n`;

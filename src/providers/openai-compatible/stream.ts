@@ -1,6 +1,6 @@
 // Reads an OpenAI-compatible SSE stream into typed chunk events, keeping each upstream data line
 // as `raw` so the encoder passes it through without re-serialising (design card: zero-copy).
-import { decodeSse } from "../sse-decoder.ts";
+import { decodeSseBatches } from "../sse-decoder.ts";
 import type { ChatChunk, ChunkEvent } from "../../canonical/completion.ts";
 import { UpstreamFailure } from "../../canonical/failure.ts";
 import { isObject } from "../../lib/json.ts";
@@ -27,6 +27,27 @@ function wellFormed(choices: unknown[]): boolean {
 const validCalls = (calls: unknown): boolean =>
   Array.isArray(calls) && calls.every((t) => isObject(t) && (t.function === undefined || isObject(t.function)));
 
+/** One data line as a chunk event; null for a line gw skips (empty, not an object, no choices). */
+function chunkEvent(data: string, provider: string): ChunkEvent | null {
+  if (data === "") return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    throw UpstreamFailure.badBody(`${provider} sent a stream line that is not JSON.`);
+  }
+  if (!isObject(parsed)) return null;
+  if (isObject(parsed.error)) {
+    throw UpstreamFailure.badBody(`${provider} reported an error mid-stream.`);
+  }
+  if (!Array.isArray(parsed.choices)) return null;
+  if (!wellFormed(parsed.choices)) {
+    throw UpstreamFailure.badBody(`${provider} sent a malformed stream chunk.`);
+  }
+  return { type: "chunk", chunk: parsed as ChatChunk, raw: data };
+}
+
+/** The upstream's chunks, one async step per upstream read (decodeSseBatches), not per event. */
 export async function* parseStream(
   body: ReadableStream<Uint8Array>,
   signal: AbortSignal,
@@ -34,28 +55,15 @@ export async function* parseStream(
 ): AsyncGenerator<ChunkEvent> {
   let done = false;
   try {
-    for await (const event of decodeSse(body, signal)) {
-      const data = event.data;
-      if (data === "[DONE]") {
-        done = true;
-        break;
+    read: for await (const events of decodeSseBatches(body, signal)) {
+      for (const { data } of events) {
+        if (data === "[DONE]") {
+          done = true;
+          break read;
+        }
+        const event = chunkEvent(data, provider);
+        if (event) yield event;
       }
-      if (data === "") continue;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(data);
-      } catch {
-        throw UpstreamFailure.badBody(`${provider} sent a stream line that is not JSON.`);
-      }
-      if (!isObject(parsed)) continue;
-      if (isObject(parsed.error)) {
-        throw UpstreamFailure.badBody(`${provider} reported an error mid-stream.`);
-      }
-      if (!Array.isArray(parsed.choices)) continue;
-      if (!wellFormed(parsed.choices)) {
-        throw UpstreamFailure.badBody(`${provider} sent a malformed stream chunk.`);
-      }
-      yield { type: "chunk", chunk: parsed as ChatChunk, raw: data };
     }
   } catch (err) {
     if (err instanceof UpstreamFailure) throw err;
