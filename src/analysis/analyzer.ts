@@ -114,17 +114,7 @@ export function analyzeRequest(req: ChatRequest, hints: AnalyzerHints): Analysis
   if (hints.priority === "realtime" || hints.priority === "batch") workload = hints.priority;
   else if ((task === "chat" && subtype === "support") || (hints.customerTier && (task === "chat" || task === "qa"))) workload = "support";
 
-  const complexity = decideComplexity({
-    task,
-    subtype,
-    inputTokensBound: hints.inputTokensBound,
-    constraints: signals.constraints,
-    steps: signals.steps,
-    listItems: signals.listItems,
-    codeFences: signals.codeFences,
-    mathMarks: signals.mathMarks,
-    questions: signals.questions,
-  });
+  const complexity = decideComplexity(task, subtype, hints.inputTokensBound, signals);
 
   return {
     task,

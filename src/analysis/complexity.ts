@@ -13,10 +13,8 @@ export const STEP_WORDS = {
   intl: "d'abord, ensuite, puis, enfin, étape, zuerst, dann, danach, schließlich, schritt, primero, luego, después, finalmente, paso, prima, poi, dopo, infine, passo, primeiro, depois, finalmente, passo, eerst, daarna, vervolgens, ten slotte, stap, сначала, затем, потом, наконец, шаг",
 };
 
-export interface ComplexityInput {
-  task: TaskKind;
-  subtype: string;
-  inputTokensBound: number;
+/** What the scan counted (its Signals). */
+export interface ComplexityCounts {
   constraints: number;
   steps: number;
   listItems: number;
@@ -29,9 +27,9 @@ export interface ComplexityInput {
 const TASK_POINTS: { readonly [K in TaskKind]?: number } = { reasoning: 2, math: 1, coding: 1, agent: 1 };
 
 /** Points per feature; low <= 1, medium 2-3, high >= 4. */
-export function decideComplexity(f: ComplexityInput): "low" | "medium" | "high" {
+export function decideComplexity(task: TaskKind, subtype: string, inputTokensBound: number, f: ComplexityCounts): "low" | "medium" | "high" {
   let points = 0;
-  const n = f.inputTokensBound;
+  const n = inputTokensBound;
   points += n >= 8000 ? 3 : n >= 2000 ? 2 : n >= 400 ? 1 : 0;
   points += f.constraints >= 6 ? 2 : f.constraints >= 3 ? 1 : 0;
   points += f.listItems >= 6 ? 2 : f.listItems >= 3 ? 1 : 0;
@@ -39,8 +37,8 @@ export function decideComplexity(f: ComplexityInput): "low" | "medium" | "high" 
   points += f.codeFences >= 2 ? 2 : f.codeFences >= 1 ? 1 : 0;
   points += f.mathMarks >= 3 ? 1 : 0;
   points += f.questions >= 3 ? 1 : 0;
-  points += TASK_POINTS[f.task] ?? 0;
-  if (f.task === "math" && f.subtype !== "arithmetic") points += 1; // proofs, calculus, statistics
-  if (f.task === "chat" || f.task === "classification") points -= 1;
+  points += TASK_POINTS[task] ?? 0;
+  if (task === "math" && subtype !== "arithmetic") points += 1; // proofs, calculus, statistics
+  if (task === "chat" || task === "classification") points -= 1;
   return points >= 4 ? "high" : points >= 2 ? "medium" : "low";
 }

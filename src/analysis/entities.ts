@@ -27,10 +27,12 @@ export function pushUnique(list: string[], value: string): void {
 // Links first, so the words inside them are not read as prose ("weather" in a URL is not a question).
 const LINK = /\b(?:https?:\/\/|www\.)[^\s<>"'`)\]}]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
 const TRAILING = /[.,;:!?]+$/;
+const MAY_LINK = /@|:\/\/|www\./;
 
 /** Moves URLs and e-mail addresses into `entities` and blanks them out of the text. */
 export function takeLinks(text: string, entities: Entities): string {
-  if (!text.includes("@") && !text.includes("://") && !text.includes("www.")) return text;
+  // One regex pass costs less than three includes() on short texts.
+  if (!MAY_LINK.test(text)) return text;
   return text.replace(LINK, (match) => {
     const link = match.replace(TRAILING, "");
     if (link.includes("@") && !link.includes("://")) pushUnique(entities.emails, link.toLowerCase());

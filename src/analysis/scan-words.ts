@@ -8,7 +8,7 @@ import {
   CLAUSE_OPENER, FIRST_PERSON_REACH, OWNER_AFTER_PREP_REACH, OWNER_PLAIN_GAP, OWNER_AFTER_REACH, OWNER_PREPOSITION, POSSESSIVE_REACH,
   REFERENCE_BRIDGE, REFERENCE_GAP, REFERENCE_NOUNS,
 } from "./personal.ts";
-import { cueWeight, zoneWeight, type ScanState } from "./scan-state.ts";
+import { MIDDLE_WEIGHT, zoneWeight, type ScanState } from "./scan-state.ts";
 import { CONTINUES, WORD_ENTRY, findWord, phraseEntry } from "./vocabulary.ts";
 import { HASH_PRIME, HASH_SEED, lowerCode } from "./word-table.ts";
 
@@ -26,22 +26,34 @@ const lowerSlice = (s: ScanState, start: number, end: number): string => s.src.s
 
 /** Applies a lexicon entry (a word, a phrase's last word, or a CJK substring) found at [start, end). */
 export function applyEntry(s: ScanState, e: Entry, start: number, end: number, idx: number): void {
-  if (e.langs !== 0) {
-    const share = e.langShare * zoneWeight(s, start, QUOTED_LANGUAGE);
-    for (let b = 0, m = e.langs; m !== 0; b++, m >>= 1) if (m & 1) s.langScores[b] = (s.langScores[b] ?? 0) + share;
-  }
+  const langs = e.langs;
   const cues = e.cues;
-  if (cues !== null) {
-    const w = cueWeight(s, start);
-    for (let i = 0; i < cues.length; i++) {
-      const cue = cues[i];
-      if (cue === undefined) continue;
-      s.taskScores[cue.kind] = (s.taskScores[cue.kind] ?? 0) + cue.weight * w;
-      if (cue.sub >= 0) s.subScores[cue.sub] = (s.subScores[cue.sub] ?? 0) + (cue.weight || 1) * w;
+  if (langs !== 0 || cues !== null) {
+    // zoneWeight() and cueWeight() written out: most words get here.
+    const m = start >= s.headEnd && start < s.tailStart ? MIDDLE_WEIGHT : 1;
+    const quoted = s.quoteOpen >= 0;
+    if (langs !== 0) {
+      const share = e.langShare * (quoted ? m * QUOTED_LANGUAGE : m);
+      const scores = s.langScores;
+      for (let b = 0, bits = langs; bits !== 0; b++, bits >>= 1) if (bits & 1) scores[b] = (scores[b] ?? 0) + share;
+    }
+    if (cues !== null) {
+      const w = (quoted ? m * 0.5 : m) * (s.sentenceStart ? 1.5 : 1);
+      const tasks = s.taskScores;
+      const subs = s.subScores;
+      for (let i = 0; i < cues.length; i++) {
+        const cue = cues[i];
+        if (cue === undefined) continue;
+        tasks[cue.kind] = (tasks[cue.kind] ?? 0) + cue.weight * w;
+        if (cue.sub >= 0) subs[cue.sub] = (subs[cue.sub] ?? 0) + (cue.weight || 1) * w;
+      }
     }
   }
   const f = e.flags;
-  if ((f & SCAN_FLAGS) === 0) return;
+  if ((f & SCAN_FLAGS) !== 0) applyFlags(s, f, start, end, idx);
+}
+
+function applyFlags(s: ScanState, f: number, start: number, end: number, idx: number): void {
   // "12. Mai" is a date, not Italian "mai" (never).
   const dated = (f & F_MONTH) !== 0 && month(s, start, end, (f & F_MONTH_AMBIG) !== 0);
   if (f & F_NEG && !dated) pushUnique(s.entities.negations, lowerSlice(s, start, end).replace("\u2019", "'"));
@@ -133,7 +145,11 @@ function lookup(s: ScanState, id: number, e: Entry | undefined, start: number, e
   }
   if (e === undefined) return;
   applyEntry(s, e, start, end, idx);
-  if (e.nextKey >= 0) pend(s, e.nextKey);
+  const key = e.nextKey;
+  if (key >= 0) {
+    if (s.pend0 < 0) s.pend0 = key;
+    else if (s.pend1 < 0) s.pend1 = key;
+  }
 }
 
 function phrase(s: ScanState, head: number, id: number, start: number, end: number, idx: number): void {

@@ -68,15 +68,18 @@ export function decideTask(s: Signals): { task: TaskKind; subtype: string } {
   }
   if (best < 0 || bestScore < MIN_SCORE) {
     const task: TaskKind = s.questionEnd ? "qa" : "chat";
-    return { task, subtype: subtypeOf(s, task) };
+    return { task, subtype: subtypeAt(s, task, s.questionEnd ? QA : CHAT) };
   }
   const task = KINDS[best] ?? "chat";
-  return { task, subtype: subtypeOf(s, task) };
+  return { task, subtype: subtypeAt(s, task, best) };
 }
 
 /** The subtype with the most cue weight within `task`, else the kind's default (its first). */
-export function subtypeOf(s: Signals, task: TaskKind): string {
-  const from = SUB_START[idx(task)] ?? 0;
+export const subtypeOf = (s: Signals, task: TaskKind): string => subtypeAt(s, task, idx(task));
+
+/** subtypeOf() for the kind at index `k` of KINDS (`task`). */
+function subtypeAt(s: Signals, task: TaskKind, k: number): string {
+  const from = SUB_START[k] ?? 0;
   const count = SUBTYPES[task].length;
   let best = -1;
   let bestScore = 0;
