@@ -21,13 +21,16 @@ export interface Tail {
 export function finish(deps: Deps, state: RequestState, tail: Tail): void {
   const spans = state.spans;
   try {
+    // Meter's end is cache-store's start: one clock read fewer.
+    let mark: number | null = null;
     if (tail.meter) {
       const start = spans.now();
       meter(deps, state);
-      spans.timings.meter = round3(spans.now() - start);
+      mark = spans.now();
+      spans.timings.meter = round3(mark - start);
     }
     if (tail.store) {
-      const start = spans.now();
+      const start = mark ?? spans.now();
       storeAnswer(deps, state, tail.store);
       spans.timings.cache_store = round3(spans.now() - start);
     }

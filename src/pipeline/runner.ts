@@ -16,10 +16,9 @@ export type Manifest<S extends RequestState> = ReadonlyArray<readonly [name: str
 
 export type Failed = { kind: "error"; error: GwError; headers: Record<string, string> };
 
-/** Runs one stage in its span. Synchronous stages stay synchronous: no promise, and no other
- * request's work can run inside their span. */
-function runStage<S extends RequestState>(deps: Deps, state: S, name: string, stage: Stage<S>): void | Promise<void> {
-  const start = state.spans.now();
+/** Runs one stage in its span, from `start`; its end time. Synchronous stages stay synchronous:
+ * no promise, and no other request's work can run inside their span. */
+function runStage<S extends RequestState>(deps: Deps, state: S, name: string, stage: Stage<S>, start: number): number | Promise<number> {
   let pending: void | Promise<void>;
   try {
     pending = stage(deps, state);
@@ -35,9 +34,11 @@ function runStage<S extends RequestState>(deps: Deps, state: S, name: string, st
   );
 }
 
-function stageDone(state: RequestState, name: string, start: number): void {
-  if (name === "call") state.spans.timings.call = round3(state.spans.now() - start);
-  else state.spans.add(name, start, state.spans.now(), null);
+function stageDone(state: RequestState, name: string, start: number): number {
+  const end = state.spans.now();
+  if (name === "call") state.spans.timings.call = round3(end - start);
+  else state.spans.add(name, start, end, null);
+  return end;
 }
 
 function stageFailed(state: RequestState, name: string, start: number, err: unknown): GwError {
@@ -48,13 +49,17 @@ function stageFailed(state: RequestState, name: string, start: number, err: unkn
 }
 
 /** The stages from `from` on, in order, until one throws or `stop` says the request is answered
- * (a cache hit); a promise only once a stage returned one. */
+ * (a cache hit); a promise only once a stage returned one. A synchronous stage's end is the next
+ * stage's start (one clock read per boundary); after a promise the clock is read again, so time
+ * spent on other requests' work is in no span. */
 function runFrom<S extends RequestState>(deps: Deps, state: S, manifest: Manifest<S>, stop: ((state: S) => boolean) | undefined, from: number): void | Promise<void> {
+  let mark: number | null = null;
   for (let i = from; i < manifest.length; i++) {
     const [name, stage, applies] = manifest[i]!;
     if (applies && !applies(deps, state)) continue;
-    const pending = runStage(deps, state, name, stage);
-    if (pending) return pending.then(() => (stop?.(state) ? undefined : runFrom(deps, state, manifest, stop, i + 1)));
+    const done: number | Promise<number> = runStage(deps, state, name, stage, mark ?? state.spans.now());
+    if (typeof done !== "number") return done.then(() => (stop?.(state) ? undefined : runFrom(deps, state, manifest, stop, i + 1)));
+    mark = done;
     if (stop?.(state)) return;
   }
 }
