@@ -7,7 +7,8 @@ import { reasonNotesOf, reasonSentences } from "./trace-reasons.ts";
 /** Format 2: format 1's layout, with `reasons` stored as notes (trace-reasons.ts) that decode to
  * their sentences and common exclusions as numbers (EXCLUDED). Format 3: format 2 with the spans'
  * times in whole microseconds (JSON.stringify writes an integer in about half the time of a
- * fraction); a trace whose span times are not whole microseconds is stored as format 2. Key lists
+ * fraction), and a candidate excluded for a common reason as [model, its EXCLUDED index]; a trace
+ * whose span times are not whole microseconds, or without spans, is stored as format 2. Key lists
  * below never change once released: a new layout is format 4. */
 const FORMAT = 3;
 
@@ -112,7 +113,7 @@ function versionsOf(v: Obj): { tuple: Json; text: string } | null {
 
 /** A candidate: [model, provider (0: the model id's prefix), rank (true: its index), score, quality,
  * below (1), excluded (a number: its EXCLUDED entry)]; absent fields are null (below: 0) and cut at
- * the end. */
+ * the end. Format 3 writes [model, 0, null, null, null, 0, n] as [model, n]. */
 const CANDIDATE = ["model", "provider", "rank", "score", "quality", "below_required_quality", "excluded"];
 
 /** Exclusions most traces repeat for many candidates, stored as their index (format 2): the text
@@ -145,7 +146,8 @@ const excludedText = (code: Json, provider: string): Json => {
   return entry ? `${entry[0]}${provider}${entry[1]}` : code;
 };
 
-function candidate(c: unknown, index: number): Json {
+/** `short`: the trace is format 3, where [model, n] stands for [model, 0, null, null, null, 0, n]. */
+function candidate(c: unknown, index: number, short: boolean): Json {
   if (!isObj(c)) return c as Json;
   // Only the known keys, in the record stage's order, with values the tuple can tell from absent.
   let at = 0;
@@ -159,7 +161,11 @@ function candidate(c: unknown, index: number): Json {
   const named = isPrefix(model, provider) ? 0 : provider;
   const ranked = rank === index ? true : rank;
   // Cut after the last field present.
-  if (excluded !== undefined) return [model, named, ranked, score ?? null, quality ?? null, below ? 1 : 0, excludedCode(excluded, provider)];
+  if (excluded !== undefined) {
+    const code = excludedCode(excluded, provider);
+    if (short && typeof code === "number" && named === 0 && rank === null && score === undefined && quality === undefined && !below) return [model, code];
+    return [model, named, ranked, score ?? null, quality ?? null, below ? 1 : 0, code];
+  }
   if (below) return [model, named, ranked, score ?? null, quality ?? null, 1];
   if (quality !== undefined) return [model, named, ranked, score ?? null, quality];
   if (score !== undefined) return [model, named, ranked, score];
@@ -172,10 +178,12 @@ function isPrefix(model: string, provider: string): boolean {
   return slash < 0 ? provider === model.slice(0, -1) : slash === provider.length && model.startsWith(provider);
 }
 
-/** `codes`: format 2 on, where a number in the excluded slot is an EXCLUDED index. */
-function fromCandidate(t: Json, index: number, codes: boolean): Json {
+/** `format`: from 2 on a number in the excluded slot is an EXCLUDED index; in 3 [model, n] is
+ * [model, 0, null, null, null, 0, n]. */
+function fromCandidate(t: Json, index: number, format: number): Json {
   if (!Array.isArray(t)) return t;
-  const [model, provider, rank, score, quality, below, excluded] = t as [string, string | 0, Json, Json?, Json?, Json?, Json?];
+  const codes = format !== 1;
+  const [model, provider, rank, score, quality, below, excluded] = (format === 3 && t.length === 2 ? [t[0], 0, null, null, null, 0, t[1]] : t) as [string, string | 0, Json, Json?, Json?, Json?, Json?];
   const named = provider === 0 ? model.slice(0, model.indexOf("/")) : provider;
   const c: Obj = { model, provider: named, rank: rank === true ? index : rank };
   if (score !== undefined && score !== null) c.score = score;
@@ -188,7 +196,7 @@ function fromCandidate(t: Json, index: number, codes: boolean): Json {
 /** The stored form, or the trace itself when it cannot be encoded. With `split`, a memoised
  * `versions` that ends the trace is left out and `tail` is its text, to be spliced in. */
 function encode(trace: JsonObject, split: boolean): { stored: JsonObject; tail: string | null } {
-  // Format 3 differs only in spans: a trace without them stays format 2.
+  // Format 3 once the spans fit it: a trace without them stays format 2.
   const out: Obj = { "~": 2 };
   let tail: string | null = null;
   for (const key in trace) {
@@ -209,7 +217,10 @@ function encode(trace: JsonObject, split: boolean): { stored: JsonObject; tail: 
         v = us;
         out["~"] = FORMAT;
       }
-    } else if (key === "candidates" && Array.isArray(v)) v = v.map(candidate);
+    } else if (key === "candidates" && Array.isArray(v)) {
+      const short = out["~"] === FORMAT;
+      v = v.map((c, i) => candidate(c, i, short));
+    }
     else if (key === "reasons") v = reasonNotesOf(v);
     else if (key === "attempts" && Array.isArray(v)) v = v.map((a) => toTuple(a, ATTEMPT) ?? a);
     else if (key === "versions") {
@@ -248,7 +259,7 @@ export function decodeTrace(stored: JsonObject | null): JsonObject | null {
     const key = FROM_TOP[short] ?? short;
     let v = stored[short]!;
     if (key === "spans" && format === 3 && Array.isArray(v)) v = v.map(spanFromMicros);
-    else if (key === "candidates" && Array.isArray(v)) v = v.map((t, i) => fromCandidate(t, i, format !== 1));
+    else if (key === "candidates" && Array.isArray(v)) v = v.map((t, i) => fromCandidate(t, i, format));
     else if (key === "attempts" && Array.isArray(v)) v = v.map((a) => (Array.isArray(a) ? fromTuple(a, ATTEMPT) : a));
     else if (TUPLES[key] && Array.isArray(v)) v = fromTuple(v, TUPLES[key]!);
     out[key] = v;

@@ -1,6 +1,6 @@
-// Trace format 3 (src/store/trace-codec.ts, docs/observability.md "Trace storage"): span times stored
-// as whole microseconds, read back as the same milliseconds; format 2 where they do not fit, and
-// format 2 traces stored before read as they did. encodeTraceText writes encodeTrace's JSON exactly.
+// Trace format 3 (src/store/trace-codec.ts, docs/observability.md "Trace storage"): span times as whole
+// microseconds and common exclusions as [model, n], read back as before; format 2 where spans do not
+// fit, and format 2 traces read as they did. encodeTraceText writes encodeTrace's JSON exactly.
 import { describe, expect, test } from "bun:test";
 import { COMPONENT_VERSIONS } from "../../src/config/versions.ts";
 import type { JsonObject } from "../../src/lib/json.ts";
@@ -16,7 +16,7 @@ const spans = [
   ["llm", 15.544, 1.705, "upstream_error", { provider: "openai", model: "openai/gpt-4o-mini", attempt: 0, stream: false }],
 ];
 
-describe("format 3: span times in microseconds", () => {
+describe("format 3", () => {
   test("stored as integers, read back as the same milliseconds, key for key", () => {
     const trace = { spans, candidates: [{ model: "a/x", provider: "a", rank: 0 }], versions: COMPONENT_VERSIONS };
     const s = stored(trace);
@@ -42,6 +42,33 @@ describe("format 3: span times in microseconds", () => {
     }
     expect(stored({ spans: [["request", "0", 1, null]] })["~"]).toBe(2);
     expect(stored({ spans: { request: 1 } })["~"]).toBe(2);
+  });
+
+  test("a candidate excluded for a common reason is [model, n]; any other stays a whole tuple", () => {
+    const candidates = [
+      { model: "openai/gpt-4o-mini", provider: "openai", rank: 0, score: 0.9, quality: 0.78 },
+      { model: "anthropic/claude-haiku-4-5", provider: "anthropic", rank: null, excluded: "provider anthropic not enabled" },
+      { model: "groq/openai/gpt-oss-120b", provider: "groq", rank: null, excluded: "provider groq blocked by the project's policy" },
+      { model: "together/x", provider: "tg", rank: null, excluded: "provider tg not enabled" },
+      { model: "mistral/m", provider: "mistral", rank: null, excluded: "over the budget ($0.01 left)" },
+      { model: "xai/grok", provider: "xai", rank: 4, excluded: "provider xai not enabled" },
+      { model: "noslash", provider: "noslas", rank: null, excluded: "no project key for noslas (the API key is BYOK only)" },
+    ];
+    const trace = { spans, candidates, reasons: undefined, versions: COMPONENT_VERSIONS };
+    expect(stored(trace).c).toEqual([
+      ["openai/gpt-4o-mini", 0, true, 0.9, 0.78],
+      ["anthropic/claude-haiku-4-5", 0],
+      ["groq/openai/gpt-oss-120b", 2],
+      ["together/x", "tg", null, null, null, 0, 0],
+      ["mistral/m", 0, null, null, null, 0, "over the budget ($0.01 left)"],
+      ["xai/grok", 0, 4, null, null, 0, 0],
+      ["noslash", 3],
+    ]);
+    expect(roundTrip(trace)).toBe(JSON.stringify(trace));
+    // Without spans (format 2) the same candidates keep the whole tuples.
+    expect(stored({ candidates })["~"]).toBe(2);
+    expect((stored({ candidates }).c as unknown[])[1]).toEqual(["anthropic/claude-haiku-4-5", 0, null, null, null, 0, 0]);
+    expect(roundTrip({ candidates })).toBe(JSON.stringify({ candidates }));
   });
 
   test("a trace without spans is format 2, as before", () => {
