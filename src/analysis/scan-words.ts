@@ -35,7 +35,11 @@ export function applyEntry(s: ScanState, e: Entry, start: number, end: number, i
     if (langs !== 0) {
       const share = e.langShare * (quoted ? m * QUOTED_LANGUAGE : m);
       const scores = s.langScores;
-      for (let b = 0, bits = langs; bits !== 0; b++, bits >>= 1) if (bits & 1) scores[b] = (scores[b] ?? 0) + share;
+      if ((langs & (langs - 1)) === 0) {
+        // One language (most stopwords): its index is the bit's.
+        const b = 31 - Math.clz32(langs);
+        scores[b] = (scores[b] ?? 0) + share;
+      } else for (let b = 0, bits = langs; bits !== 0; b++, bits >>= 1) if (bits & 1) scores[b] = (scores[b] ?? 0) + share;
     }
     if (cues !== null) {
       const w = (quoted ? m * 0.5 : m) * (s.sentenceStart ? 1.5 : 1);
@@ -139,8 +143,12 @@ function lookup(s: ScanState, id: number, e: Entry | undefined, start: number, e
     s.pend0 = -1;
     s.pend1 = -1;
     if (id >= 0 && CONTINUES[id] === 1) {
-      phrase(s, p0, id, start, end, idx);
-      if (p1 >= 0) phrase(s, p1, id, start, end, idx);
+      const pe = phraseEntry(p0, id);
+      if (pe !== undefined) phrase(s, pe, start, end, idx);
+      if (p1 >= 0) {
+        const pe1 = phraseEntry(p1, id);
+        if (pe1 !== undefined) phrase(s, pe1, start, end, idx);
+      }
     }
   }
   if (e === undefined) return;
@@ -152,9 +160,7 @@ function lookup(s: ScanState, id: number, e: Entry | undefined, start: number, e
   }
 }
 
-function phrase(s: ScanState, head: number, id: number, start: number, end: number, idx: number): void {
-  const pe = phraseEntry(head, id);
-  if (pe === undefined) return;
+function phrase(s: ScanState, pe: Entry, start: number, end: number, idx: number): void {
   applyEntry(s, pe, start, end, idx);
   if (pe.nextKey >= 0) pend(s, pe.nextKey);
 }

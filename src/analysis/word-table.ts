@@ -138,7 +138,8 @@ export function buildWordTable(lexicon: ReadonlyMap<string, Entry>): WordTrie {
 let phraseKeys = new Int32Array(0);
 let phraseEntries: Entry[] = [];
 let phraseShift = 32;
-const phraseSlot = (key: number): number => Math.imul(key, 0x9e3779b1) >>> phraseShift;
+/** Fibonacci hashing: the top bits of key * 2^32/phi pick the slot. */
+const PHRASE_HASH = 0x9e3779b1;
 
 function buildPhraseTable(continuing: ReadonlyArray<readonly [number, number, Entry]>): void {
   let bits = 1;
@@ -148,7 +149,7 @@ function buildPhraseTable(continuing: ReadonlyArray<readonly [number, number, En
   phraseEntries = new Array<Entry>(1 << bits);
   for (const [head, id, entry] of continuing) {
     const key = (head << 16) | id;
-    let i = phraseSlot(key);
+    let i = Math.imul(key, PHRASE_HASH) >>> phraseShift;
     while (phraseKeys[i] !== -1) i = (i + 1) & ((1 << bits) - 1);
     phraseKeys[i] = key;
     phraseEntries[i] = entry;
@@ -159,7 +160,7 @@ function buildPhraseTable(continuing: ReadonlyArray<readonly [number, number, En
 export function phraseEntry(nextKey: number, id: number): Entry | undefined {
   const key = (nextKey << 16) | id;
   const m = phraseKeys.length - 1;
-  for (let i = phraseSlot(key); ; i = (i + 1) & m) {
+  for (let i = Math.imul(key, PHRASE_HASH) >>> phraseShift; ; i = (i + 1) & m) {
     const k = phraseKeys[i] ?? -1;
     if (k === key) return phraseEntries[i];
     if (k === -1) return undefined;
