@@ -19,6 +19,9 @@ const NOT_NAME_FLAGS = F_NEG | F_POSS | F_FIRST | F_NOT_NAME | F_MONTH | F_DATEW
 const QUOTED_LANGUAGE = 0.2;
 /** Single letters that read as math variables next to an operator. */
 const VARS = new Set([..."xyznabk"].map((c) => c.charCodeAt(0)));
+/** VARS.has(lowerCode(c)) for every code unit, one read instead of a Set lookup. */
+const IS_VAR = new Uint8Array(0x10000);
+for (let c = 0; c < 0x10000; c++) if (VARS.has(lowerCode(c))) IS_VAR[c] = 1;
 /** Function names that are math notation when an argument list follows: "sin(x)", "f(x)". */
 const MATH_FUNCTIONS = new Set(["sin", "cos", "tan", "ln", "log", "exp", "sqrt", "f", "g", "lim", "det"]);
 
@@ -100,33 +103,45 @@ function pend(s: ScanState, nextKey: number): void {
 /** One word (no digits) at [start, end) with the hash of its lowercase form; `split` says it
  * holds joiners worth splitting on when the whole is not in the lexicon. */
 export function word(s: ScanState, start: number, end: number, split: boolean, hash: number): void {
-  wordOf(s, start, end, split, findWord(hash, s.src, start, end));
-}
-
-/** word() for a word whose lexicon id (or -1) is known already. */
-export function wordOf(s: ScanState, start: number, end: number, split: boolean, id: number): void {
-  const src = s.src;
+  const id = findWord(hash, s.src, start, end);
   let e: Entry | undefined;
   if (id >= 0) {
     e = WORD_ENTRY[id];
     lookup(s, id, e, start, end);
   } else if (split) splitWord(s, start, end);
-  else {
-    // lookup() for a word outside the lexicon: its index and the end of pending phrases.
-    s.wordIndex++;
-    if (s.sentenceStart) s.lastPNoun = -99;
-    s.pend0 = -1;
-    s.pend1 = -1;
-  }
+  else outside(s);
+  // Reads past the end return NaN and slow every later read at that site: bounds first.
+  wordEnd(s, e, start, end, s.src.charCodeAt(start), end < s.n ? s.src.charCodeAt(end) : -1);
+}
+
+/** word() for the scan's common token, ASCII letters without joiners: `first` and `next` are
+ * the code units at `start` and at `end` (-1 past the text). */
+export function asciiWord(s: ScanState, start: number, end: number, id: number, first: number, next: number): void {
+  let e: Entry | undefined;
+  if (id >= 0) {
+    e = WORD_ENTRY[id];
+    lookup(s, id, e, start, end);
+  } else outside(s);
+  wordEnd(s, e, start, end, first, next);
+}
+
+/** lookup() for a word outside the lexicon: its index and the end of pending phrases. */
+function outside(s: ScanState): void {
+  s.wordIndex++;
+  if (s.sentenceStart) s.lastPNoun = -99;
+  s.pend0 = -1;
+  s.pend1 = -1;
+}
+
+/** What follows any word: dates and names it ends or extends, math notation, the sentence under way. */
+function wordEnd(s: ScanState, e: Entry | undefined, start: number, end: number, first: number, next: number): void {
   if (e === undefined || (e.flags & F_MONTH) === 0) s.dateEnd = -9;
-  const first = src.charCodeAt(start);
   // name()'s own first test, without the call for the common lowercase word.
   if (first === lowerCode(first) || s.sentenceStart) s.nameEnd = -9;
   else name(s, e, start, end);
-  // Reads past the end return NaN and slow every later read at that site: bounds first.
-  if (end < s.n && src.charCodeAt(end) === 0x28 && end - start <= 4 && MATH_FUNCTIONS.has(lowerSlice(s, start, end))) s.mathMarks++;
+  if (next === 0x28 && end - start <= 4 && MATH_FUNCTIONS.has(lowerSlice(s, start, end))) s.mathMarks++;
   if (start - s.lastNumEnd > 4) s.lastNumEnd = -9; // "3rd of March" keeps its number across "of"
-  s.mathPrev = end - start === 1 && VARS.has(lowerCode(first));
+  s.mathPrev = end - start === 1 && IS_VAR[first] === 1;
   s.sentenceStart = false;
   s.lineStart = false;
   s.words++;

@@ -5,7 +5,7 @@ import { CLASS, CLS_DIGIT, HINT_LANG, HINT_WEIGHT, SCRIPT_HINT, S_HANGUL, S_LATI
 import { hasPersonalIdentifier } from "./personal.ts";
 import { mark } from "./scan-marks.ts";
 import { newState, resetState, type ScanState, type Signals } from "./scan-state.ts";
-import { applyEntry, numeric, word, wordOf } from "./scan-words.ts";
+import { applyEntry, asciiWord, numeric, word } from "./scan-words.ts";
 import { SUBSTRING_BY_FIRST, SUBSTRING_FIRST, WORD_TRIE } from "./vocabulary.ts";
 import { ASCII_SYMBOL, HASH_PRIME, HASH_SEED, LOWER, TRIE_ROOT, TRIE_SYMBOLS } from "./word-table.ts";
 
@@ -61,7 +61,7 @@ function run(s: ScanState): Signals {
       }
       if (next === -1 || next === 0x20 || (next < 0x80 && ASCII_END[next] === 1 && !(i + 1 < n && joins(src, next, i)))) {
         latin += i - start;
-        wordOf(s, start, i, false, trieWord[node] ?? -1);
+        asciiWord(s, start, i, trieWord[node] ?? -1, c, next);
       } else i = token(s, start);
       continue;
     }
