@@ -1,5 +1,6 @@
-// One pass over a prompt window (docs/routing.md "Analysis"): every character read once, each
-// word hashed as it is read and looked up without making a string; no regex runs per word.
+// One pass over a prompt window (docs/routing.md "Analysis"): each character read once (twice in a
+// word the ASCII fast path hands back), each word looked up as it is read without making a string;
+// no regex runs per word.
 import { newEntities, takeLinks } from "./entities.ts";
 import { CLASS, CLS_DIGIT, HINT_LANG, HINT_WEIGHT, SCRIPT_HINT, S_HANGUL, S_LATIN, S_THAI, wideScript } from "./language.ts";
 import { hasPersonalIdentifier } from "./personal.ts";

@@ -1,6 +1,6 @@
-// Word lookup without making strings: the scan hashes each word's lowercase code units as it reads
-// them (FNV-1a) and probes this open-addressing table; only a hit is compared with the text. Every
-// word of the lexicon, phrase words included, gets an id; phrase continuations are keyed by id.
+// Word lookup without making strings: an ASCII word walks a trie as it is read; any other is hashed
+// (FNV-1a) into an open-addressing table, a hit compared with the text. Every lexicon word, phrase
+// words included, gets an id; phrase continuations are keyed by (head, id) in a table of their own.
 import type { Entry } from "./lexicon.ts";
 
 export const HASH_SEED = 0x811c9dc5;
