@@ -21,7 +21,8 @@ const QUOTED_LANGUAGE = 0.2;
 const VARS = new Set([..."xyznabk"].map((c) => c.charCodeAt(0)));
 /** VARS.has(lowerCode(c)) for every code unit, one read instead of a Set lookup. */
 const IS_VAR = new Uint8Array(0x10000);
-for (let c = 0; c < 0x10000; c++) if (VARS.has(lowerCode(c))) IS_VAR[c] = 1;
+// Above 0x2000 lowerCode() gives the code itself or "'": never a variable.
+for (let c = 0; c < 0x2000; c++) if (VARS.has(lowerCode(c))) IS_VAR[c] = 1;
 /** Function names that are math notation when an argument list follows: "sin(x)", "f(x)". */
 const MATH_FUNCTIONS = new Set(["sin", "cos", "tan", "ln", "log", "exp", "sqrt", "f", "g", "lim", "det"]);
 

@@ -62,28 +62,29 @@ export interface WordTrie {
 export const TRIE_ROOT = 1;
 
 function buildTrie(): WordTrie {
-  const rows: number[][] = [[], []];
-  const word = [-1, -1];
-  WORDS.forEach((w, id) => {
-    if (!/^[a-z_]+$/.test(w)) return;
+  // Rows in one flat array sized for the worst case (a node per character), cut to size at the end.
+  let units = 0;
+  for (const w of WORDS) units += w.length;
+  const rows = new Int32Array((units + 2) * TRIE_SYMBOLS);
+  const word = new Int32Array(units + 2).fill(-1);
+  let nodes = 2;
+  for (let id = 0; id < WORDS.length; id++) {
+    const w = WORDS[id] ?? "";
+    let ascii = true;
+    for (let i = 0; i < w.length && ascii; i++) ascii = (ASCII_SYMBOL[w.charCodeAt(i)] ?? 0) !== 0 && w.charCodeAt(i) >= 0x5f;
+    if (!ascii) continue;
     let node = TRIE_ROOT;
     for (let i = 0; i < w.length; i++) {
-      const symbol = ASCII_SYMBOL[w.charCodeAt(i)] ?? 0;
-      const row = rows[node] ?? [];
-      let child = row[symbol];
-      if (child === undefined) {
-        child = rows.length;
-        rows.push([]);
-        word.push(-1);
-        row[symbol] = child;
-      }
-      node = child;
+      const at = node * TRIE_SYMBOLS + (ASCII_SYMBOL[w.charCodeAt(i)] ?? 0);
+      if (rows[at] === 0) rows[at] = nodes++;
+      node = rows[at] ?? 0;
     }
     word[node] = id;
-  });
-  const next = rows.length > 0xffff ? new Uint32Array(rows.length * TRIE_SYMBOLS) : new Uint16Array(rows.length * TRIE_SYMBOLS);
-  rows.forEach((row, node) => row.forEach((child, symbol) => (next[node * TRIE_SYMBOLS + symbol] = child)));
-  return { next, word: Int32Array.from(word) };
+  }
+  const size = nodes * TRIE_SYMBOLS;
+  const next = nodes > 0xffff ? new Uint32Array(size) : new Uint16Array(size);
+  next.set(rows.subarray(0, size));
+  return { next, word: word.slice(0, nodes) };
 }
 
 /** Assigns ids to every word of `lexicon` (and of its phrases), then builds the hash table and the trie. */
@@ -117,20 +118,24 @@ export function buildWordTable(lexicon: ReadonlyMap<string, Entry>): WordTrie {
   while (size < WORDS.length * 4) size <<= 1;
   mask = size - 1;
   slots = new Int32Array(size).fill(-1);
-  hashes = Int32Array.from(WORDS, hashOf);
-  lengths = Int32Array.from(WORDS, (w) => w.length);
+  hashes = new Int32Array(WORDS.length);
+  lengths = new Int32Array(WORDS.length);
   offsets = new Int32Array(WORDS.length);
-  chars = new Uint16Array(lengths.reduce((a, b) => a + b, 0));
+  let units = 0;
+  for (const word of WORDS) units += word.length;
+  chars = new Uint16Array(units);
   let at = 0;
-  WORDS.forEach((word, id) => {
+  for (let id = 0; id < WORDS.length; id++) {
+    const word = WORDS[id] ?? "";
+    const h = hashOf(word);
+    hashes[id] = h;
+    lengths[id] = word.length;
     offsets[id] = at;
     for (let i = 0; i < word.length; i++) chars[at++] = word.charCodeAt(i);
-  });
-  WORDS.forEach((word, id) => {
-    let i = (hashes[id] ?? 0) & mask;
+    let i = h & mask;
     while (slots[i] !== -1) i = (i + 1) & mask;
     slots[i] = id;
-  });
+  }
   return buildTrie();
 }
 
