@@ -299,5 +299,5 @@ export function numeric(s: ScanState, start: number, end: number, mixed: boolean
     s.lastNumStart = start;
     s.lastNumEnd = end;
   } else if (kind === T_DATE) pushUnique(entities.dates, tok);
-  else if (kind === T_ID) pushUnique(entities.ids, src.slice(start, end));
+  else if (kind === T_ID) pushUnique(entities.ids, letters ? src.slice(start, end) : tok);
 }
