@@ -19,6 +19,8 @@ const TOP: Record<string, string> = {
   client_disconnected: "cd", byok: "b", billing: "bl", guard: "g", versions: "v", sampled: "sm",
 };
 const FROM_TOP: Record<string, string> = Object.fromEntries(Object.entries(TOP).map(([k, v]) => [v, k]));
+/** Each top-level key's place in TOP (encodeInOrder's literal follows it). */
+const TOP_INDEX: Record<string, number> = Object.fromEntries(Object.keys(TOP).map((k, i) => [k, i]));
 
 /** Key orders of the tuple forms (format 1). */
 const TUPLES: Record<string, readonly string[]> = {
@@ -99,16 +101,14 @@ function spanFromMicros(span: Json): Json {
   return t;
 }
 
-/** `versions` is one frozen object of strings in every trace: its tuple and its text (the stored
- * trace's end) are made once. */
-let versionsMemo: { of: Obj; tuple: Json; text: string } | null = null;
+/** `versions` is one frozen object of strings in every trace: its tuple is made once. */
+let versionsMemo: { of: Json; tuple: Json } = { of: null, tuple: null };
 
-function versionsOf(v: Obj): { tuple: Json; text: string } | null {
-  if (versionsMemo?.of === v) return versionsMemo;
-  if (!Object.isFrozen(v) || Object.values(v).some((x) => typeof x === "object" && x !== null)) return null;
+function versionsTuple(v: Json): Json {
+  if (versionsMemo.of === v) return versionsMemo.tuple;
   const tuple = toTuple(v, TUPLES.versions!) ?? v;
-  versionsMemo = { of: v, tuple, text: `,"v":${JSON.stringify(tuple)}}` };
-  return versionsMemo;
+  if (isObj(v) && Object.isFrozen(v) && Object.values(v).every((x) => typeof x !== "object" || x === null)) versionsMemo = { of: v, tuple };
+  return tuple;
 }
 
 /** A candidate: [model, provider (0: the model id's prefix), rank (true: its index), score, quality,
@@ -193,21 +193,18 @@ function fromCandidate(t: Json, index: number, format: number): Json {
   return c;
 }
 
-/** The stored form, or the trace itself when it cannot be encoded. With `split`, a memoised
- * `versions` that ends the trace is left out and `tail` is its text, to be spliced in. */
-function encode(trace: JsonObject, split: boolean): { stored: JsonObject; tail: string | null } {
+/** The stored form of a trace (record stage's object); null stays null. */
+export function encodeTrace(trace: JsonObject | null): JsonObject | null {
+  if (trace === null) return null;
   // Format 3 once the spans fit it: a trace without them stays format 2.
   const out: Obj = { "~": 2 };
-  let tail: string | null = null;
   for (const key in trace) {
     let v = trace[key];
     if (v === undefined) continue;
-    // Something after a split `versions`: the plain way keeps the key order.
-    if (tail !== null) return encode(trace, false);
     const short = TOP[key];
     // A key this format does not know is kept, unless it reads as a short key (then nothing is encoded).
     if (!short) {
-      if (key in FROM_TOP || key === "~") return { stored: trace, tail: null };
+      if (key in FROM_TOP || key === "~") return trace;
       out[key] = v;
       continue;
     }
@@ -220,33 +217,50 @@ function encode(trace: JsonObject, split: boolean): { stored: JsonObject; tail: 
     } else if (key === "candidates" && Array.isArray(v)) {
       const short = out["~"] === FORMAT;
       v = v.map((c, i) => candidate(c, i, short));
-    }
-    else if (key === "reasons") v = reasonNotesOf(v);
+    } else if (key === "reasons") v = reasonNotesOf(v);
     else if (key === "attempts" && Array.isArray(v)) v = v.map((a) => toTuple(a, ATTEMPT) ?? a);
-    else if (key === "versions") {
-      const memo = isObj(v) ? versionsOf(v) : null;
-      if (memo && split) {
-        tail = memo.text;
-        continue;
-      }
-      v = memo ? memo.tuple : (toTuple(v, TUPLES.versions!) ?? v);
-    } else if (TUPLES[key]) v = toTuple(v, TUPLES[key]!) ?? v;
+    else if (key === "versions") v = versionsTuple(v);
+    else if (TUPLES[key]) v = toTuple(v, TUPLES[key]!) ?? v;
     out[short] = v!;
   }
-  return { stored: out as JsonObject, tail };
+  return out as JsonObject;
 }
 
-/** The stored form of a trace (record stage's object); null stays null. */
-export function encodeTrace(trace: JsonObject | null): JsonObject | null {
-  return trace === null ? null : encode(trace, false).stored;
+/** Whether the trace's keys are TOP's, in TOP's order (the record stage's traces are). */
+function inTopOrder(trace: JsonObject): boolean {
+  let last = -1;
+  for (const key in trace) {
+    if (trace[key] === undefined) continue;
+    const at = TOP_INDEX[key];
+    if (typeof at !== "number" || at <= last) return false;
+    last = at;
+  }
+  return true;
+}
+
+const tupleOf = (v: Json, keys: readonly string[]): Json => (v === undefined ? undefined : toTuple(v, keys) ?? v);
+
+/** encodeTrace for a trace in TOP's order, as one object literal: a fixed shape is cheaper to
+ * make, and to stringify, than an object grown a key at a time. Absent values stay undefined,
+ * which JSON.stringify leaves out, so the text is the same. */
+function encodeInOrder(t: JsonObject): Obj {
+  const spans = t.spans === undefined ? null : spansInMicros(t.spans);
+  const format = spans ? FORMAT : 2;
+  return {
+    "~": format, s: spans ?? t.spans, p: t.parent_span_id, d: tupleOf(t.detected, TUPLES.detected!), pf: t.profile,
+    w: t.workload, rq: t.required_quality, wt: t.weights,
+    c: Array.isArray(t.candidates) ? t.candidates.map((c, i) => candidate(c, i, format === FORMAT)) : t.candidates,
+    rs: t.reasons === undefined ? undefined : reasonNotesOf(t.reasons), e: t.expected, h: t.health, ss: t.session,
+    wb: t.workflow_budget, r: t.reason, a: Array.isArray(t.attempts) ? t.attempts.map((a) => toTuple(a, ATTEMPT) ?? a) : t.attempts,
+    t: t.timings, er: t.error, o: tupleOf(t.optimization, TUPLES.optimization!), ch: tupleOf(t.cache, TUPLES.cache!),
+    tl: t.tools, ue: t.usage_estimated, cd: t.client_disconnected, b: t.byok, bl: tupleOf(t.billing, TUPLES.billing!), g: t.guard,
+    v: t.versions === undefined ? undefined : versionsTuple(t.versions), sm: t.sampled,
+  };
 }
 
 /** JSON.stringify(encodeTrace(trace)), the same text, made with less work. */
 export function encodeTraceText(trace: JsonObject): string {
-  const { stored, tail } = encode(trace, true);
-  const text = JSON.stringify(stored);
-  // A stored form with a tail is an object with "~": its text ends with the one closing brace.
-  return tail === null ? text : text.slice(0, -1) + tail;
+  return JSON.stringify(inTopOrder(trace) ? encodeInOrder(trace) : encodeTrace(trace));
 }
 
 /** The record stage's object from its stored form (any format). */

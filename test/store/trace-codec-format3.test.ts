@@ -83,7 +83,7 @@ describe("format 3", () => {
 
 describe("encodeTraceText", () => {
   const cases: Array<[string, JsonObject]> = [
-    ["versions last (spliced from its memo)", { spans, reason: "r", versions: COMPONENT_VERSIONS }],
+    ["versions last (its tuple made once)", { spans, reason: "r", versions: COMPONENT_VERSIONS }],
     ["versions alone", { versions: COMPONENT_VERSIONS }],
     ["unsampled", { sampled: false, versions: COMPONENT_VERSIONS }],
     ["a key after versions", { versions: COMPONENT_VERSIONS, reason: "r", extra: [1] }],
@@ -98,4 +98,42 @@ describe("encodeTraceText", () => {
       expect(roundTrip(trace)).toBe(JSON.stringify(trace));
     });
   }
+
+  // Every top-level key, in the record stage's order, with a value of each kind the trace holds.
+  const full: JsonObject = {
+    spans, parent_span_id: "caller", detected: { task: "coding", subtype: "debug", source: "detected", input_tokens_bound: 10 },
+    profile: "gw-auto", workload: "code", required_quality: 0.7, weights: { quality: 0.5, cost: 0.3, latency: 0.2 },
+    candidates: [{ model: "a/x", provider: "a", rank: 0, score: 0.9 }, { model: "b/y", provider: "b", rank: null, excluded: "provider b not enabled" }],
+    reasons: [["q", 0.7, "coding", "gw-auto", "low"]], expected: { cost: 0.1 }, health: { skipped: 1 }, session: { id: "s" },
+    workflow_budget: { budget: 1, remaining: 0.5 }, reason: "highest score", attempts: [{ model: "a/x", provider: "a", status: "ok", error_code: null, failure_class: null, upstream_status: 200, duration_ms: 3 }],
+    timings: { call: 3.3 }, error: { step: "call" }, optimization: { mode: "off", original_tokens: 1, final_tokens: 1, stages: [] },
+    cache: { result: "miss", kind: null, miss_reason: "none", semantic: null }, tools: { count: 1, choice: "auto" }, usage_estimated: true,
+    client_disconnected: true, byok: true, billing: { mode: "postpaid", reserved: 0, charge: 0.1 }, guard: { pii: 0 },
+    versions: COMPONENT_VERSIONS, sampled: false,
+  };
+  const keys = Object.keys(full);
+
+  test("every key in the record stage's order, and any subset of them, gives encodeTrace's text", () => {
+    expect(encodeTraceText(full)).toBe(JSON.stringify(encodeTrace(full)));
+    const odd = [null, "x", 1, [], {}, undefined];
+    let seed = 7;
+    const next = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    for (let i = 0; i < 2000; i++) {
+      const trace: JsonObject = {};
+      for (const k of keys) {
+        const roll = next(4);
+        if (roll === 0) trace[k] = full[k];
+        else if (roll === 1) trace[k] = odd[next(odd.length)];
+      }
+      expect(encodeTraceText(trace)).toBe(JSON.stringify(encodeTrace(trace)));
+    }
+  });
+
+  test("keys out of the record stage's order, or unknown, give encodeTrace's text too", () => {
+    const reversed: JsonObject = {};
+    for (const k of [...keys].reverse()) reversed[k] = full[k];
+    expect(encodeTraceText(reversed)).toBe(JSON.stringify(encodeTrace(reversed)));
+    const extra = { ...full, future: 1 };
+    expect(encodeTraceText(extra)).toBe(JSON.stringify(encodeTrace(extra)));
+  });
 });
