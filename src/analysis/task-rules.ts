@@ -12,7 +12,7 @@ export const SPECIFIC_FLOOR = 3;
 const PRIORITY: readonly TaskKind[] = [
   "translation", "summarization", "extraction", "classification", "coding", "math", "creative", "reasoning", "qa", "chat",
 ];
-const PRIORITY_INDEX = PRIORITY.map((k) => KIND_INDEX.get(k) ?? 0);
+const PRIORITY_INDEX = Int32Array.from(PRIORITY, (k) => KIND_INDEX.get(k) ?? 0);
 
 const idx = (k: TaskKind): number => KIND_INDEX.get(k) ?? 0;
 const CODING = idx("coding"), MATH = idx("math"), QA = idx("qa"), CHAT = idx("chat");
@@ -42,7 +42,8 @@ export function decideTask(s: Signals): { task: TaskKind; subtype: string } {
   addStructure(s, scores);
   let best = -1;
   let bestScore = 0;
-  for (const k of PRIORITY_INDEX) {
+  for (let i = 0; i < PRIORITY_INDEX.length; i++) {
+    const k = PRIORITY_INDEX[i] ?? 0;
     const v = scores[k] ?? 0;
     if (v > bestScore) {
       best = k;
@@ -54,7 +55,8 @@ export function decideTask(s: Signals): { task: TaskKind; subtype: string } {
   if (best === QA || best === CHAT) {
     let specific = -1;
     let specificScore = 0;
-    for (const k of PRIORITY_INDEX) {
+    for (let i = 0; i < PRIORITY_INDEX.length; i++) {
+      const k = PRIORITY_INDEX[i] ?? 0;
       const v = scores[k] ?? 0;
       if (k !== QA && k !== CHAT && v > specificScore) {
         specific = k;
