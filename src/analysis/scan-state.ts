@@ -72,20 +72,19 @@ export const ZONE = 300;
 /** Cues in the middle (between head and tail) are pasted material far more often than instructions. */
 export const MIDDLE_WEIGHT = 0.3;
 
-// The head is the first line, the tail the last line, each at most ZONE characters.
-const headEndOf = (src: string): number => {
-  const firstBreak = src.indexOf("\n");
-  return Math.min(firstBreak < 0 ? src.length : firstBreak, ZONE);
-};
-const tailStartOf = (src: string): number => {
-  const lastBreak = src.lastIndexOf("\n");
+// The head is the first line, the tail the last line, each at most ZONE characters; a text
+// without a line break is one line, so its last break need not be looked for.
+const headEndOf = (src: string, firstBreak: number): number => Math.min(firstBreak < 0 ? src.length : firstBreak, ZONE);
+const tailStartOf = (src: string, firstBreak: number): number => {
+  const lastBreak = firstBreak < 0 ? -1 : src.lastIndexOf("\n");
   return Math.max(lastBreak < 0 ? 0 : lastBreak + 1, src.length - ZONE);
 };
 
 export function newState(src: string, entities: Entities = newEntities()): ScanState {
   const n = src.length;
-  const headEnd = headEndOf(src);
-  const tailStart = tailStartOf(src);
+  const firstBreak = src.indexOf("\n");
+  const headEnd = headEndOf(src, firstBreak);
+  const tailStart = tailStartOf(src, firstBreak);
   // One literal with every field, so every state shares one object shape.
   return {
     taskScores: new Float64Array(KINDS.length),
@@ -103,13 +102,14 @@ export function newState(src: string, entities: Entities = newEntities()): ScanS
 
 /** `s` as newState(src, entities) would make it, without allocating its arrays again. */
 export function resetState(s: ScanState, src: string, entities: Entities): ScanState {
+  const firstBreak = src.indexOf("\n");
   s.taskScores.fill(0);
   s.subScores.fill(0);
   s.langScores.fill(0);
   s.scripts.fill(0);
   s.live = 0; s.personal = false; s.digits = 0; s.constraints = 0; s.steps = 0; s.listItems = 0; s.codeFences = 0; s.codeMarks = 0;
   s.mathMarks = 0; s.questions = 0; s.questionEnd = false; s.words = 0; s.entities = entities; s.chars = src.length;
-  s.src = src; s.n = src.length; s.headEnd = headEndOf(src); s.tailStart = tailStartOf(src); s.sentenceStart = true; s.lineStart = true;
+  s.src = src; s.n = src.length; s.headEnd = headEndOf(src, firstBreak); s.tailStart = tailStartOf(src, firstBreak); s.sentenceStart = true; s.lineStart = true;
   s.pend0 = -1; s.pend1 = -1; s.wordIndex = 0; s.lastPoss = -99; s.lastFirst = -99; s.lastPNoun = -99; s.lastPNounEnd = -99; s.lastRefEnd = -99;
   s.quoteOpen = -1; s.quoteCloser = 0;
   s.mathPrev = false; s.lastNumEnd = -9; s.lastNumStart = -9; s.lastNumPushed = false; s.dateStart = -1; s.dateEnd = -9; s.dateIdx = -1;
