@@ -101,13 +101,16 @@ function spanFromMicros(span: Json): Json {
   return t;
 }
 
-/** `versions` is one frozen object of strings in every trace: its tuple is made once. */
-let versionsMemo: { of: Json; tuple: Json } = { of: null, tuple: null };
+/** `versions` is one frozen object of strings in every trace: its tuple, and its text as the
+ * stored trace's last key, are made once. */
+let versionsMemo: { of: Json; tuple: Json; end: string } = { of: null, tuple: null, end: "}" };
 
 function versionsTuple(v: Json): Json {
   if (versionsMemo.of === v) return versionsMemo.tuple;
   const tuple = toTuple(v, TUPLES.versions!) ?? v;
-  if (isObj(v) && Object.isFrozen(v) && Object.values(v).every((x) => typeof x !== "object" || x === null)) versionsMemo = { of: v, tuple };
+  if (isObj(v) && Object.isFrozen(v) && Object.values(v).every((x) => typeof x !== "object" || x === null)) {
+    versionsMemo = { of: v, tuple, end: `,"v":${JSON.stringify(tuple)}}` };
+  }
   return tuple;
 }
 
@@ -242,8 +245,9 @@ const tupleOf = (v: Json, keys: readonly string[]): Json => (v === undefined ? u
 
 /** encodeTrace for a trace in TOP's order, as one object literal: a fixed shape is cheaper to
  * make, and to stringify, than an object grown a key at a time. Absent values stay undefined,
- * which JSON.stringify leaves out, so the text is the same. */
-function encodeInOrder(t: JsonObject): Obj {
+ * which JSON.stringify leaves out, so the text is the same. With `withoutVersions`, versions is
+ * left out (its text is spliced in). */
+function encodeInOrder(t: JsonObject, withoutVersions: boolean): Obj {
   const spans = t.spans === undefined ? null : spansInMicros(t.spans);
   const format = spans ? FORMAT : 2;
   return {
@@ -254,13 +258,19 @@ function encodeInOrder(t: JsonObject): Obj {
     wb: t.workflow_budget, r: t.reason, a: Array.isArray(t.attempts) ? t.attempts.map((a) => toTuple(a, ATTEMPT) ?? a) : t.attempts,
     t: t.timings, er: t.error, o: tupleOf(t.optimization, TUPLES.optimization!), ch: tupleOf(t.cache, TUPLES.cache!),
     tl: t.tools, ue: t.usage_estimated, cd: t.client_disconnected, b: t.byok, bl: tupleOf(t.billing, TUPLES.billing!), g: t.guard,
-    v: t.versions === undefined ? undefined : versionsTuple(t.versions), sm: t.sampled,
+    v: t.versions === undefined || withoutVersions ? undefined : versionsTuple(t.versions), sm: t.sampled,
   };
 }
 
 /** JSON.stringify(encodeTrace(trace)), the same text, made with less work. */
 export function encodeTraceText(trace: JsonObject): string {
-  return JSON.stringify(inTopOrder(trace) ? encodeInOrder(trace) : encodeTrace(trace));
+  if (!inTopOrder(trace)) return JSON.stringify(encodeTrace(trace));
+  // The memoised versions, last key of the trace (only `sampled` follows it in TOP): its text is
+  // spliced in rather than written again; the row's text is one string of pieces anyway.
+  if (versionsMemo.of !== null && trace.versions === versionsMemo.of && trace.sampled === undefined) {
+    return JSON.stringify(encodeInOrder(trace, true)).slice(0, -1) + versionsMemo.end;
+  }
+  return JSON.stringify(encodeInOrder(trace, false));
 }
 
 /** The record stage's object from its stored form (any format). */

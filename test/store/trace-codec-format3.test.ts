@@ -90,6 +90,7 @@ describe("encodeTraceText", () => {
     ["versions not frozen", { versions: { gateway: "1", api: "2" } }],
     ["versions in another key order", { versions: Object.freeze({ api: "2", gateway: "1" }) }],
     ["versions undefined", { reason: "r", versions: undefined }],
+    ["versions null", { spans, reason: "r", versions: null }],
     ["a key that reads as a short key", { s: 1, versions: COMPONENT_VERSIONS }],
   ];
   for (const [name, trace] of cases) {
