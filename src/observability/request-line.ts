@@ -20,6 +20,20 @@ type Destination = { write(line: string): unknown };
 
 const str = (v: string | null): string => (v === null ? "null" : JSON.stringify(v));
 
+/** The JSON text of values that repeat from line to line (project, endpoint, model, provider,
+ * error code), made once each; cleared when full, so many projects cannot grow it without end. */
+const repeated = new Map<string, string>();
+function quoted(v: string | null): string {
+  if (v === null) return "null";
+  let text = repeated.get(v);
+  if (text === undefined) {
+    if (repeated.size >= 4096) repeated.clear();
+    text = JSON.stringify(v);
+    repeated.set(v, text);
+  }
+  return text;
+}
+
 /** Writes the line when info is enabled; the same keys and order as `logger.info(fields, "request")`. */
 export function writeRequestLine(logger: Logger, f: RequestLineFields): void {
   if (!logger.isLevelEnabled("info")) return;
@@ -28,9 +42,9 @@ export function writeRequestLine(logger: Logger, f: RequestLineFields): void {
   // pid, hostname and the base bindings, already serialised by pino as `,"key":value...`.
   const bindings = internals[pino.symbols.chindingsSym] as string;
   stream.write(
-    `{"level":30,"time":${Date.now()}${bindings},"request_id":${str(f.request_id)},"project_id":${str(f.project_id)}` +
-      `,"endpoint":${str(f.endpoint)},"status":${f.status},"model":${str(f.model)},"provider":${str(f.provider)}` +
-      `,"latency_ms":${f.latency_ms},"fallbacks":${f.fallbacks},"error_code":${str(f.error_code)},"test":${f.test}` +
+    `{"level":30,"time":${Date.now()}${bindings},"request_id":${str(f.request_id)},"project_id":${quoted(f.project_id)}` +
+      `,"endpoint":${quoted(f.endpoint)},"status":${f.status},"model":${quoted(f.model)},"provider":${quoted(f.provider)}` +
+      `,"latency_ms":${f.latency_ms},"fallbacks":${f.fallbacks},"error_code":${quoted(f.error_code)},"test":${f.test}` +
       `,"msg":"request"}\n`,
   );
 }
