@@ -133,19 +133,20 @@ function find(phrase: string): Entry | undefined {
   return entry;
 }
 
-/** First code units of substring keys, so the scan tests a CJK character with one array read. */
-export const SUBSTRING_FIRST = new Uint8Array(65536);
+/** For each code unit, 1 + the index in SUBSTRING_LISTS of the keys starting with it, or 0: the
+ * scan tests a CJK character with one array read and finds its keys with a second. */
+export const SUBSTRING_FIRST = new Uint16Array(65536);
 /** Keys by first code unit, longest first. */
-export const SUBSTRING_BY_FIRST = new Map<number, Array<{ key: string; entry: Entry }>>();
+export const SUBSTRING_LISTS: Array<Array<{ key: string; entry: Entry }>> = [];
 
 export function indexSubstrings(): void {
-  SUBSTRING_BY_FIRST.clear();
+  SUBSTRING_LISTS.length = 0;
+  SUBSTRING_FIRST.fill(0);
   for (const [key, entry] of SUBSTRINGS) {
     const c = key.charCodeAt(0);
-    SUBSTRING_FIRST[c] = 1;
-    const list = SUBSTRING_BY_FIRST.get(c) ?? [];
+    if (SUBSTRING_FIRST[c] === 0) SUBSTRING_FIRST[c] = SUBSTRING_LISTS.push([]);
+    const list = SUBSTRING_LISTS[(SUBSTRING_FIRST[c] ?? 1) - 1] ?? [];
     list.push({ key, entry });
     list.sort((a, b) => b.key.length - a.key.length);
-    SUBSTRING_BY_FIRST.set(c, list);
   }
 }

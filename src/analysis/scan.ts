@@ -7,7 +7,7 @@ import { hasPersonalIdentifier } from "./personal.ts";
 import { mark } from "./scan-marks.ts";
 import { newState, resetState, type ScanState, type Signals } from "./scan-state.ts";
 import { applyEntry, asciiWord, numeric, word } from "./scan-words.ts";
-import { SUBSTRING_BY_FIRST, SUBSTRING_FIRST, WORD_TRIE } from "./vocabulary.ts";
+import { SUBSTRING_FIRST, SUBSTRING_LISTS, WORD_TRIE } from "./vocabulary.ts";
 import { ASCII_SYMBOL, HASH_PRIME, HASH_SEED, LOWER, TRIE_ROOT, TRIE_SYMBOLS } from "./word-table.ts";
 
 export type { Signals } from "./scan-state.ts";
@@ -71,7 +71,7 @@ function run(s: ScanState): Signals {
       if (cls === 0) i = mark(s, c, i);
       else if (cls === S_THAI || cls === S_HANGUL) {
         s.scripts[cls] = (s.scripts[cls] ?? 0) + 1;
-        if (SUBSTRING_FIRST[c] === 1) substring(s, c, i);
+        if (SUBSTRING_FIRST[c] !== 0) substring(s, c, i);
         i++;
       } else i = token(s, i);
       continue;
@@ -82,7 +82,7 @@ function run(s: ScanState): Signals {
       continue;
     }
     s.scripts[script] = (s.scripts[script] ?? 0) + 1;
-    if (SUBSTRING_FIRST[c] === 1) substring(s, c, i);
+    if (SUBSTRING_FIRST[c] !== 0) substring(s, c, i);
     s.sentenceStart = false;
     i++;
   }
@@ -169,11 +169,20 @@ function joins(text: string, c: number, i: number): boolean {
 
 /** CJK, Thai and Korean cues: the longest key starting at `i`. */
 function substring(s: ScanState, c: number, i: number): void {
-  const keys = SUBSTRING_BY_FIRST.get(c);
+  const keys = SUBSTRING_LISTS[(SUBSTRING_FIRST[c] ?? 0) - 1];
   if (keys === undefined) return;
-  for (const { key, entry } of keys) {
-    if (s.src.startsWith(key, i)) {
-      applyEntry(s, entry, i, i + key.length, s.wordIndex++);
+  const src = s.src;
+  for (let k = 0; k < keys.length; k++) {
+    const candidate = keys[k];
+    if (candidate === undefined) continue;
+    const { key, entry } = candidate;
+    const end = i + key.length;
+    if (end > s.n) continue;
+    // src.startsWith(key, i), unit by unit: keys are 1-6 units and the first is equal already.
+    let j = 1;
+    while (j < key.length && src.charCodeAt(i + j) === key.charCodeAt(j)) j++;
+    if (j === key.length) {
+      applyEntry(s, entry, i, end, s.wordIndex++);
       return;
     }
   }

@@ -45,5 +45,5 @@ addFlags(F_NOT_NAME, "ok, okay, please, thanks, hi, hello, hey, dear, yes, no, n
 indexSubstrings();
 export const WORD_TRIE = buildWordTable(LEXICON);
 
-export { LEXICON, SUBSTRING_BY_FIRST, SUBSTRING_FIRST } from "./lexicon.ts";
+export { LEXICON, SUBSTRING_FIRST, SUBSTRING_LISTS } from "./lexicon.ts";
 export { CONTINUES, WORD_ENTRY, findWord, phraseEntry } from "./word-table.ts";
