@@ -16,6 +16,7 @@ export const F_CONSTRAINT = 512;
 export const F_STEP = 1024;
 export const F_PERSONAL = 2048; // a phrase personal by itself ("my name is", "I live in")
 export const F_NOT_NAME = 4096; // capitalised but never a name ("OK", "Please")
+export const F_REFERENCE = 8192; // a personal noun a number may follow ("order 558231"), set by markReferences
 
 /** Latin-script languages told apart by stopwords; bit i of `langs` is LATIN_LANGS[i]. */
 export const LATIN_LANGS = ["en", "fr", "de", "es", "it", "pt", "nl"] as const;
@@ -149,4 +150,21 @@ export function indexSubstrings(): void {
     list.push({ key, entry });
     list.sort((a, b) => b.key.length - a.key.length);
   }
+}
+
+/** Sets F_REFERENCE on the personal nouns (F_PNOUN) whose own word is in `nouns`, so the scan reads
+ * a flag instead of lowercasing the word it found: the word it found reads as the entry's key once
+ * lowercased, bar a curly apostrophe, a final sigma or a dotted capital I, which no such noun holds
+ * (checked: else nothing is marked and `false` says to look the word up as before). */
+export function markReferences(nouns: ReadonlySet<string>): boolean {
+  for (const noun of nouns) if (/['\u2019\u03a3\u03c3\u03c2\u0130\u0307]/.test(noun)) return false;
+  const visit = (table: ReadonlyMap<string, Entry>): void => {
+    for (const [key, entry] of table) {
+      if ((entry.flags & F_PNOUN) !== 0 && nouns.has(key)) entry.flags |= F_REFERENCE;
+      if (entry.next !== null) visit(entry.next);
+    }
+  };
+  visit(LEXICON);
+  visit(SUBSTRINGS);
+  return true;
 }

@@ -2,14 +2,14 @@
 import { MAX_PER_LIST, T_DATE, T_ID, T_MATH_VAR, T_NUMBER, isSmallNumber, numericKind, pushUnique } from "./entities.ts";
 import {
   F_CONSTRAINT, F_DATEWORD, F_FIRST, F_LIVE_STRONG, F_LIVE_WEAK, F_MONTH, F_MONTH_AMBIG, F_NEG, F_NOT_NAME,
-  F_PERSONAL, F_PNOUN, F_POSS, F_STEP, type Entry,
+  F_PERSONAL, F_PNOUN, F_POSS, F_REFERENCE, F_STEP, type Entry,
 } from "./lexicon.ts";
 import {
   CLAUSE_OPENER, FIRST_PERSON_REACH, OWNER_AFTER_PREP_REACH, OWNER_PLAIN_GAP, OWNER_AFTER_REACH, OWNER_PREPOSITION, POSSESSIVE_REACH,
   REFERENCE_BRIDGE, REFERENCE_GAP, REFERENCE_NOUNS,
 } from "./personal.ts";
 import { MIDDLE_WEIGHT, zoneWeight, type ScanState } from "./scan-state.ts";
-import { CONTINUES, WORD_ENTRY, findWord, phraseEntry } from "./vocabulary.ts";
+import { CONTINUES, REFERENCES_MARKED, WORD_ENTRY, findWord, phraseEntry } from "./vocabulary.ts";
 import { HASH_PRIME, HASH_SEED, lowerCode } from "./word-table.ts";
 
 /** Flags applyEntry acts on (F_NOT_NAME and F_MONTH_AMBIG are read elsewhere): most stopwords have none. */
@@ -73,7 +73,7 @@ function applyFlags(s: ScanState, f: number, start: number, end: number, idx: nu
   if (f & F_PNOUN) {
     s.lastPNoun = idx;
     s.lastPNounEnd = end;
-    if (REFERENCE_NOUNS.has(lowerSlice(s, start, end))) s.lastRefEnd = end;
+    if (REFERENCES_MARKED ? (f & F_REFERENCE) !== 0 : REFERENCE_NOUNS.has(lowerSlice(s, start, end))) s.lastRefEnd = end;
   }
   if (f & F_PERSONAL) s.personal = true;
   if (f & F_CONSTRAINT) s.constraints++;

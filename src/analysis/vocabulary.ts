@@ -6,11 +6,11 @@ import { AMBIGUOUS_MONTHS, DATE_WORDS, MONTHS, NEGATIONS, SUBSTRING_DATE_WORDS, 
 import { STOPWORDS } from "./language.ts";
 import {
   F_CONSTRAINT, F_DATEWORD, F_FIRST, F_LIVE_STRONG, F_LIVE_WEAK, F_MONTH, F_MONTH_AMBIG, F_NEG, F_NOT_NAME,
-  F_PERSONAL, F_PNOUN, F_POSS, F_STEP, LATIN_LANGS, LEXICON, addCues, addFlags, addLanguageHint, addStopwords, indexSubstrings,
+  F_PERSONAL, F_PNOUN, F_POSS, F_STEP, LATIN_LANGS, LEXICON, addCues, addFlags, addLanguageHint, addStopwords, indexSubstrings, markReferences,
 } from "./lexicon.ts";
 import { LIVE_STRONG, LIVE_STRONG_SUBSTRINGS, LIVE_WEAK, LIVE_WEAK_SUBSTRINGS, RELATIVE_DATES } from "./live-data.ts";
 import { buildWordTable } from "./word-table.ts";
-import { FIRST_PERSON, PERSONAL_NOUNS, PERSONAL_PHRASES, PERSONAL_SUBSTRINGS, POSSESSIVES, REFERENCE_SUBSTRINGS } from "./personal.ts";
+import { FIRST_PERSON, PERSONAL_NOUNS, PERSONAL_PHRASES, PERSONAL_SUBSTRINGS, POSSESSIVES, REFERENCE_NOUNS, REFERENCE_SUBSTRINGS } from "./personal.ts";
 
 addCues(EN_CUES);
 for (const lang of LATIN_LANGS) {
@@ -42,6 +42,8 @@ addFlags(F_DATEWORD, SUBSTRING_DATE_WORDS, true);
 addFlags(F_CONSTRAINT, `${CONSTRAINT_WORDS.en}, ${CONSTRAINT_WORDS.intl}`);
 addFlags(F_STEP, `${STEP_WORDS.en}, ${STEP_WORDS.intl}`);
 addFlags(F_NOT_NAME, "ok, okay, please, thanks, hi, hello, hey, dear, yes, no, note, important, q, a, tl, dr, ps, fyi, asap, etc");
+/** Whether F_REFERENCE marks the reference nouns (markReferences). */
+export const REFERENCES_MARKED = markReferences(REFERENCE_NOUNS);
 indexSubstrings();
 export const WORD_TRIE = buildWordTable(LEXICON);
 

@@ -1,8 +1,10 @@
-// The scan's fast paths give what its general paths give (docs/routing.md "Analysis"): the trie of
-// ASCII words finds the ids the hash table finds, and the analyzer's reused state reads like a fresh one.
+// The scan's fast paths give what its general paths give (docs/routing.md "Analysis"): the trie of ASCII
+// words finds the hash table's ids, reference nouns are flagged, the reused state reads like a fresh one.
 import { describe, expect, test } from "bun:test";
 import { scan, scanOnce, type Signals } from "../../src/analysis/scan.ts";
-import { WORD_TRIE } from "../../src/analysis/vocabulary.ts";
+import { F_PNOUN, F_REFERENCE, SUBSTRINGS, type Entry } from "../../src/analysis/lexicon.ts";
+import { REFERENCE_NOUNS } from "../../src/analysis/personal.ts";
+import { LEXICON, REFERENCES_MARKED, WORD_TRIE } from "../../src/analysis/vocabulary.ts";
 import { ASCII_SYMBOL, TRIE_ROOT, TRIE_SYMBOLS, WORDS, findWord, hashOf } from "../../src/analysis/word-table.ts";
 import evalSet from "../fixtures/analyzer-eval.json";
 
@@ -38,6 +40,31 @@ describe("word lookup", () => {
       expect(trieId(w)).toBe(findWord(hashOf(w), w, 0, w.length));
     }
     expect(trieId("summaris")).toBe(-1);
+  });
+});
+
+describe("reference nouns", () => {
+  test("exactly the personal nouns in REFERENCE_NOUNS carry F_REFERENCE, words and substrings alike", () => {
+    expect(REFERENCES_MARKED).toBe(true);
+    let marked = 0;
+    const visit = (table: ReadonlyMap<string, Entry>): void => {
+      for (const [key, e] of table) {
+        const reference = (e.flags & F_PNOUN) !== 0 && REFERENCE_NOUNS.has(key);
+        expect((e.flags & F_REFERENCE) !== 0).toBe(reference);
+        if (reference) marked++;
+        if (e.next !== null) visit(e.next);
+      }
+    };
+    visit(LEXICON);
+    visit(SUBSTRINGS);
+    expect(marked).toBeGreaterThan(50);
+  });
+
+  test("a number after one makes the text personal in any case or script", () => {
+    for (const text of ["where is order 558231", "Where is ORDER no. 558231?", "Mi pedido: PEDIDO 4471", "我的订单12345在哪里", "acct 4471 balance"]) {
+      expect(scan(text).personal).toBe(true);
+    }
+    expect(scan("where is the 558231 order").personal).toBe(false);
   });
 });
 
