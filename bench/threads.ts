@@ -9,6 +9,8 @@ import { ensureTools, runWrk } from "./lib/wrk.ts";
 const CLK_TCK = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
 const seconds = envNumber("THREADS_SECONDS", 10);
 const cache = process.env.THREADS_CACHE === "1";
+/** THREADS_LIMITED=1: scenario (b), a project with rate limits, prepaid credit and budgets. */
+const limited = process.env.THREADS_LIMITED === "1";
 
 function threads(pid: number): Map<string, number> {
   const out = new Map<string, number>();
@@ -30,7 +32,16 @@ ensureTools([{ bin: "wrk", pkg: "wrk" }]);
 try {
   const upstream = await startUpstream({ delayMs: 0, chunkDelayMs: 0, words: 18 });
   const gw = await startGw(upstream.url);
-  const headers: Record<string, string> = { "content-type": "application/json", authorization: `Bearer ${gw.liveKey}` };
+  let key = gw.liveKey;
+  if (limited) {
+    const project = await gw.admin("POST", "/projects", {
+      name: "threads-limits", billing: { mode: "prepaid" },
+      policy: { rate_limits: { rpm: 100_000_000, tpm: 100_000_000_000, per_key: { rpm: 100_000_000, tpm: 100_000_000_000 } }, budgets: { daily: 1_000_000, monthly: 10_000_000 } },
+    });
+    await gw.admin("POST", `/projects/${String(project.id)}/credits`, { amount: 1_000_000 });
+    key = String((await gw.admin("POST", `/projects/${String(project.id)}/keys`, {})).key);
+  }
+  const headers: Record<string, string> = { "content-type": "application/json", authorization: `Bearer ${key}` };
   if (!cache) headers["x-gw-cache"] = "off";
   const target = { url: `${gw.url}/chat/completions`, body: chatBody("openai/gpt-4o-mini", false, true), headers };
   await runWrk(target, { seconds: settings.warmupSeconds, connections: settings.connections });
@@ -45,7 +56,7 @@ try {
     const name = k.split("#")[0]!;
     byName.set(name, (byName.get(name) ?? 0) + d);
   }
-  console.log(`${w.rps.toFixed(0)} req/s, cache ${cache ? "on" : "off"}; CPU µs per request: total ${((total / w.requests) * 1e6).toFixed(0)}`);
+  console.log(`${w.rps.toFixed(0)} req/s, cache ${cache ? "on" : "off"}${limited ? ", scenario (b)" : ""}; CPU µs per request: total ${((total / w.requests) * 1e6).toFixed(0)}`);
   for (const [name, s] of [...byName].sort((a, b) => b[1] - a[1])) if (s > 0) console.log(`  ${name}: ${((s / w.requests) * 1e6).toFixed(0)}`);
 } finally {
   await stopAll();

@@ -92,7 +92,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     (err) => logger.error({ err }, "log worker failed"),
     repos.requests,
     undefined,
-    (writes, lastId) => cacheRepo.write(writes, lastId),
+    { cache: (writes, lastId) => cacheRepo.write(writes, lastId), ledger: (entries) => repos.ledger.appendMany(entries) },
   );
   // Traces past a project's budget are not stored (docs/observability.md "Trace storage").
   logSink.traceBudget(config.projectTraceBytes);
@@ -141,6 +141,8 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     ledger: repos.ledger, projects: () => repos.projects.list(), flushLedger: () => billing.writer.flush(),
   }, (err) => logger.error({ err }, "event sources pass failed"), (failures, window) => logger.warn({ failures, window }, "failed authentications with unknown keys"));
   const billing = new Billing(repos.ledger, (err, context) => logger.error({ err }, context), {
+    // Written by the log worker's connection (docs/billing.md "The ledger").
+    sink: (entries) => logSink.writeLedger(entries),
     reporter: storage.reporter("ledger"),
     onDrop: (dropped) => logger.error({ dropped }, "ledger queue over twice its bound: an entry was dropped"),
   }, clock, eventSources.billing);

@@ -51,8 +51,15 @@ export class Billing {
     this.pending = new PendingCharges((entries) => {
       for (const e of entries) this.writer.append(e);
     });
-    // The ledger's sums (accounts, balances, invoices) include the charges not committed yet.
-    repo.setUncommitted(this.pending);
+    // The ledger's sums (accounts, balances, invoices) include the charges not committed yet:
+    // those on their way with log rows, and those the ledger writer has queued or sent.
+    repo.setUncommitted({
+      of: (projectId) => {
+        const withRows = this.pending.of(projectId);
+        const queued = this.writer.uncommitted(projectId);
+        return withRows && queued ? withRows.concat(queued) : withRows ?? queued;
+      },
+    });
     this.creditCursor = repo.lastCreditSeq();
   }
 

@@ -1,17 +1,19 @@
 // Ledger entries of the request path (holds, releases; charges only when no log row carries them),
-// queued and written one transaction per GROUP_MS window (docs/billing.md "The ledger"). A failed
-// write or a queue at its bound fails gw closed (store/storage-health.ts) until writes succeed.
+// queued and written one transaction per GROUP_MS window, by the log worker in gw (docs/billing.md
+// "The ledger"). A failed write or a queue at its bound fails gw closed until writes succeed.
 import type { LedgerEntry, LedgerRepo } from "../store/repos/ledger.ts";
 import { within } from "../store/log-writer.ts";
 import type { StorageReporter } from "../store/storage-health.ts";
 
-/** The request log's window too: each window's BEGIN IMMEDIATE may wait for the log worker's write
- * lock on this thread, so fewer, larger windows (docs/billing.md "The ledger"). */
+/** The request log's window too: fewer, larger transactions. */
 const GROUP_MS = 25;
 /** Entries queued before gw stops acknowledging requests; at twice this, entries are dropped loudly. */
 export const LEDGER_QUEUE_BOUND = 100_000;
 
 export interface LedgerWriterOptions {
+  /** Writes a batch in one transaction: synchronously, or by resolving once committed (gw passes
+   * the log worker, so the request thread never waits for SQLite's write lock). Default: the repo. */
+  sink?: (entries: LedgerEntry[]) => void | Promise<void>;
   reporter?: StorageReporter;
   maxEntries?: number;
   /** An entry dropped at twice the bound (counted, reported, never silent). */
@@ -20,6 +22,9 @@ export interface LedgerWriterOptions {
 
 export class LedgerWriter {
   private queue: LedgerEntry[] = [];
+  /** Batches handed to an asynchronous sink, not committed yet, oldest first. */
+  private inflight: LedgerEntry[][] = [];
+  private readonly sink: (entries: LedgerEntry[]) => void | Promise<void>;
   /** Hold entries queued and not written yet, by request id, and those taken back (takeHold). */
   private holds = new Map<string, LedgerEntry>();
   private taken = new Set<LedgerEntry>();
@@ -36,11 +41,26 @@ export class LedgerWriter {
     private readonly options: LedgerWriterOptions = {},
   ) {
     this.maxEntries = options.maxEntries ?? LEDGER_QUEUE_BOUND;
+    this.sink = options.sink ?? ((entries) => repo.appendMany(entries));
     options.reporter?.onSpaceFreed(() => this.flush());
   }
 
   get pending(): number {
-    return this.queue.length - this.taken.size;
+    let n = this.queue.length - this.taken.size;
+    for (const b of this.inflight) n += b.length;
+    return n;
+  }
+
+  /** The project's charge and cache entries queued or in flight (the ledger's sums add those a
+   * read does not find in the table yet). */
+  uncommitted(projectId: string): LedgerEntry[] | null {
+    let out: LedgerEntry[] | null = null;
+    const add = (e: LedgerEntry) => {
+      if (e.projectId === projectId && (e.kind === "charge" || e.kind === "cache") && !this.taken.has(e)) (out ??= []).push(e);
+    };
+    for (const b of this.inflight) for (const e of b) add(e);
+    for (const e of this.queue) add(e);
+    return out;
   }
 
   /** The request's hold entry when it is still queued, taken out of the queue: its charge carries
@@ -66,39 +86,70 @@ export class LedgerWriter {
     setTimeout(() => this.flush(), GROUP_MS);
   }
 
-  /** Writes everything queued now, synchronously (also before an account is read from the table,
-   * so its sums include every entry this process made). A failed batch stays queued, in order. */
+  /** Hands everything queued to the sink now: a synchronous sink has written it on return. A
+   * failed batch is queued again, in order. Sums read meanwhile include the uncommitted charges. */
   flush(): void {
     this.scheduled = false;
     if (this.queue.length > 0) {
       const batch = this.taken.size > 0 ? this.queue.filter((e) => !this.taken.has(e)) : this.queue;
       this.queue = [];
       this.taken.clear();
+      // Sent holds can no longer travel with their charges: the charge's row comes after them.
+      this.holds.clear();
+      // Every entry taken by its charge: no transaction for nothing.
+      if (batch.length === 0) return this.wake();
+      let result: void | Promise<void>;
       try {
-        // Every entry taken by its charge: no transaction (nor wait for the write lock) for nothing.
-        if (batch.length > 0) this.repo.appendMany(batch);
+        result = this.sink(batch);
       } catch (err) {
-        this.onError(err, batch.length);
-        this.queue = batch.concat(this.queue);
-        // A closed database (after shutdown) will not come back: retrying would only loop.
-        if (String(err).includes("closed")) return;
-        this.options.reporter?.writeFailed(err);
-        if (!this.scheduled) (this.scheduled = true), setTimeout(() => this.flush(), 100);
+        return this.failed(batch, err);
+      }
+      if (result instanceof Promise) {
+        this.inflight.push(batch);
+        result.then(
+          () => (this.settle(batch), this.written()),
+          (err: unknown) => (this.settle(batch), this.failed(batch, err)),
+        );
         return;
       }
-      this.holds.clear();
-      this.options.reporter?.writeOk();
-      if (this.queue.length < this.maxEntries / 2) this.options.reporter?.setFull(false);
+      this.written();
+      return;
     }
+    this.wake();
+  }
+
+  private settle(batch: LedgerEntry[]): void {
+    this.inflight.splice(this.inflight.indexOf(batch), 1);
+  }
+
+  private written(): void {
+    this.options.reporter?.writeOk();
+    if (this.queue.length < this.maxEntries / 2) this.options.reporter?.setFull(false);
+    this.wake();
+  }
+
+  private failed(batch: LedgerEntry[], err: unknown): void {
+    this.onError(err, batch.length);
+    this.queue = batch.concat(this.queue);
+    for (const e of batch) if (e.kind === "hold" && e.requestId) this.holds.set(e.requestId, e);
+    // A closed database (after shutdown) will not come back: retrying would only loop.
+    if (String(err).includes("closed")) return;
+    this.options.reporter?.writeFailed(err);
+    if (!this.scheduled) (this.scheduled = true), setTimeout(() => this.flush(), 100);
+  }
+
+  private wake(): void {
+    if (this.queue.length > this.taken.size || this.inflight.length > 0) return;
     const waiters = this.waiters;
     this.waiters = [];
     this.draining = null;
     for (const w of waiters) w();
   }
 
-  /** Resolves once everything queued so far is written. */
+  /** Resolves once everything queued so far is written (and whatever is queued meanwhile). */
   drain(): Promise<void> {
-    if (this.queue.length === 0) return Promise.resolve();
+    if (this.queue.length > 0 && this.inflight.length === 0) this.flush();
+    if (this.queue.length === 0 && this.inflight.length === 0) return Promise.resolve();
     // One promise for every caller while the ledger is stuck: callers that give up leave nothing.
     return (this.draining ??= new Promise((resolve) => this.waiters.push(resolve)));
   }

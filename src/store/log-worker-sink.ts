@@ -3,6 +3,7 @@
 // LogWriter retries them.
 import type { LogSink } from "./log-writer.ts";
 import type { CacheWrite } from "./repos/cache-entries.ts";
+import type { LedgerEntry } from "./repos/ledger.ts";
 import type { LogWorkerReply, LogWorkerRequest } from "./log-worker.ts";
 
 export interface WorkerLogSink extends LogSink {
@@ -17,10 +18,24 @@ export interface WorkerLogSink extends LogSink {
   /** The response cache's batch, written in the worker after every log batch sent before it;
    * resolves once committed (on this thread, synchronously, when the worker is given up on). */
   writeCache(writes: CacheWrite[], lastId: number): void | Promise<void>;
+  /** Ledger entries (the ledger writer's batch), likewise in order with the log's batches. */
+  writeLedger(entries: LedgerEntry[]): void | Promise<void>;
 }
 
-/** Writes a cache batch on this thread: the repo, when the worker cannot run. */
-export type CacheFallback = (writes: CacheWrite[], lastId: number) => void;
+/** Write on this thread, when the worker cannot run (or was closed): the repos. */
+export interface ThreadFallback {
+  cache(writes: CacheWrite[], lastId: number): void;
+  ledger(entries: LedgerEntry[]): void;
+}
+
+const noFallback: ThreadFallback = {
+  cache: () => {
+    throw new Error("the log worker is unavailable and no cache writer was given");
+  },
+  ledger: () => {
+    throw new Error("the log worker is unavailable and no ledger writer was given");
+  },
+};
 
 type MaintenanceRequest = Extract<LogWorkerRequest, { type: "maintain" }>;
 
@@ -43,9 +58,7 @@ export function workerLogSink(
   onWorkerError: (err: unknown) => void,
   fallback: LogSink,
   url: string = workerUrl(),
-  cacheFallback: CacheFallback = () => {
-    throw new Error("the log worker is unavailable and no cache writer was given");
-  },
+  onThread: ThreadFallback = noFallback,
 ): WorkerLogSink {
   const pending = new Map<number, Pending>();
   let seq = 0;
@@ -97,7 +110,7 @@ export function workerLogSink(
     return w;
   };
 
-  const send = (type: "insert" | "cache", batch: string): Promise<void> => {
+  const send = (type: "insert" | "cache" | "ledger", batch: string): Promise<void> => {
     worker ??= start();
     const id = ++seq;
     return new Promise((resolve, reject) => {
@@ -115,8 +128,13 @@ export function workerLogSink(
     writeCache(writes, lastId) {
       // After close (shutdown's last cache flush comes before it, but a late one may not), or
       // without a worker, the batch is written here.
-      if (closing || useFallback) return cacheFallback(writes, lastId);
+      if (closing || useFallback) return onThread.cache(writes, lastId);
       return send("cache", JSON.stringify({ writes, lastId }));
+    },
+    writeLedger(entries) {
+      // The billing service's last flush comes after the log worker is closed: written here.
+      if (closing || useFallback) return onThread.ledger(entries);
+      return send("ledger", JSON.stringify(entries));
     },
     traceBudget(bytes) {
       budget = { type: "budget", traceBytes: bytes };

@@ -5,6 +5,7 @@ import { Database } from "bun:sqlite";
 import { decodeLogBatch } from "./log-batch-codec.ts";
 import { logMaintenance, type MaintenanceOptions } from "./log-maintenance.ts";
 import { cacheEntriesRepo, type CacheWrite } from "./repos/cache-entries.ts";
+import { ledgerRepo, type LedgerEntry } from "./repos/ledger.ts";
 import { requestsRepo } from "./repos/requests.ts";
 
 declare const self: Worker;
@@ -16,6 +17,9 @@ export type LogWorkerRequest =
   /** The response cache's queued writes as JSON `{ writes, lastId }` (src/cache/write-queue.ts):
    * written here so the request thread never takes SQLite's write lock. */
   | { type: "cache"; id: number; batch: string }
+  /** Ledger entries the request thread queued (holds, releases, charges no log row carried), as
+   * a JSON array (src/billing/ledger-writer.ts). */
+  | { type: "ledger"; id: number; batch: string }
   /** Starts (or restarts with new options) rollup compaction and retention on a timer. */
   | { type: "maintain"; options: Omit<MaintenanceOptions, "now" | "onError"> }
   /** The per-project trace budget in characters (GW_PROJECT_LOG_MB; 0: none). */
@@ -42,6 +46,7 @@ const describe = (err: unknown): string => {
 
 let repo: ReturnType<typeof requestsRepo> | null = null;
 let cache: ReturnType<typeof cacheEntriesRepo> | null = null;
+let ledger: ReturnType<typeof ledgerRepo> | null = null;
 let db: Database | null = null;
 let maintenance: { stop(): void } | null = null;
 
@@ -57,6 +62,7 @@ self.onmessage = (event: MessageEvent<LogWorkerRequest>) => {
     db.run("PRAGMA wal_autocheckpoint = 4000");
     repo = requestsRepo(db);
     cache = cacheEntriesRepo(db);
+    ledger = ledgerRepo(db);
     return;
   }
   if (msg.type === "maintain") {
@@ -90,13 +96,17 @@ self.onmessage = (event: MessageEvent<LogWorkerRequest>) => {
     db = null;
     repo = null;
     cache = null;
+    ledger = null;
     self.postMessage({ closed: true, ...(error ? { error } : {}) } satisfies LogWorkerReply);
     return;
   }
   let reply: LogWorkerReply;
   try {
-    if (!repo || !cache) throw new Error("log worker has no database open");
-    if (msg.type === "cache") {
+    if (!repo || !cache || !ledger) throw new Error("log worker has no database open");
+    if (msg.type === "ledger") {
+      ledger.appendMany(JSON.parse(msg.batch) as LedgerEntry[]);
+      reply = { id: msg.id, ok: true, rejected: [] };
+    } else if (msg.type === "cache") {
       const { writes, lastId } = JSON.parse(msg.batch) as { writes: CacheWrite[]; lastId: number };
       cache.write(writes, lastId);
       reply = { id: msg.id, ok: true, rejected: [] };

@@ -51,7 +51,7 @@ const tick = () => new Promise<void>((r) => setTimeout(r, 0));
 describe("writes made by the log worker's connection", () => {
   test("committed by the worker, readable from this connection and after a restart", async () => {
     const { dir, db, repo } = tempDb();
-    const sink = workerLogSink(join(dir, DB_FILE), () => {}, requestsRepo(db), undefined, (w, id) => repo.write(w, id));
+    const sink = workerLogSink(join(dir, DB_FILE), () => {}, requestsRepo(db), undefined, { cache: (w, id) => repo.write(w, id), ledger: () => {} });
     cleanups.push(() => sink.close());
     const store = new SqliteAnswerStore(repo, { memoryBytes: 1 << 20, sweepIntervalMs: 0, flushDelayMs: 60_000, sink: { write: (w, id) => sink.writeCache(w, id) } });
     const a = store.put(entry({ tags: ["x"] }));
