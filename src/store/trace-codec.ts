@@ -5,11 +5,11 @@ import type { JsonObject } from "../lib/json.ts";
 import { reasonNotesOf, reasonSentences } from "./trace-reasons.ts";
 
 /** Format 2: format 1's layout, with `reasons` stored as notes (trace-reasons.ts) that decode to
- * their sentences and common exclusions as numbers (EXCLUDED). Format 3: format 2 with the spans'
- * times in whole microseconds (JSON.stringify writes an integer in about half the time of a
- * fraction), and a candidate excluded for a common reason as [model, its EXCLUDED index]; a trace
- * whose span times are not whole microseconds, or without spans, is stored as format 2. Key lists
- * below never change once released: a new layout is format 4. */
+ * their sentences and common exclusions as numbers (EXCLUDED). Format 3: format 2 with spans as
+ * [name index, start, duration] (spansInMicros: times in whole microseconds, which JSON.stringify
+ * writes in about half the time of fractions), and a candidate excluded for a common reason as
+ * [model, its EXCLUDED index]; a trace whose spans do not fit, or without spans, is stored as
+ * format 2. Key lists below never change once released: a new layout is format 4. */
 const FORMAT = 3;
 
 const TOP: Record<string, string> = {
@@ -70,21 +70,31 @@ function micros(ms: Json | undefined): number | null {
   return Number.isFinite(us) && us / 1000 === ms ? us : null;
 }
 
-/** Stored spans [name, start, duration, ...] with the times in microseconds (format 3), or null
- * when a span does not fit (the trace is then format 2). */
+/** Span names stored as their index here (format 3); never reordered, a new one goes at the end. */
+const SPAN_NAMES: readonly string[] = [
+  "request", "authentication", "parse", "guard", "analysis", "rate_limit", "cache", "optimization", "routing", "reserve",
+  "llm", "idempotency", "call",
+];
+const SPAN_INDEX = new Map(SPAN_NAMES.map((name, i) => [name, i]));
+
+/** Stored spans [name, start, duration, error, attributes?] in format 3: a known name as its
+ * SPAN_NAMES index, the times in whole microseconds, a null error left out when nothing follows
+ * it; null when a span does not fit (the trace is then format 2). */
 function spansInMicros(v: Json): Json[] | null {
   if (!Array.isArray(v)) return null;
   const out: Json[] = new Array<Json>(v.length);
   for (let i = 0; i < v.length; i++) {
     const span = v[i];
-    if (!Array.isArray(span)) return null;
+    if (!Array.isArray(span) || span.length < 4 || typeof span[0] !== "string") return null;
     const start = micros(span[1]);
     const duration = micros(span[2]);
     if (start === null || duration === null) return null;
+    const name = SPAN_INDEX.get(span[0]) ?? span[0];
     // The usual span (no attributes) as a literal: cheaper than a copy.
-    if (span.length === 4) out[i] = [span[0]!, start, duration, span[3]!];
+    if (span.length === 4) out[i] = span[3] === null ? [name, start, duration] : [name, start, duration, span[3]!];
     else {
       const t = span.slice();
+      t[0] = name;
       t[1] = start;
       t[2] = duration;
       out[i] = t;
@@ -93,11 +103,15 @@ function spansInMicros(v: Json): Json[] | null {
   return out;
 }
 
+/** A format 3 span back to [name, start_ms, duration_ms, error, attributes?]. Format 3 traces
+ * written before names were indexes and null errors left out read the same way. */
 function spanFromMicros(span: Json): Json {
   if (!Array.isArray(span)) return span;
   const t = span.slice();
+  if (typeof t[0] === "number") t[0] = SPAN_NAMES[t[0]] ?? t[0];
   t[1] = (t[1] as number) / 1000;
   t[2] = (t[2] as number) / 1000;
+  if (t.length === 3) t.push(null);
   return t;
 }
 

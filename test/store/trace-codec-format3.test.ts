@@ -21,7 +21,7 @@ describe("format 3", () => {
     const trace = { spans, candidates: [{ model: "a/x", provider: "a", rank: 0 }], versions: COMPONENT_VERSIONS };
     const s = stored(trace);
     expect(s["~"]).toBe(3);
-    expect(s.s).toEqual([["request", 0, 18410, null], ["parse", 2009, 2420, null], ["llm", 15544, 1705, "upstream_error", spans[2]![4]]]);
+    expect(s.s).toEqual([[0, 0, 18410], [2, 2009, 2420], [10, 15544, 1705, "upstream_error", spans[2]![4]]]);
     expect(roundTrip(trace)).toBe(JSON.stringify(trace));
   });
 
@@ -41,6 +41,9 @@ describe("format 3", () => {
       expect(roundTrip(trace)).toBe(JSON.stringify(JSON.parse(JSON.stringify(trace))));
     }
     expect(stored({ spans: [["request", "0", 1, null]] })["~"]).toBe(2);
+    // Shorter than [name, start, duration, error], or a name that is not a string: format 2.
+    expect(stored({ spans: [["request", 0, 1]] })["~"]).toBe(2);
+    expect(stored({ spans: [[0, 0, 1, null]] })["~"]).toBe(2);
     expect(stored({ spans: { request: 1 } })["~"]).toBe(2);
   });
 
@@ -73,6 +76,19 @@ describe("format 3", () => {
 
   test("a trace without spans is format 2, as before", () => {
     expect(stored({ reason: "x" })["~"]).toBe(2);
+  });
+
+  test("a span name not in the list is stored as it is; an error or attributes are kept", () => {
+    const odd = [["request", 0, 5, "timeout"], ["future_step", 1.5, 2, null], ["llm", 2, 1, null, { attempt: 1 }], ["parse", 0, 0, undefined]];
+    const trace = { spans: odd };
+    expect(stored(trace).s).toEqual([[0, 0, 5000, "timeout"], ["future_step", 1500, 2000], [10, 2000, 1000, null, { attempt: 1 }], [2, 0, 0, null]]);
+    expect(roundTrip(trace)).toBe(JSON.stringify(trace));
+  });
+
+  test("format 3 traces written with span names and null errors read the same", () => {
+    const early = { "~": 3, s: [["request", 0, 18410, null], ["llm", 15544, 1705, null, { attempt: 0 }]], r: "x" };
+    expect(decodeTrace(early)).toEqual({ spans: [["request", 0, 18.41, null], ["llm", 15.544, 1.705, null, { attempt: 0 }]], reason: "x" });
+    expect(decodeTrace({ "~": 3, s: [[99, 0, 1]] })).toEqual({ spans: [[99, 0, 0.001, null]] });
   });
 
   test("format 2 traces stored before read as they did (span times in milliseconds)", () => {
