@@ -13,6 +13,7 @@ const FILES = [
   { file: "bench/micro/analyze.ts", what: "analyzer: word scan, whole analysis" },
   { file: "bench/micro/route.ts", what: "analyze + route" },
   { file: "bench/micro/request-path.ts", what: "whole request, in-process" },
+  { file: "bench/micro/record.ts", what: "record stage: log row and trace encoding" },
   { file: "bench/micro/stream-translate.ts", what: "stream per format (200 chunks)" },
   { file: "bench/micro/guard.ts", what: "PII and secrets guard" },
   { file: "bench/micro/rate-limit.ts", what: "rate limit admit + settle" },
