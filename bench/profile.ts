@@ -26,10 +26,20 @@ try {
   const upstream = await startUpstream({ delayMs: 0, chunkDelayMs: 0, words: 18 });
   const gw = await startGw(upstream.url, { bunArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`] });
   await gw.patchProject({ policy: { rate_limits: { rpm: 100_000_000, tpm: 100_000_000_000 } } });
+  // PROFILE_LIMITED=1: scenario (b)'s project (rate limits, prepaid credit, budgets) and its key.
+  let key = process.env.PROFILE_KEY === "test" ? gw.testKey : gw.liveKey;
+  if (process.env.PROFILE_LIMITED === "1") {
+    const project = await gw.admin("POST", "/projects", {
+      name: "profile-limits", billing: { mode: "prepaid" },
+      policy: { rate_limits: { rpm: 100_000_000, tpm: 100_000_000_000, per_key: { rpm: 100_000_000, tpm: 100_000_000_000 } }, budgets: { daily: 1_000_000, monthly: 10_000_000 } },
+    });
+    await gw.admin("POST", `/projects/${String(project.id)}/credits`, { amount: 1_000_000 });
+    key = String((await gw.admin("POST", `/projects/${String(project.id)}/keys`, {})).key);
+  }
   const target = {
     url: `${gw.url}/chat/completions`, body: chatBody(model, false, true),
     headers: {
-      "content-type": "application/json", authorization: `Bearer ${process.env.PROFILE_KEY === "test" ? gw.testKey : gw.liveKey}`,
+      "content-type": "application/json", authorization: `Bearer ${key}`,
       // Scenarios (a) and (b) send X-Gw-Cache: off; PROFILE_CACHE=off profiles that path.
       ...(process.env.PROFILE_CACHE === "off" ? { "x-gw-cache": "off" } : {}),
     },

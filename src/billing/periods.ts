@@ -15,6 +15,15 @@ export function monthStart(ms: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
 }
 
+/** The first instant of the UTC month after the one `ms` is in. */
+export function nextMonthStart(ms: number): number {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}
+
+/** UTC days have no leap seconds in epoch time: every one is this long. */
+export const DAY_MS = 86_400_000;
+
 const MONTH_RE = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
 /** The [start, end) epoch-ms range of a "YYYY-MM" month, or null when it is not one. */

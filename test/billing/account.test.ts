@@ -93,6 +93,21 @@ describe("Account.admit and hold", () => {
     expect(a.admit(t, 80, Date.UTC(2026, 11, 1)).ok).toBe(true);
     expect(a.month).toMatchObject({ key: "2026-12", spent: 0, requests: 0 });
   });
+
+  test("the day rolls at the first millisecond of the next UTC day, not before; a clock set back rolls too", () => {
+    const dayStartMs = Date.UTC(2026, 10, 30);
+    const a = fresh(0);
+    a.settle(undefined, 80, true, dayStartMs + 1000);
+    a.roll(dayStartMs + 86_400_000 - 1);
+    expect(a.day).toMatchObject({ key: "2026-11-30", spent: 80 });
+    a.roll(dayStartMs + 86_400_000);
+    expect(a.day).toMatchObject({ key: "2026-12-01", spent: 0 });
+    expect(a.month).toMatchObject({ key: "2026-12", spent: 0 });
+    a.settle(undefined, 5, true, dayStartMs + 86_400_000 + 1);
+    a.roll(dayStartMs + 5);
+    expect(a.day).toMatchObject({ key: "2026-11-30", spent: 0 });
+    expect(a.month).toMatchObject({ key: "2026-11", spent: 0 });
+  });
 });
 
 describe("termsOf", () => {

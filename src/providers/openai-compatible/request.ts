@@ -15,8 +15,12 @@ export interface OpenAICompatibleOptions {
 
 export function toUpstreamBody(call: ProviderCall, options: OpenAICompatibleOptions): ChatRequest {
   const out: ChatRequest = { model: call.model.upstream_id, messages: call.request.messages };
-  for (const [k, v] of Object.entries(call.request)) {
+  const req = call.request;
+  // for-in, not Object.entries: no array of pairs per request (same own keys, same order, since
+  // the request is a plain object from JSON.parse).
+  for (const k in req) {
     // gw's extension fields never reach here: parse keeps them apart (state.options).
+    const v = req[k];
     if (k === "model" || k === "messages" || v === undefined) continue;
     out[k] = v;
   }
