@@ -20,6 +20,16 @@ for (let c = 0; c < 128; c++) {
     | (SECRET_FIRST.includes(ch) ? SECRET : 0) | (c === 92 ? ESCAPE : 0);
 }
 
+/** The hot path as one table: index (wordStart ? 128 : 0) + character; 0 = look closer, else
+ * 1 + the next index base (a word continues, or a character that opens nothing is passed). */
+const STEP = new Uint8Array(256);
+for (let c = 0; c < 128; c++) {
+  const cls = CLASS[c]!;
+  const next = (cls & WORD) === 0 ? 128 : 0;
+  if ((cls & WORD) !== 0 || cls === 0) STEP[c] = 1 + next;
+  if ((cls & ~WORD) === 0) STEP[128 + c] = 1 + next;
+}
+
 const isUpper = (c: number) => c >= 65 && c <= 90;
 
 /** Drops findings an e-mail address overlaps (digits of its local part read as a number). */
@@ -39,14 +49,22 @@ export function detect(text: string, want: Wanted, limit = Infinity): Finding[] 
   let wordStart = true;
   let i = 0;
   while (i < n && out.length < limit) {
-    const c = text.charCodeAt(i);
-    const cls = c < 128 ? CLASS[c]! : 0;
-    // The hot path: inside a word, or at a character that opens nothing.
-    if ((!wordStart && (cls & WORD) !== 0) || (cls & ~WORD) === 0) {
-      wordStart = (cls & WORD) === 0;
-      i++;
-      continue;
+    // The hot path: inside a word, or at a character that opens nothing (non-ASCII ends a word).
+    // It adds no finding, so the limit is checked only after a closer look.
+    let base = wordStart ? 128 : 0;
+    let c = text.charCodeAt(i);
+    for (;;) {
+      if (c >= 128) base = 128;
+      else {
+        const step = STEP[base + c]!;
+        if (step === 0) break;
+        base = step - 1;
+      }
+      if (++i >= n) return out;
+      c = text.charCodeAt(i);
     }
+    wordStart = base === 128;
+    const cls = CLASS[c]!;
     if (cls === ESCAPE) {
       // Skip the escape's letter, so `\nsk-...` or `\n-----BEGIN` still starts a word.
       i += isWordChar(text.charCodeAt(i + 1)) ? 2 : 1;
