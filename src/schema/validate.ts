@@ -43,7 +43,9 @@ export function compileValidator<T extends TSchema>(schema: T): (value: unknown,
 
 /** The body must be a JSON object; anything else names no param but says what was wrong. */
 export function parseJsonObject(text: string): Record<string, unknown> {
-  if (text.trim() === "") throw invalidRequest("The request body is empty; expected a JSON object.");
+  // A body opening with a printable ASCII character is not blank: no trimmed copy of it is made.
+  const first = text.charCodeAt(0);
+  if (!(first > 32 && first < 127) && text.trim() === "") throw invalidRequest("The request body is empty; expected a JSON object.");
   // Before the parser: nothing below ever walks a structure deeper than the limit.
   const deep = jsonDepthExcess(text, LIMITS.jsonDepth);
   if (deep) {
@@ -68,6 +70,28 @@ export function parseJsonObject(text: string): Record<string, unknown> {
 
 const LATE = Symbol("late");
 
+const timedOut = (deadlineMs: number) =>
+  new GwError("invalid_request", `The request body was not received within ${deadlineMs / 1000} s.`, { status: 408 });
+
+/** req.text() within the deadline: one promise and one timer per request, not a race of two. */
+function textWithin(req: Request, deadlineMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(timedOut(deadlineMs)), deadlineMs);
+    const unread = () => {
+      clearTimeout(timer);
+      reject(invalidRequest("The request body could not be read."));
+    };
+    try {
+      req.text().then((text) => {
+        clearTimeout(timer);
+        resolve(text);
+      }, unread);
+    } catch {
+      unread();
+    }
+  });
+}
+
 /** The body as text within the size limit (413 past it, docs/api.md "Limits") and the read deadline
  * (408 past it; docs/api.md "Limits"). A declared length over the limit is refused unread; any other
  * body is read as a stream and counted, so nothing past limit + one chunk is ever buffered. */
@@ -78,28 +102,17 @@ export async function readBodyText(req: Request, limit: number = LIMITS.bodyByte
   if (declared > limit) throw tooLarge();
   // Bun builds a stream object on the first read of `body`: the declared-length path never asks.
   if (declared === 0 || (!Number.isInteger(declared) && !req.body)) return "";
+  // A declared length within the limit bounds Bun's own buffer: text() is the fast path.
+  if (Number.isInteger(declared)) return await textWithin(req, deadlineMs);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), deadlineMs)));
-  const timedOut = () => new GwError("invalid_request", `The request body was not received within ${deadlineMs / 1000} s.`, { status: 408 });
-  // A declared length within the limit bounds Bun's own buffer: text() is the fast path.
-  if (Number.isInteger(declared)) {
-    try {
-      const text = await Promise.race([req.text(), late]);
-      if (text === LATE) throw timedOut();
-      return text;
-    } catch (err) {
-      throw err instanceof GwError ? err : invalidRequest("The request body could not be read.");
-    } finally {
-      clearTimeout(timer);
-    }
-  }
   const reader = req.body!.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     for (;;) {
       const next = await Promise.race([reader.read(), late]);
-      if (next === LATE) throw timedOut();
+      if (next === LATE) throw timedOut(deadlineMs);
       if (next.done) break;
       size += next.value.byteLength;
       if (size > limit) throw tooLarge();
