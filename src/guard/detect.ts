@@ -21,14 +21,22 @@ for (let c = 0; c < 128; c++) {
 }
 
 /** The hot path as one table: index (wordStart ? 128 : 0) + character; 0 = look closer, else
- * 1 + the next index base (a word continues, or a character that opens nothing is passed). */
-const STEP = new Uint8Array(256);
-for (let c = 0; c < 128; c++) {
-  const cls = CLASS[c]!;
-  const next = (cls & WORD) === 0 ? 128 : 0;
-  if ((cls & WORD) !== 0 || cls === 0) STEP[c] = 1 + next;
-  if ((cls & ~WORD) === 0) STEP[128 + c] = 1 + next;
+ * 1 + the next index base (a word continues, or a character that opens nothing is passed). Per
+ * policy, the classes that open nothing it looks for count as none (without pii, `@` and digits
+ * lead to no closer look; without secrets, a secret's first letter does not). */
+function stepTable(ignored: number): Uint8Array {
+  const step = new Uint8Array(256);
+  for (let c = 0; c < 128; c++) {
+    const cls = CLASS[c]! & ~ignored;
+    const next = (cls & WORD) === 0 ? 128 : 0;
+    if ((cls & WORD) !== 0 || cls === 0) step[c] = 1 + next;
+    if ((cls & ~WORD) === 0) step[128 + c] = 1 + next;
+  }
+  return step;
 }
+const STEP_ALL = stepTable(0);
+const STEP_SECRETS = stepTable(AT | NUMBER | UPPER);
+const STEP_PII = stepTable(SECRET);
 
 const isUpper = (c: number) => c >= 65 && c <= 90;
 
@@ -45,6 +53,7 @@ export function detect(text: string, want: Wanted, limit = Infinity): Finding[] 
   if (!want.pii && !want.secrets) return out;
   const pii = want.pii;
   const secrets = want.secrets;
+  const STEP = pii ? (secrets ? STEP_ALL : STEP_PII) : STEP_SECRETS;
   const n = text.length;
   let wordStart = true;
   let i = 0;
