@@ -25,22 +25,30 @@ export interface ScanResult {
 /** `joins[t]`: text t is read together with its neighbours that join too (a chat's free texts;
  * not names, nor embedding inputs, which are embedded one by one). */
 export function scanTexts(texts: readonly string[], want: Wanted, limit: number, joins: readonly boolean[]): ScanResult {
-  const views: ScanView[] = texts.map(scanView);
-  const perText: Located[][] = texts.map(() => []);
+  // Index loops, and the joined texts' lists made once for both separators: this runs per request.
+  const views: ScanView[] = [];
+  const perText: Located[][] = [];
+  for (let t = 0; t < texts.length; t++) views.push(scanView(texts[t]!)), perText.push([]);
   const counted: Kind[] = [];
   for (let t = 0; t < views.length && counted.length < limit; t++) {
     const v = views[t]!;
-    for (const f of detect(v.text, want, limit - counted.length)) {
+    const found = detect(v.text, want, limit - counted.length);
+    for (let k = 0; k < found.length; k++) {
+      const f = found[k]!;
       const r = originalRange(v, f.start, f.end);
       perText[t]!.push({ kind: f.kind, start: r.start, end: r.end, value: v.text.slice(f.start, f.end) });
       counted.push(f.kind);
     }
   }
-  const joined = texts.map((_, t) => t).filter((t) => joins[t]);
+  const joined: number[] = [];
+  for (let t = 0; t < texts.length; t++) if (joins[t]) joined.push(t);
   if (counted.length < limit && joined.length > 1) {
-    const sub = (list: readonly string[]) => joined.map((t) => list[t]!);
-    const subPer = joined.map((t) => perText[t]!);
-    for (const sep of ["", " "]) crossing(sub(texts), joined.map((t) => views[t]!), subPer, counted, sep, want, limit);
+    const subTexts: string[] = [];
+    const subViews: ScanView[] = [];
+    const subPer: Located[][] = [];
+    for (const t of joined) subTexts.push(texts[t]!), subViews.push(views[t]!), subPer.push(perText[t]!);
+    crossing(subTexts, subViews, subPer, counted, "", want, limit);
+    crossing(subTexts, subViews, subPer, counted, " ", want, limit);
   }
   for (const list of perText) merge(list);
   return { perText, counted, capped: counted.length >= limit };
@@ -49,10 +57,15 @@ export function scanTexts(texts: readonly string[], want: Wanted, limit: number,
 /** Findings of the joined views that cross a boundary, cut into their pieces per text. */
 function crossing(texts: readonly string[], views: ScanView[], perText: Located[][], counted: Kind[], sep: string, want: Wanted, limit: number): void {
   const offsets: number[] = [];
+  const owned: number[] = [];
+  const parts: string[] = [];
   let at = 0;
-  for (const v of views) offsets.push(at), (at += v.text.length + sep.length);
-  const joined = views.map((v) => v.text).join(sep);
-  const owned = perText.map((l) => l.length);
+  for (let x = 0; x < views.length; x++) {
+    const text = views[x]!.text;
+    offsets.push(at), owned.push(perText[x]!.length), parts.push(text);
+    at += text.length + sep.length;
+  }
+  const joined = parts.join(sep);
   let t = 0;
   for (const f of nearBoundaries(joined, offsets, sep.length, want, limit - counted.length)) {
     while (t + 1 < views.length && offsets[t + 1]! <= f.start) t++;
