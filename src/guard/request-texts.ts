@@ -33,6 +33,8 @@ const DATA_URL = /^data:([^,]{0,200});base64,/i;
 const TEXTUAL = /^(?:text\/|application\/(?:json|xml|x-www-form-urlencoded|javascript)|[^;]*\+(?:json|xml))/i;
 
 function mapString(s: string, map: TextMap): string {
+  // Only a text opening with `d` or `D` can be a data URL: the others skip the regex.
+  if ((s.charCodeAt(0) | 0x20) !== 100) return map(s);
   const head = DATA_URL.exec(s);
   if (!head) return map(s);
   // The payload is read too: a text type as UTF-8 text; anything else (an image) byte by byte as
