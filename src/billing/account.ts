@@ -183,12 +183,10 @@ export class Account {
 
   private overruns(terms: Terms, amount: number): Overrun[] {
     const out: Overrun[] = [];
-    for (const period of ["daily", "monthly"] as const) {
-      const budget = terms.budgets[period];
-      if (budget === undefined) continue;
-      const { key, spent } = this.spentIn(period);
-      if (spent + this.reserved + amount > budget) out.push({ period, key, budget, spent, reserved: this.reserved });
-    }
+    const daily = terms.budgets.daily;
+    if (daily !== undefined && this.day.spent + this.reserved + amount > daily) out.push({ period: "daily", key: this.day.key, budget: daily, spent: this.day.spent, reserved: this.reserved });
+    const monthly = terms.budgets.monthly;
+    if (monthly !== undefined && this.month.spent + this.reserved + amount > monthly) out.push({ period: "monthly", key: this.month.key, budget: monthly, spent: this.month.spent, reserved: this.reserved });
     return out;
   }
 }

@@ -74,7 +74,7 @@ export function holdCharge(billing: Billing, state: BillingState, ask: HoldAsk):
   }
   // A budget event when a budget stops a request, or is passed by one under warn.
   const event = r.ok ? terms.action === "warn" : r.admission.code === "budget_exceeded";
-  for (const o of event ? r.admission.overruns : []) {
+  if (event) for (const o of r.admission.overruns) {
     billing.budgetEvent(projectId, requestId, o, terms.action);
     billing.signals?.overBudget(projectId, requestId, o, terms.action);
     if (r.ok) (state.notes ??= []).push(`${o.period} budget ${formatUsd(o.budget)} exceeded (${formatUsd(o.spent)} spent, ${formatUsd(o.reserved)} reserved, up to ${formatUsd(amount)} for this request): served under budget_action warn; a budget event marks the period`);
@@ -111,13 +111,15 @@ export interface Charge {
 export function settleCharge(billing: Billing, projectId: string, state: BillingState, terms: Terms | null, c: Charge): void {
   if (state.charge !== undefined) return;
   state.charge = c.hit ? 0 : chargeNano(c.cost, c.byok);
-  const cover = terms ? billing.account(projectId).coverable(terms, state.hold) : null;
+  // With terms there is a hold, so the account is loaded: one look-up serves cover and signals.
+  const account = terms ? billing.account(projectId) : null;
+  const cover = account && terms ? account.coverable(terms, state.hold) : null;
   if (cover !== null && state.charge > cover) {
     (state.anomaly ??= []).push(`charge ${formatUsd(state.charge)} past what the hold and credit cover: billed ${formatUsd(cover)}`);
     state.charge = cover;
   }
   // Thresholds are crossings between these two figures: O(1), and only a crossing emits.
-  const watched = terms && billing.signals ? billing.account(projectId) : null;
+  const watched = billing.signals ? account : null;
   const before = watched?.figures();
   const queued = billing.settle(projectId, state.hold, {
     requestId: c.requestId, model: c.model, charge: state.charge, cost: toNano(c.cost),
@@ -143,8 +145,9 @@ export function releaseHold(billing: Billing, state: BillingState | undefined): 
 /** trace.billing: USD figures; absent in test mode. */
 export function billingTrace(b: BillingState | undefined) {
   if (!b) return undefined;
-  return {
-    mode: b.mode, reserved: toUsd(b.reserved), charge: toUsd(b.charge ?? 0), ...(b.notes ? { notes: b.notes } : {}),
-    ...(b.anomaly ? { anomaly: b.anomaly } : {}),
-  };
+  const out: { mode: BillingMode; reserved: number; charge: number; notes?: string[]; anomaly?: string[] } = { mode: b.mode, reserved: toUsd(b.reserved), charge: toUsd(b.charge ?? 0) };
+  // Added only when present, in this order (no spreads of throwaway objects).
+  if (b.notes) out.notes = b.notes;
+  if (b.anomaly) out.anomaly = b.anomaly;
+  return out;
 }

@@ -27,6 +27,17 @@ export function formatDuration(ms: number): string {
 export const retryAfterSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 
 export function limitHeaders(requests: Snapshot | null, tokens: Snapshot | null): Record<string, string> {
+  // Both dimensions (the usual policy): one literal of a fixed shape, same keys in the same order.
+  if (requests && tokens) {
+    return {
+      "x-ratelimit-limit-requests": String(requests.limit),
+      "x-ratelimit-remaining-requests": String(requests.remaining),
+      "x-ratelimit-reset-requests": formatDuration(requests.resetMs),
+      "x-ratelimit-limit-tokens": String(tokens.limit),
+      "x-ratelimit-remaining-tokens": String(tokens.remaining),
+      "x-ratelimit-reset-tokens": formatDuration(tokens.resetMs),
+    };
+  }
   const headers: Record<string, string> = {};
   if (requests) {
     headers["x-ratelimit-limit-requests"] = String(requests.limit);

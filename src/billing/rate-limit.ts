@@ -89,7 +89,8 @@ export class RateLimiter {
   admit(requestId: string, levels: readonly Level[], estimate: TokenEstimate): Decision {
     const now = this.now();
     if (this.cells.size + this.tickets.size >= this.nextSweep) this.sweep(now);
-    const cells = levels.map((l) => this.cellOf(l.id, now));
+    const cells: Cell[] = [];
+    for (let i = 0; i < levels.length; i++) cells.push(this.cellOf(levels[i]!.id, now));
     let tokens = estimate.bound;
     let refusal = this.firstRefusal(levels, cells, tokens, now);
     // The byte bound can be several times the real count: count exactly before refusing on tokens.
@@ -98,18 +99,21 @@ export class RateLimiter {
       refusal = this.firstRefusal(levels, cells, tokens, now);
     }
     if (refusal) return { ok: false, headers: this.headers(levels, cells, now), ...refusal, estimate: tokens };
-    const ticket: Ticket = { at: now, estimate: tokens, cells: [] };
+    let ticket: Ticket | null = null;
     for (let i = 0; i < levels.length; i++) {
-      const { rpm, tpm } = levels[i]!.limits;
+      const limits = levels[i]!.limits;
+      const rpm = limits.rpm;
+      const tpm = limits.tpm;
       const cell = cells[i]!;
       if (rpm) cell.reqTat = Math.max(cell.reqTat, now) + WINDOW_MS / rpm;
       if (tpm) {
-        cell.tokTat = Math.max(cell.tokTat, now) + tokens * (WINDOW_MS / tpm);
-        ticket.cells.push({ cell, msPerToken: WINDOW_MS / tpm });
+        const msPerToken = WINDOW_MS / tpm;
+        cell.tokTat = Math.max(cell.tokTat, now) + tokens * msPerToken;
+        (ticket ??= { at: now, estimate: tokens, cells: [] }).cells.push({ cell, msPerToken });
         cell.inFlight++;
       }
     }
-    if (ticket.cells.length > 0) this.tickets.set(requestId, ticket);
+    if (ticket) this.tickets.set(requestId, ticket);
     return { ok: true, headers: this.headers(levels, cells, now) };
   }
 

@@ -18,10 +18,12 @@ function boundedCounts(state: RequestState, model: CatalogModel, counts: TokenCo
   const maxOut = worstOutputTokens(model, outputAskOf(state.request ?? {}));
   const promptTokens = Math.min(counts.promptTokens, maxIn);
   const completionTokens = Math.min(counts.completionTokens, maxOut);
-  const anomalies: string[] = [];
-  if (promptTokens < counts.promptTokens) anomalies.push(`upstream reported ${counts.promptTokens} input tokens, past the ${maxIn}-token context window: billed as ${promptTokens}`);
-  if (completionTokens < counts.completionTokens) anomalies.push(`upstream reported ${counts.completionTokens} output tokens, past this request's bound of ${maxOut}: billed as ${completionTokens}`);
-  if (anomalies.length > 0) noteAnomaly(state, anomalies);
+  if (promptTokens < counts.promptTokens || completionTokens < counts.completionTokens) {
+    const anomalies: string[] = [];
+    if (promptTokens < counts.promptTokens) anomalies.push(`upstream reported ${counts.promptTokens} input tokens, past the ${maxIn}-token context window: billed as ${promptTokens}`);
+    if (completionTokens < counts.completionTokens) anomalies.push(`upstream reported ${counts.completionTokens} output tokens, past this request's bound of ${maxOut}: billed as ${completionTokens}`);
+    noteAnomaly(state, anomalies);
+  }
   return {
     promptTokens, completionTokens,
     cachedTokens: Math.min(counts.cachedTokens, promptTokens),

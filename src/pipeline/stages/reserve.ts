@@ -15,11 +15,14 @@ import { firstRanked, need, type RequestState } from "../state.ts";
 const byokFor = (deps: Deps, state: RequestState, m: CatalogModel): boolean =>
   servedByok(deps.projectProviders, state.auth.project.id, state.auth.key.byok, m);
 
-function hold(deps: Deps, state: RequestState, ask: Omit<HoldAsk, "projectId" | "requestId" | "terms" | "room">): void {
+function hold(deps: Deps, state: RequestState, amount: number, smaller: HoldAsk["smaller"]): void {
   const terms = state.auth.rules.terms;
   if (!terms) return;
   const billing = (state.billing = newBillingState(state.auth.project.billingMode));
-  const note = holdCharge(deps.billing, billing, { ...ask, projectId: state.auth.project.id, requestId: state.requestId, terms, room: state.budgetRoom, narrowed: state.candidates.some((c) => c.excluded?.startsWith(OVER_PROJECT_BUDGET)) });
+  const room = state.budgetRoom;
+  // `narrowed` is read only with a downgrade room: the candidates are not scanned without one.
+  const narrowed = room !== undefined && state.candidates.some((c) => c.excluded?.startsWith(OVER_PROJECT_BUDGET));
+  const note = holdCharge(deps.billing, billing, { amount, smaller, projectId: state.auth.project.id, requestId: state.requestId, terms, room, narrowed });
   if (note) (state.reasons ??= []).push(note);
 }
 
@@ -33,10 +36,7 @@ export function reserve(deps: Deps, state: RequestState): void {
   const req = need(state, "request");
   const ask = outputAskOf(req);
   const byok = byokFor(deps, state, model);
-  hold(deps, state, {
-    amount: worstCharge(model, state.inputTokens, ask, byok),
-    smaller: () => worstCharge(model, countMessageTokens(req.messages), ask, byok),
-  });
+  hold(deps, state, worstCharge(model, state.inputTokens, ask, byok), () => worstCharge(model, countMessageTokens(req.messages), ask, byok));
 }
 
 /** /embeddings: the input's byte bound at the model's input price (no output tokens). */
@@ -45,5 +45,5 @@ export function reserveEmbeddings(deps: Deps, state: EmbedState): void {
   const model = firstRanked(state);
   let bound = 0;
   for (const text of state.embed.input) bound += Buffer.byteLength(text);
-  hold(deps, state, { amount: worstEmbedCharge(model, bound, byokFor(deps, state, model)) });
+  hold(deps, state, worstEmbedCharge(model, bound, byokFor(deps, state, model)), undefined);
 }
