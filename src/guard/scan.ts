@@ -48,11 +48,16 @@ export function scanTexts(texts: readonly string[], want: Wanted, limit: number,
     const subPer: Located[][] = [];
     for (const t of joined) subTexts.push(texts[t]!), subViews.push(views[t]!), subPer.push(perText[t]!);
     crossing(subTexts, subViews, subPer, counted, "", want, limit);
-    crossing(subTexts, subViews, subPer, counted, " ", want, limit);
+    if (want.pii || mayHoldKey(subViews)) crossing(subTexts, subViews, subPer, counted, " ", want, limit);
   }
   for (const list of perText) merge(list);
   return { perText, counted, capped: counted.length >= limit };
 }
+
+/** With a space between texts, a value crossing a boundary holds that space. Of the secrets, only
+ * a private key block can (token values are runs of [A-Za-z0-9_./+=~-]), and its opening line,
+ * up to the space after BEGIN, lies in one text: without it, the spaced pass finds none. */
+const mayHoldKey = (views: readonly ScanView[]): boolean => views.some((v) => v.text.includes("-----BEGIN"));
 
 /** Findings of the joined views that cross a boundary, cut into their pieces per text. */
 function crossing(texts: readonly string[], views: ScanView[], perText: Located[][], counted: Kind[], sep: string, want: Wanted, limit: number): void {
