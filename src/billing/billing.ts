@@ -75,9 +75,11 @@ export class Billing {
 
   /** The account, read from the ledger on first use (after writing what is queued, and with the
    * charges the log worker has not committed, so the sums include every entry of this process). */
-  account(projectId: string, now = this.clock.now()): Account {
+  account(projectId: string, at?: number): Account {
     let a = this.accounts.get(projectId);
     if (a) return a;
+    // The clock is read only to load one (a default parameter would read it on every call).
+    const now = at ?? this.clock.now();
     this.writer.flush();
     a = new Account(this.repo.totals(projectId, dayStart(now), monthStart(now)), now);
     if (this.signals) a.topUp = this.lastTopUp(projectId, a.creditSeq);

@@ -26,26 +26,38 @@ export function formatDuration(ms: number): string {
 /** Retry-After is whole seconds (RFC 9110); rounding up never invites a retry that is refused. */
 export const retryAfterSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 
+/** A limit's text, remembered for the last limit of each dimension (a policy's limits rarely change;
+ * String of a large number is ~50-100 ns). */
+const lastLimit = { requests: NaN, requestsText: "", tokens: NaN, tokensText: "" };
+function requestsLimitText(n: number): string {
+  if (n !== lastLimit.requests) (lastLimit.requests = n), (lastLimit.requestsText = String(n));
+  return lastLimit.requestsText;
+}
+function tokensLimitText(n: number): string {
+  if (n !== lastLimit.tokens) (lastLimit.tokens = n), (lastLimit.tokensText = String(n));
+  return lastLimit.tokensText;
+}
+
 export function limitHeaders(requests: Snapshot | null, tokens: Snapshot | null): Record<string, string> {
   // Both dimensions (the usual policy): one literal of a fixed shape, same keys in the same order.
   if (requests && tokens) {
     return {
-      "x-ratelimit-limit-requests": String(requests.limit),
+      "x-ratelimit-limit-requests": requestsLimitText(requests.limit),
       "x-ratelimit-remaining-requests": String(requests.remaining),
       "x-ratelimit-reset-requests": formatDuration(requests.resetMs),
-      "x-ratelimit-limit-tokens": String(tokens.limit),
+      "x-ratelimit-limit-tokens": tokensLimitText(tokens.limit),
       "x-ratelimit-remaining-tokens": String(tokens.remaining),
       "x-ratelimit-reset-tokens": formatDuration(tokens.resetMs),
     };
   }
   const headers: Record<string, string> = {};
   if (requests) {
-    headers["x-ratelimit-limit-requests"] = String(requests.limit);
+    headers["x-ratelimit-limit-requests"] = requestsLimitText(requests.limit);
     headers["x-ratelimit-remaining-requests"] = String(requests.remaining);
     headers["x-ratelimit-reset-requests"] = formatDuration(requests.resetMs);
   }
   if (tokens) {
-    headers["x-ratelimit-limit-tokens"] = String(tokens.limit);
+    headers["x-ratelimit-limit-tokens"] = tokensLimitText(tokens.limit);
     headers["x-ratelimit-remaining-tokens"] = String(tokens.remaining);
     headers["x-ratelimit-reset-tokens"] = formatDuration(tokens.resetMs);
   }
