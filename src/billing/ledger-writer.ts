@@ -1,6 +1,6 @@
 // Ledger entries of the request path (holds, releases; charges only when no log row carries them),
-// queued and written one transaction per GROUP_MS window, by the log worker in gw (docs/billing.md
-// "The ledger"). A failed write or a queue at its bound fails gw closed until writes succeed.
+// queued and written one transaction per GROUP_MS window, a window after they were queued, by the log
+// worker in gw (docs/billing.md "The ledger"). A failed write or a full queue fails gw closed.
 import type { LedgerEntry, LedgerRepo } from "../store/repos/ledger.ts";
 import { within } from "../store/log-writer.ts";
 import type { StorageReporter } from "../store/storage-health.ts";
@@ -29,6 +29,9 @@ export class LedgerWriter {
   private holds = new Map<string, LedgerEntry>();
   private taken = new Set<LedgerEntry>();
   private scheduled = false;
+  /** Queue entries older than the last timer tick: the next tick writes these, the younger ones
+   * wait a window more, so a request's hold is mostly still here for its charge to take. */
+  private aged = 0;
   private waiters: Array<() => void> = [];
   private draining: Promise<void> | null = null;
   private readonly maxEntries: number;
@@ -83,13 +86,36 @@ export class LedgerWriter {
     if (this.queue.length >= this.maxEntries) this.options.reporter?.setFull(true);
     if (this.scheduled) return;
     this.scheduled = true;
-    setTimeout(() => this.flush(), GROUP_MS);
+    setTimeout(() => this.tick(), GROUP_MS);
+  }
+
+  /** The timer: writes the entries queued before the previous tick (the queue's order is kept: a
+   * prefix goes), and ages the rest for the next one. flush() writes everything at once. */
+  private tick(): void {
+    this.scheduled = false;
+    const n = this.aged;
+    if (n >= this.queue.length) return this.flush();
+    if (n > 0) {
+      const sent = this.queue.slice(0, n);
+      this.queue = this.queue.slice(n);
+      let batch: LedgerEntry[] = sent;
+      if (this.taken.size > 0) {
+        batch = [];
+        for (const e of sent) if (!this.taken.delete(e)) batch.push(e);
+      }
+      // Sent holds can no longer travel with their charges.
+      for (const e of batch) if (e.kind === "hold" && e.requestId && this.holds.get(e.requestId) === e) this.holds.delete(e.requestId);
+      if (batch.length > 0) this.write(batch);
+    }
+    this.aged = this.queue.length;
+    if (this.queue.length > 0 && !this.scheduled) (this.scheduled = true), setTimeout(() => this.tick(), GROUP_MS);
   }
 
   /** Hands everything queued to the sink now: a synchronous sink has written it on return. A
    * failed batch is queued again, in order. Sums read meanwhile include the uncommitted charges. */
   flush(): void {
     this.scheduled = false;
+    this.aged = 0;
     if (this.queue.length > 0) {
       const batch = this.taken.size > 0 ? this.queue.filter((e) => !this.taken.has(e)) : this.queue;
       this.queue = [];
@@ -98,24 +124,27 @@ export class LedgerWriter {
       this.holds.clear();
       // Every entry taken by its charge: no transaction for nothing.
       if (batch.length === 0) return this.wake();
-      let result: void | Promise<void>;
-      try {
-        result = this.sink(batch);
-      } catch (err) {
-        return this.failed(batch, err);
-      }
-      if (result instanceof Promise) {
-        this.inflight.push(batch);
-        result.then(
-          () => (this.settle(batch), this.written()),
-          (err: unknown) => (this.settle(batch), this.failed(batch, err)),
-        );
-        return;
-      }
-      this.written();
-      return;
+      return this.write(batch);
     }
     this.wake();
+  }
+
+  private write(batch: LedgerEntry[]): void {
+    let result: void | Promise<void>;
+    try {
+      result = this.sink(batch);
+    } catch (err) {
+      return this.failed(batch, err);
+    }
+    if (result instanceof Promise) {
+      this.inflight.push(batch);
+      result.then(
+        () => (this.settle(batch), this.written()),
+        (err: unknown) => (this.settle(batch), this.failed(batch, err)),
+      );
+      return;
+    }
+    this.written();
   }
 
   private settle(batch: LedgerEntry[]): void {
@@ -131,6 +160,7 @@ export class LedgerWriter {
   private failed(batch: LedgerEntry[], err: unknown): void {
     this.onError(err, batch.length);
     this.queue = batch.concat(this.queue);
+    this.aged += batch.length;
     for (const e of batch) if (e.kind === "hold" && e.requestId) this.holds.set(e.requestId, e);
     // A closed database (after shutdown) will not come back: retrying would only loop.
     if (String(err).includes("closed")) return;
