@@ -18,10 +18,18 @@ export const baseHeaders = (requestId: string): Record<string, string> => ({
 
 const NO_HEADERS: Record<string, string> = {};
 
+/** Copied natively per answer: Bun converts a headers object property by property (~1 µs more). */
+const JSON_HEAD = new Headers({ "content-type": "application/json", "x-gw-api-version": API_VERSION });
+
 export function jsonResponse(body: string, requestId: string, extra: Record<string, string> = NO_HEADERS, status = 200): Response {
-  // One literal and a copy loop: two object spreads per response showed in profiles.
-  const headers: Record<string, string> = { "content-type": "application/json", "x-gw-api-version": API_VERSION, "x-gw-request-id": requestId };
-  for (const name in extra) headers[name] = extra[name]!;
+  const headers = new Headers(JSON_HEAD);
+  headers.append(REQUEST_ID_HEADER, requestId);
+  for (const name in extra) {
+    // As the object literal these were once written to: one of its three names is overwritten
+    // in place, any other added in order.
+    if (name === REQUEST_ID_HEADER || name === "content-type" || name === "x-gw-api-version") headers.set(name, extra[name]!);
+    else headers.append(name, extra[name]!);
+  }
   return new Response(body, { status, headers });
 }
 
