@@ -2,7 +2,7 @@
 // GCRA in memory. One gw process owns a data directory, so one in-process table is the whole truth;
 // each check is O(1), no timer runs per key, and idle entries are swept so memory stays bounded.
 import type { RequestRecord } from "../store/repos/requests.ts";
-import { limitHeaders, type Snapshot } from "./rate-limit-headers.ts";
+import { limitHeaders } from "./rate-limit-headers.ts";
 
 const WINDOW_MS = 60_000;
 /** Float slack when comparing theoretical arrival times: 7 rpm does not divide a minute evenly. */
@@ -163,15 +163,29 @@ export class RateLimiter {
 
   /** The headers show the level that binds hardest: the fewest remaining of each dimension. */
   private headers(levels: readonly Level[], cells: Cell[], now: number): Record<string, string> {
-    let requests: Snapshot | null = null;
-    let tokens: Snapshot | null = null;
+    // The tightest level of each dimension, found on numbers: only the two winners become objects.
+    let rLimit = 0, rRemaining = 0, rReset = 0, tLimit = 0, tRemaining = 0, tReset = 0;
+    let hasRequests = false, hasTokens = false;
     for (let i = 0; i < levels.length; i++) {
-      const { rpm, tpm } = levels[i]!.limits;
+      const limits = levels[i]!.limits;
+      const rpm = limits.rpm;
+      const tpm = limits.tpm;
       const cell = cells[i]!;
-      if (rpm) requests = tighter(requests, snapshot(rpm, cell.reqTat, now));
-      if (tpm) tokens = tighter(tokens, snapshot(tpm, cell.tokTat, now));
+      if (rpm) {
+        const used = Math.max(0, cell.reqTat - now);
+        const remaining = Math.max(0, Math.floor(rpm - (used * rpm) / WINDOW_MS + 1e-9));
+        if (!hasRequests || remaining < rRemaining || (remaining === rRemaining && used > rReset)) (hasRequests = true), (rLimit = rpm), (rRemaining = remaining), (rReset = used);
+      }
+      if (tpm) {
+        const used = Math.max(0, cell.tokTat - now);
+        const remaining = Math.max(0, Math.floor(tpm - (used * tpm) / WINDOW_MS + 1e-9));
+        if (!hasTokens || remaining < tRemaining || (remaining === tRemaining && used > tReset)) (hasTokens = true), (tLimit = tpm), (tRemaining = remaining), (tReset = used);
+      }
     }
-    return limitHeaders(requests, tokens);
+    return limitHeaders(
+      hasRequests ? { limit: rLimit, remaining: rRemaining, resetMs: rReset } : null,
+      hasTokens ? { limit: tLimit, remaining: tRemaining, resetMs: tReset } : null,
+    );
   }
 
   /** The cells still filling (arrival times ahead of now), as epoch ms, for a restart to pick up
@@ -230,12 +244,3 @@ function waitMs(tat: number, cost: number, interval: number, now: number): numbe
   const over = after - now - WINDOW_MS;
   return over > EPSILON_MS ? over : 0;
 }
-
-function snapshot(limit: number, tat: number, now: number): Snapshot {
-  const used = Math.max(0, tat - now);
-  const remaining = Math.max(0, Math.floor(limit - (used * limit) / WINDOW_MS + 1e-9));
-  return { limit, remaining, resetMs: used };
-}
-
-const tighter = (a: Snapshot | null, b: Snapshot): Snapshot =>
-  a === null || b.remaining < a.remaining || (b.remaining === a.remaining && b.resetMs > a.resetMs) ? b : a;
