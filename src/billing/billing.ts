@@ -32,6 +32,8 @@ const CREDIT_POLL_MS = 2_000;
 
 export class Billing {
   private readonly accounts = new Map<string, Account>();
+  private lastId = "";
+  private lastAccount: Account | null = null;
   readonly writer: LedgerWriter;
   /** Charges handed to the log writer and not committed yet. */
   readonly pending: PendingCharges;
@@ -76,15 +78,19 @@ export class Billing {
   /** The account, read from the ledger on first use (after writing what is queued, and with the
    * charges the log worker has not committed, so the sums include every entry of this process). */
   account(projectId: string, at?: number): Account {
+    // A request asks for its project's account up to three times: the last one is kept at hand
+    // (accounts are never dropped from the map, so it stays the map's).
+    if (projectId === this.lastId && this.lastAccount) return this.lastAccount;
     let a = this.accounts.get(projectId);
-    if (a) return a;
+    if (a) return ((this.lastId = projectId), (this.lastAccount = a));
     // The clock is read only to load one (a default parameter would read it on every call).
     const now = at ?? this.clock.now();
     this.writer.flush();
     a = new Account(this.repo.totals(projectId, dayStart(now), monthStart(now)), now);
     if (this.signals) a.topUp = this.lastTopUp(projectId, a.creditSeq);
     this.accounts.set(projectId, a);
-    return a;
+    this.lastId = projectId;
+    return (this.lastAccount = a);
   }
 
   /** Admission and hold in one synchronous call: atomic within the process. */
