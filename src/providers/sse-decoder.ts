@@ -107,35 +107,9 @@ export async function* decodeSse(
   body: ReadableStream<Uint8Array>,
   signal?: AbortSignal,
 ): AsyncGenerator<SseEvent> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const parser = new SseParser();
-  const out: SseEvent[] = [];
-  let finished = false;
-  const onAbort = (): void => {
-    reader.cancel(signal?.reason).catch(() => undefined);
-  };
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    while (true) {
-      signal?.throwIfAborted();
-      const { value, done } = await reader.read();
-      signal?.throwIfAborted();
-      if (done) break;
-      parser.feed(decoder.decode(value, { stream: true }), out);
-      if (out.length > 0) {
-        const events = out.splice(0, out.length);
-        for (let i = 0; i < events.length; i++) yield events[i] as SseEvent;
-      }
-    }
-    parser.feed(decoder.decode(), out);
-    parser.end(out);
-    finished = true;
-    for (let i = 0; i < out.length; i++) yield out[i] as SseEvent;
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-    if (!finished) reader.cancel().catch(() => undefined);
-    reader.releaseLock();
+  // Each batch is used up before the next is asked for, so its array may be reused.
+  for await (const events of decodeSseBatches(body, signal)) {
+    for (let i = 0; i < events.length; i++) yield events[i] as SseEvent;
   }
 }
 
