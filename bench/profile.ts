@@ -6,7 +6,7 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { summarise } from "./lib/cpu-profile.ts";
 import { cpuSeconds, mainThreadCpuSeconds } from "./lib/proc-stats.ts";
-import { startGw, startUpstream, stop, stopAll } from "./lib/processes.ts";
+import { limitedProjectKey, startGw, startUpstream, stop, stopAll } from "./lib/processes.ts";
 import { chatBody, settings } from "./lib/stack.ts";
 import { envNumber } from "./lib/stats.ts";
 import { ensureTools, runWrk } from "./lib/wrk.ts";
@@ -28,14 +28,7 @@ try {
   await gw.patchProject({ policy: { rate_limits: { rpm: 100_000_000, tpm: 100_000_000_000 } } });
   // PROFILE_LIMITED=1: scenario (b)'s project (rate limits, prepaid credit, budgets) and its key.
   let key = process.env.PROFILE_KEY === "test" ? gw.testKey : gw.liveKey;
-  if (process.env.PROFILE_LIMITED === "1") {
-    const project = await gw.admin("POST", "/projects", {
-      name: "profile-limits", billing: { mode: "prepaid" },
-      policy: { rate_limits: { rpm: 100_000_000, tpm: 100_000_000_000, per_key: { rpm: 100_000_000, tpm: 100_000_000_000 } }, budgets: { daily: 1_000_000, monthly: 10_000_000 } },
-    });
-    await gw.admin("POST", `/projects/${String(project.id)}/credits`, { amount: 1_000_000 });
-    key = String((await gw.admin("POST", `/projects/${String(project.id)}/keys`, {})).key);
-  }
+  if (process.env.PROFILE_LIMITED === "1") key = await limitedProjectKey(gw, "profile-limits");
   const target = {
     url: `${gw.url}/chat/completions`, body: chatBody(model, false, true),
     headers: {

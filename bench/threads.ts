@@ -1,7 +1,7 @@
 // `bun bench/threads.ts`: gw's CPU per request split by thread (request thread, log worker, Bun's
 // HTTP and GC helper threads) under the throughput load of scenario (a), read from /proc.
 import { readdirSync, readFileSync } from "node:fs";
-import { startGw, startUpstream, stopAll } from "./lib/processes.ts";
+import { limitedProjectKey, startGw, startUpstream, stopAll } from "./lib/processes.ts";
 import { chatBody, settings } from "./lib/stack.ts";
 import { envNumber } from "./lib/stats.ts";
 import { ensureTools, runWrk } from "./lib/wrk.ts";
@@ -33,14 +33,7 @@ try {
   const upstream = await startUpstream({ delayMs: 0, chunkDelayMs: 0, words: 18 });
   const gw = await startGw(upstream.url);
   let key = gw.liveKey;
-  if (limited) {
-    const project = await gw.admin("POST", "/projects", {
-      name: "threads-limits", billing: { mode: "prepaid" },
-      policy: { rate_limits: { rpm: 100_000_000, tpm: 100_000_000_000, per_key: { rpm: 100_000_000, tpm: 100_000_000_000 } }, budgets: { daily: 1_000_000, monthly: 10_000_000 } },
-    });
-    await gw.admin("POST", `/projects/${String(project.id)}/credits`, { amount: 1_000_000 });
-    key = String((await gw.admin("POST", `/projects/${String(project.id)}/keys`, {})).key);
-  }
+  if (limited) key = await limitedProjectKey(gw, "threads-limits");
   const headers: Record<string, string> = { "content-type": "application/json", authorization: `Bearer ${key}` };
   if (!cache) headers["x-gw-cache"] = "off";
   const target = { url: `${gw.url}/chat/completions`, body: chatBody("openai/gpt-4o-mini", false, true), headers };

@@ -148,6 +148,18 @@ export interface Gw {
   admin(method: string, path: string, body?: unknown): Promise<Record<string, unknown>>;
 }
 
+/** Scenario (b)'s project, as a careful operator sets one up through the admin API: rate limits
+ * (project and per key), prepaid credit and daily and monthly budgets, all far above what a run
+ * uses. Returns its live key. */
+export async function limitedProjectKey(gw: Gw, name: string): Promise<string> {
+  const project = await gw.admin("POST", "/projects", {
+    name, billing: { mode: "prepaid" },
+    policy: { rate_limits: { rpm: 100_000_000, tpm: 100_000_000_000, per_key: { rpm: 100_000_000, tpm: 100_000_000_000 } }, budgets: { daily: 1_000_000, monthly: 10_000_000 } },
+  });
+  await gw.admin("POST", `/projects/${String(project.id)}/credits`, { amount: 1_000_000 });
+  return String((await gw.admin("POST", `/projects/${String(project.id)}/keys`, {})).key);
+}
+
 /** The admin token every bench gw runs with, so a scenario can set policy through the admin API. */
 const ADMIN_TOKEN = "bench-admin-token-".padEnd(64, "0");
 

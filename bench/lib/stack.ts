@@ -1,6 +1,6 @@
 // The processes the scenarios share, started on first use: one scripted upstream, gw, the bare Bun
 // proxy and Portkey; and the request each target gets (about 1 KB of body, like published benchmarks).
-import { startBareProxy, startGw, startMeteringFloor, startPortkey, startUpstream, type Gw } from "./processes.ts";
+import { limitedProjectKey, startBareProxy, startGw, startMeteringFloor, startPortkey, startUpstream, type Gw } from "./processes.ts";
 import { envNumber } from "./stats.ts";
 import { VARY, type Target } from "./wrk.ts";
 
@@ -62,16 +62,7 @@ export function createStack(): Stack {
   return {
     upstream,
     gw,
-    gwLimited: once(async () => {
-      const g = await gw();
-      const project = await g.admin("POST", "/projects", {
-        name: "bench-limits", billing: { mode: "prepaid" },
-        policy: { rate_limits: { rpm: 100_000_000, tpm: 100_000_000_000, per_key: { rpm: 100_000_000, tpm: 100_000_000_000 } }, budgets: { daily: 1_000_000, monthly: 10_000_000 } },
-      });
-      await g.admin("POST", `/projects/${String(project.id)}/credits`, { amount: 1_000_000 });
-      const key = await g.admin("POST", `/projects/${String(project.id)}/keys`, {});
-      return { key: String(key.key) };
-    }),
+    gwLimited: once(async () => ({ key: await limitedProjectKey(await gw(), "bench-limits") })),
     bare: once(async () => startBareProxy((await upstream()).url)),
     floor: once(async () => startMeteringFloor((await upstream()).url)),
     portkey: once(() => startPortkey()),

@@ -85,7 +85,8 @@ export class Account {
   /** A new UTC day or month starts from nothing spent. */
   roll(now: number): void {
     if (now >= this.dayRange.start && now < this.dayRange.end && now >= this.monthRange.start && now < this.monthRange.end) return;
-    this.dayRange = { start: dayStart(now), end: dayStart(now) + DAY_MS };
+    const day = dayStart(now);
+    this.dayRange = { start: day, end: day + DAY_MS };
     this.monthRange = { start: monthStart(now), end: nextMonthStart(now) };
     const d = dayKey(now);
     if (d !== this.day.key) this.day = { key: d, spent: 0 };

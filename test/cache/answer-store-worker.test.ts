@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SqliteAnswerStore } from "../../src/cache/answer-store.ts";
+import { SqliteAnswerStore, type AnswerStoreOptions } from "../../src/cache/answer-store.ts";
 import type { CacheWriteSink } from "../../src/cache/write-queue.ts";
 import { DB_FILE, openDatabase } from "../../src/store/db.ts";
 import { workerLogSink } from "../../src/store/log-worker-sink.ts";
@@ -48,6 +48,14 @@ function gatedSink(write: (writes: CacheWrite[], lastId: number) => void) {
 
 const tick = () => new Promise<void>((r) => setTimeout(r, 0));
 
+/** A store over a fresh database whose batches wait at the gate; the batching timer never fires. */
+function gatedStore(options: Partial<AnswerStoreOptions> = {}) {
+  const { repo } = tempDb();
+  const gate = gatedSink((w, id) => repo.write(w, id));
+  const store = new SqliteAnswerStore(repo, { memoryBytes: 0, sweepIntervalMs: 0, flushDelayMs: 60_000, sink: gate.sink, ...options });
+  return { repo, gate, store };
+}
+
 describe("writes made by the log worker's connection", () => {
   test("committed by the worker, readable from this connection and after a restart", async () => {
     const { dir, db, repo } = tempDb();
@@ -72,9 +80,7 @@ describe("writes made by the log worker's connection", () => {
 
 describe("a batch in flight", () => {
   test("stays readable by key and by id until it commits", async () => {
-    const { repo } = tempDb();
-    const gate = gatedSink((w, id) => repo.write(w, id));
-    const store = new SqliteAnswerStore(repo, { memoryBytes: 0, sweepIntervalMs: 0, flushDelayMs: 60_000, sink: gate.sink });
+    const { repo, gate, store } = gatedStore();
     const a = store.put(entry());
     store.flush();
     expect(gate.held).toHaveLength(1);
@@ -87,9 +93,7 @@ describe("a batch in flight", () => {
   });
 
   test("an invalidation waits for it, so the invalidated answer is not on disk after a restart", async () => {
-    const { repo } = tempDb();
-    const gate = gatedSink((w, id) => repo.write(w, id));
-    const store = new SqliteAnswerStore(repo, { memoryBytes: 1 << 20, sweepIntervalMs: 0, flushDelayMs: 60_000, sink: gate.sink });
+    const { repo, gate, store } = gatedStore({ memoryBytes: 1 << 20 });
     const tagged = store.put(entry({ tags: ["gone"] }));
     const all = store.put(entry({ projectId: "proj_b" }));
     store.flush();
@@ -107,12 +111,8 @@ describe("a batch in flight", () => {
   });
 
   test("a failed batch is retried, and a newer write for its key queued meanwhile wins", async () => {
-    const { repo } = tempDb();
-    const gate = gatedSink((w, id) => repo.write(w, id));
     const errors: unknown[] = [];
-    const store = new SqliteAnswerStore(repo, {
-      memoryBytes: 0, sweepIntervalMs: 0, flushDelayMs: 60_000, sink: gate.sink, onError: (err) => errors.push(err),
-    });
+    const { repo, gate, store } = gatedStore({ onError: (err) => errors.push(err) });
     const old = store.put(entry());
     const other = store.put(entry());
     store.flush();
@@ -134,9 +134,7 @@ describe("a batch in flight", () => {
   });
 
   test("close waits for batches in flight and writes what is queued", async () => {
-    const { repo } = tempDb();
-    const gate = gatedSink((w, id) => repo.write(w, id));
-    const store = new SqliteAnswerStore(repo, { memoryBytes: 0, sweepIntervalMs: 0, flushDelayMs: 60_000, sink: gate.sink });
+    const { repo, gate, store } = gatedStore();
     const a = store.put(entry());
     store.flush();
     const b = store.put(entry());
