@@ -117,6 +117,9 @@ export const startBareProxy = (upstreamUrl: string) => startPrintingUrl("bench/b
 /** The bare proxy plus the least work of a gateway that meters (bench/metering-floor.ts). */
 export const startMeteringFloor = (upstreamUrl: string) => startPrintingUrl("bench/metering-floor.ts", "METERING_FLOOR", { UPSTREAM_URL: upstreamUrl });
 
+/** The metering floor plus gw's own durable request log, trace and charge (bench/durable-floor.ts). */
+export const startDurableFloor = (upstreamUrl: string) => startPrintingUrl("bench/durable-floor.ts", "DURABLE_FLOOR", { UPSTREAM_URL: upstreamUrl });
+
 /** Portkey's open-source gateway (a devDependency) on Bun; routed per request by x-portkey-* headers. */
 export async function startPortkey() {
   const script = "node_modules/@portkey-ai/gateway/build/start-server.js";

@@ -1,6 +1,6 @@
 // The processes the scenarios share, started on first use: one scripted upstream, gw, the bare Bun
 // proxy and Portkey; and the request each target gets (about 1 KB of body, like published benchmarks).
-import { limitedProjectKey, startBareProxy, startGw, startMeteringFloor, startPortkey, startUpstream, type Gw } from "./processes.ts";
+import { limitedProjectKey, startBareProxy, startDurableFloor, startGw, startMeteringFloor, startPortkey, startUpstream, type Gw } from "./processes.ts";
 import { envNumber } from "./stats.ts";
 import { VARY, type Target } from "./wrk.ts";
 
@@ -48,6 +48,8 @@ export interface Stack {
   bare(): Promise<{ url: string; proc: { pid: number } }>;
   /** bench/metering-floor.ts: the bare proxy plus JSON parse of request and answer and a log record. */
   floor(): Promise<{ url: string; proc: { pid: number } }>;
+  /** bench/durable-floor.ts: the metering floor plus gw's log writer and worker (row, trace, charge). */
+  durable(): Promise<{ url: string; proc: { pid: number } }>;
   portkey(): Promise<{ url: string; proc: { pid: number } }>;
 }
 
@@ -65,6 +67,7 @@ export function createStack(): Stack {
     gwLimited: once(async () => ({ key: await limitedProjectKey(await gw(), "bench-limits") })),
     bare: once(async () => startBareProxy((await upstream()).url)),
     floor: once(async () => startMeteringFloor((await upstream()).url)),
+    durable: once(async () => startDurableFloor((await upstream()).url)),
     portkey: once(() => startPortkey()),
   };
 }
@@ -77,6 +80,8 @@ export const targets = {
     ({ url: `${(await s.bare()).url}/chat/completions`, body: chatBody("gpt-4o-mini", o.stream, o.vary), headers: bearer("sk-bench") }),
   floor: async (s: Stack, o: TargetOptions = {}): Promise<Target> =>
     ({ url: `${(await s.floor()).url}/chat/completions`, body: chatBody("gpt-4o-mini", o.stream, o.vary), headers: bearer("floor") }),
+  durable: async (s: Stack, o: TargetOptions = {}): Promise<Target> =>
+    ({ url: `${(await s.durable()).url}/chat/completions`, body: chatBody("gpt-4o-mini", o.stream, o.vary), headers: bearer("floor") }),
   portkey: async (s: Stack, o: TargetOptions = {}): Promise<Target> => {
     const up = (await s.upstream()).url;
     return {
