@@ -27,6 +27,8 @@ const FLUSH_LIMIT_MS = 10_000;
 const HARD_STOP_MARGIN_MS = 4_000;
 /** Past the grace, aborted requests get this long to record themselves before the log is flushed. */
 const ABORT_SETTLE_MS = 2_000;
+/** Lookups that time out (1 s each) while the sentence model still loads before readiness gives up on it. */
+const MODEL_LOAD_TRIES = 60;
 
 export interface RunningServer {
   url: string;
@@ -59,11 +61,46 @@ function listen(deps: Deps, config: Config, lifecycle: Lifecycle) {
   }
 }
 
+/** Readiness's provider check (docs/availability.md "Readiness"): a provider from the environment,
+ * a project's own provider key, or a test key (test mode needs no provider). */
+function noProvider(deps: Deps): string | null {
+  if (deps.providers.enabled().length > 0) return null;
+  const { projects, apiKeys, providerKeys } = deps.repos;
+  for (const p of projects.list()) {
+    if (apiKeys.listByProject(p.id).some((k) => k.revokedAt === null && k.mode === "test")) return null;
+    if (providerKeys.list(p.id).length > 0) return null;
+  }
+  return "no provider: set one's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...), store a project's provider key, or issue a test key";
+}
+
+/** Loads the sentence model before readiness when a project uses the semantic cache, so its first
+ * lookups do not miss while it loads: one lookup in a partition no answer is in. */
+function loadSentenceModel(deps: Deps, lifecycle: Lifecycle): void {
+  const { semantic, config, repos, logger } = deps;
+  if (!semantic || config.semanticEmbedder !== "use") return;
+  if (!repos.projects.list().some((p) => p.policy.semantic_cache === true)) return;
+  const load = async () => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return void (await semantic.search("", "gw:readiness", "load the model"));
+      } catch (err) {
+        // A lookup times out while the model still loads: ask again. A model that cannot load is final.
+        if (tries >= MODEL_LOAD_TRIES || !String(err).includes("timed out")) throw err;
+      }
+    }
+  };
+  lifecycle.until("sentence model loading", load().catch((err: unknown) =>
+    logger.warn({ err }, "the sentence model did not load: semantic lookups miss until it does")));
+}
+
 export function startServer(config: Config, options: { deps?: Deps; quiet?: boolean } = {}): RunningServer {
   const lock: DataDirLock = lockDataDir(config.dataDir);
   let deps: Deps;
   let app: ReturnType<typeof listen>;
   const lifecycle = new Lifecycle();
+  // Until the store is open and migrated and the services (the log worker among them) have started.
+  const started = Promise.withResolvers<void>();
+  lifecycle.until("starting", started.promise);
   try {
     deps = options.deps ?? buildDeps(config);
     // Test keys, rate limits and broken streams count tokens: loading the tables on the first
@@ -71,6 +108,7 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
     preloadTokenizer();
     lifecycle.storage = deps.storage;
     lifecycle.inFlight = deps.inFlight;
+    lifecycle.providers = () => noProvider(deps);
     app = listen(deps, config, lifecycle);
   } catch (err) {
     // deps is unassigned when building it failed; one that was built gets its storage closed.
@@ -93,9 +131,14 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
     lock.release();
     throw err;
   }
+  void services.ready.then(started.resolve);
+  loadSentenceModel(deps, lifecycle);
   const url = `http://${config.host}:${app.server!.port}${API_BASE_PATH}`;
   if (boot && !options.quiet) process.stdout.write(firstRunBanner(boot, url, `http://${config.host}:${app.server!.port}/`) + "\n");
   deps.logger.info({ url, providers: deps.providers.enabled(), data_dir: config.dataDir }, "gw listening");
+  if (deps.providers.enabled().length === 0) {
+    deps.logger.warn("no provider configured: only test keys and projects' own provider keys can be served (set OPENAI_API_KEY, ANTHROPIC_API_KEY, ... ; docs/running.md)");
+  }
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
