@@ -30,7 +30,8 @@ try {
   let key = process.env.PROFILE_KEY === "test" ? gw.testKey : gw.liveKey;
   if (process.env.PROFILE_LIMITED === "1") key = await limitedProjectKey(gw, "profile-limits");
   const target = {
-    url: `${gw.url}/chat/completions`, body: chatBody(model, false, true),
+    // PROFILE_HITS=1: the same request every time, so the exact cache answers (scenario (d)).
+    url: `${gw.url}/chat/completions`, body: chatBody(model, false, process.env.PROFILE_HITS !== "1"),
     headers: {
       "content-type": "application/json", authorization: `Bearer ${key}`,
       // Scenarios (a) and (b) send X-Gw-Cache: off; PROFILE_CACHE=off profiles that path.
