@@ -13,6 +13,7 @@ import { startServices, type StartedServices } from "./lib/service.ts";
 import { flushLogger } from "./observability/logger.ts";
 import { gwServices } from "./services.ts";
 import { lockDataDir, type DataDirLock } from "./store/data-dir-lock.ts";
+import { takeAppliedMigrations } from "./store/migrate.ts";
 
 /** Bun's own cap, never reached: gw refuses a declared length over its 10 MiB limit unread and
  * counts a chunked body as it streams (schema/validate.ts), in its envelope; Bun's own 413 would
@@ -103,6 +104,8 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   lifecycle.until("starting", started.promise);
   try {
     deps = options.deps ?? buildDeps(config);
+    // One line per migration this start applied (docs/deploy.md "Upgrades").
+    for (const m of takeAppliedMigrations(deps.db.filename)) deps.logger.info({ migration: m.version, name: m.name, ms: m.ms }, "database migrated");
     // Test keys, rate limits and broken streams count tokens: loading the tables on the first
     // such request would stall every other request for a second or two.
     preloadTokenizer();
