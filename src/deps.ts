@@ -29,7 +29,9 @@ import { EmbeddedSemanticCache } from "./cache/semantic-cache.ts";
 import type { IndexStats } from "./cache/vector-index.ts";
 import { createEmbedder } from "./cache/embedder/create-embedder.ts";
 import { providerEmbedder } from "./cache/provider-embed.ts";
-import type { CatalogModel } from "./routing/catalog-types.ts";
+import { AliasError } from "./routing/aliases.ts";
+import { ModelEntryError } from "./routing/catalog-merge.ts";
+import { ConfigFileError, parseConfigFile, type ConfigFile } from "./schema/config-file.ts";
 import { DB_FILE, openDatabase } from "./store/db.ts";
 import { workerLogSink, type WorkerLogSink } from "./store/log-worker-sink.ts";
 import { LogWriter } from "./store/log-writer.ts";
@@ -58,17 +60,29 @@ import { buildAlertRules } from "./monitoring/alerts/build-alerts.ts";
 import { stopServices } from "./lib/service.ts";
 import { storageServices, type Unwritten } from "./services.ts";
 
-interface ConfigFile {
-  models?: CatalogModel[];
-}
-
-/** GW_CONFIG: an optional JSON file; today it carries catalog overrides (`models`). */
+/** GW_CONFIG: an optional JSON file (docs/config.md) of catalog overrides (`models`) and `aliases`,
+ * checked against docs/config.schema.json; errors (ConfigFileError) name the file and the JSON path. */
 export function readConfigFile(path: string | null): ConfigFile {
   if (!path) return {};
-  if (!existsSync(path)) throw new Error(`GW_CONFIG file not found: ${path}`);
-  const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
-  if (typeof parsed !== "object" || parsed === null) throw new Error(`GW_CONFIG must hold a JSON object: ${path}`);
-  return parsed as ConfigFile;
+  if (!existsSync(path)) throw new ConfigFileError(`GW_CONFIG file not found: ${path}`);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new ConfigFileError(`GW_CONFIG ${path}: cannot be read (${(err as { code?: string }).code ?? String(err)})`);
+  }
+  return parseConfigFile(path, text);
+}
+
+/** The catalog with GW_CONFIG's models and aliases applied; `gw config check` and start-up use it. */
+export function catalogFromConfig(path: string | null): Catalog {
+  const file = readConfigFile(path);
+  try {
+    return buildCatalog(undefined, file.models ?? [], file.aliases ?? {});
+  } catch (err) {
+    if (err instanceof ModelEntryError || err instanceof AliasError) throw new ConfigFileError(`GW_CONFIG ${path}: ${err.message}`);
+    throw err;
+  }
 }
 
 export function openRepos(db: Database): Repos {
@@ -80,12 +94,13 @@ export function openRepos(db: Database): Repos {
 }
 
 export function buildDeps(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Deps {
+  // Before anything is opened: a bad GW_CONFIG stops start-up with its message alone.
+  const catalog = catalogFromConfig(config.configFile);
   const logger = options.logger ?? createLogger(config.logLevel);
   // TTLs, windows, periods and ages read this one clock (tests pass a ManualClock).
   const clock = options.clock ?? systemClock;
   const db = openDatabase(config.dataDir);
   const repos = openRepos(db);
-  const file = readConfigFile(config.configFile);
   const cacheRepo = cacheEntriesRepo(db);
   const logSink = workerLogSink(
     join(config.dataDir, DB_FILE),
@@ -122,7 +137,6 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     onError: (err, context) => logger.error({ err }, context),
     clock,
   });
-  const catalog = buildCatalog(undefined, file.models ?? []);
   const embedder = config.semanticEmbedder === "off" ? null
     : config.semanticEmbedder === "provider" ? providerEmbedder(catalog, providers, config.semanticEmbeddingModel)
     : createEmbedder(config.semanticEmbedder);

@@ -1,10 +1,9 @@
 // Shape of the model catalog data file (models.json) and of its GW_CONFIG overrides
 // (docs/models.md "Overriding the catalog"; docs/api.md "Models").
 
-export const TASK_KINDS = [
-  "general", "coding", "math", "reasoning", "translation", "summarization", "extraction",
-  "classification", "creative", "chat", "qa", "agent", "vision",
-] as const;
+import { TASK_KINDS } from "../schema/config-file.ts";
+
+export { TASK_KINDS };
 export type TaskKind = (typeof TASK_KINDS)[number];
 
 export interface ModelCapabilities {

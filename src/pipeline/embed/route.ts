@@ -40,7 +40,7 @@ function checkDimensions(m: CatalogModel, dimensions: number | undefined): void 
 }
 
 export function routeEmbeddings(deps: Deps, state: EmbedState): void {
-  const name = state.requestedModel ?? DEFAULT_EMBEDDING_MODEL;
+  const name = deps.catalog.routed(state.requestedModel ?? DEFAULT_EMBEDDING_MODEL);
   const m = isTestModel(name) ? testModel(deps, state, name) : embeddingModel(deps, name);
   checkDimensions(m, state.embed.dimensions);
   const why = providerExclusion(deps, state, m);

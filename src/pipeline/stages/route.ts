@@ -121,7 +121,8 @@ function routeTestModel(deps: Deps, state: RequestState, model: string, needs: N
 
 export function route(deps: Deps, state: RequestState): void {
   const req = need(state, "request");
-  const model = req.model;
+  // An alias is routed as its target; the log keeps the requested id (docs/config.md "Aliases").
+  const model = deps.catalog.routed(req.model);
   const needs = needsOf(state);
   state.outputBound = needs.outputBound;
   // Test keys are never charged, so no budget narrows their models.
