@@ -54,7 +54,7 @@ try {
   const s = summarise(file, 25, { fromMsBeforeEnd: exited - loadStart, toMsBeforeEnd: exited - loadEnd });
   const md = [
     `Profile of gw's request thread (\`bun --cpu-prof\`, 1 ms sampling): ${new Date().toISOString()}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), Bun ${Bun.version}, commit ${commit}${dirty ? " + uncommitted changes in src/" : ""}.`,
-    `Load: wrk -t1 -c${settings.connections}, ${seconds} s after a ${settings.warmupSeconds} s warm-up; model \`${model}\`, live key, project with rate_limits set, cache ${process.env.PROFILE_CACHE === "off" ? "off" : "on"}, a unique prompt per request (no hits); the scripted upstream answers at once.`,
+    `Load: wrk -t1 -c${settings.connections}, ${seconds} s after a ${settings.warmupSeconds} s warm-up; model \`${model}\`, live key, project with rate_limits set, cache ${process.env.PROFILE_CACHE === "off" ? "off" : "on"}, ${process.env.PROFILE_HITS === "1" ? "the same prompt every time (exact-cache hits)" : "a unique prompt per request (no hits)"}; the scripted upstream answers at once.`,
     `Under the profiler: ${w.rps.toFixed(0)} req/s, p50 ${w.p50.toFixed(2)} ms, p99 ${w.p99.toFixed(2)} ms, ${w.errors} errors, ${cpuUs.toFixed(0)} µs CPU per request, ${mainUs.toFixed(0)} of them on the request thread (profiler included).`,
     `Profile file: ${file} (open in Chrome DevTools or speedscope; \`bun bench/lib/cpu-profile.ts FILE\` prints this summary).`,
     "",
