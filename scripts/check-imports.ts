@@ -5,7 +5,7 @@ import { dirname, relative, resolve } from "node:path";
 
 /** Layer of each top-level directory under src/ (a file at src/ itself is the composition root). */
 export const LAYERS: Record<string, number> = {
-  "(root)": 9,
+  "(root)": 9, cli: 9,
   http: 8, dashboard: 8,
   ingress: 7,
   pipeline: 6,

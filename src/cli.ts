@@ -1,113 +1,80 @@
 // The gw command line (docs/running.md "Command line"): serve, and offline project/key admin that
 // works directly on the data directory's database, printing JSON.
-import { addCredits, listInvoices, offlineCredits } from "./admin/billing.ts";
-import { createProject, projectView } from "./admin/projects.ts";
-import { isKeyScope, issueKey } from "./auth/api-keys.ts";
-import type { KeyScope } from "./config/constants.ts";
-import { loadConfig, parseArgs, type Flags } from "./config/env.ts";
-import { openRepos } from "./deps.ts";
+import { Database } from "bun:sqlite";
+import { backupDataDir } from "./cli/backup.ts";
+import { runAdminCommand, type AdminContext } from "./cli/admin.ts";
+import { usage } from "./cli/commands.ts";
+import { CliUsageError, parseCommandLine } from "./cli/parse.ts";
+import { loadConfig, UsageError, type Flags } from "./config/env.ts";
+import { catalogFromConfig, openRepos } from "./deps.ts";
 import { doctor } from "./doctor.ts";
+import { GwError } from "./errors/gw-error.ts";
+import { systemClock } from "./lib/clock.ts";
+import { loadSecretKey, secretBox } from "./lib/secret-box.ts";
+import { WebhookEmitter } from "./monitoring/webhooks/emitter.ts";
+import type { Repos } from "./pipeline/deps.ts";
 import { serveUntilSignal } from "./server.ts";
 import { openDatabase } from "./store/db.ts";
-import { keyEvent } from "./monitoring/events/event-sources.ts";
-import { WebhookEmitter } from "./monitoring/webhooks/emitter.ts";
-import { systemClock } from "./lib/clock.ts";
 
-const USAGE = `Usage:
-  gw serve [--port N] [--host H] [--data DIR]
-  gw projects create --name NAME [--data DIR]
-  gw keys create --project ID [--scopes chat,models,...] [--test] [--name NAME] [--data DIR]
-  gw keys revoke KEY_ID [--data DIR]
-  gw credits add --project ID --amount USD [--data DIR]
-  gw invoices --project ID [--month YYYY-MM] [--data DIR]
-  gw doctor                  checks SQLite, the vector-index addon, the tokenizer and the catalog`;
-
-class UsageError extends Error {}
-
-const need = (flags: Flags, name: string): string => {
-  const v = flags[name];
-  if (typeof v !== "string" || v === "") throw new UsageError(`--${name} is required.`);
-  return v;
-};
-
-function parseScopes(text: string | boolean | undefined): KeyScope[] | null {
-  if (text === undefined) return null;
-  if (typeof text !== "string") throw new UsageError("--scopes needs a comma-separated list, e.g. chat,models.");
-  const scopes = text.split(",").map((s) => s.trim()).filter(Boolean);
-  if (scopes.length === 0) throw new UsageError("--scopes needs at least one scope.");
-  const bad = scopes.filter((s) => !isKeyScope(s));
-  if (bad.length > 0) throw new UsageError(`Unknown scope(s): ${bad.join(", ")}.`);
-  return scopes as KeyScope[];
-}
-
-function adminCommand(words: string[], flags: Flags): unknown {
+/** Runs `fn` with the data directory's database opened on demand, and closes it. */
+function withAdmin<T>(flags: Flags, fn: (ctx: AdminContext) => T): T {
   const config = loadConfig(flags);
-  const db = openDatabase(config.dataDir);
-  const repos = openRepos(db);
-  // Key events are queued in the database; a running gw delivers them within a second or two.
-  const events = new WebhookEmitter(repos.webhookEvents, systemClock, (err) => console.error(`webhook event not stored: ${String(err)}`));
+  let db: Database | null = null;
+  let repos: Repos | null = null;
+  const open = (): Repos => (repos ??= openRepos((db = openDatabase(config.dataDir))));
+  const ctx: AdminContext = {
+    repos: open,
+    secrets: () => secretBox(loadSecretKey(config.dataDir, config.secretKey)),
+    // Key events are queued in the database; a running gw delivers them within a second or two.
+    emit: (event) => new WebhookEmitter(open().webhookEvents, systemClock, (err) => console.error(`webhook event not stored: ${String(err)}`)).emit(event),
+  };
   try {
-    const [noun, verb, arg] = words;
-    if (noun === "projects" && verb === "create") {
-      return projectView(createProject(repos.projects, { name: need(flags, "name") }));
-    }
-    if (noun === "keys" && verb === "create") {
-      const project = repos.projects.get(need(flags, "project"));
-      if (!project) throw new UsageError(`No project '${flags.project}'.`);
-      const name = typeof flags.name === "string" ? flags.name : null;
-      const { key, secret } = issueKey(repos.apiKeys, {
-        projectId: project.id, name, scopes: parseScopes(flags.scopes), mode: flags.test ? "test" : "live",
-      });
-      events.emit(keyEvent("security.key_created", key));
-      return { object: "key", id: key.id, key: secret, scopes: key.scopes, mode: key.mode, created_at: new Date(key.createdAt).toISOString() };
-    }
-    if (noun === "credits" && verb === "add") {
-      const project = repos.projects.get(need(flags, "project"));
-      if (!project) throw new UsageError(`No project '${flags.project}'.`);
-      const amount = Number(need(flags, "amount"));
-      if (!Number.isFinite(amount) || amount <= 0) throw new UsageError("--amount needs a number of USD above 0, e.g. 25 or 12.50.");
-      // Written to the ledger here; a running server applies it within seconds (docs/billing.md).
-      return addCredits(offlineCredits(repos.ledger), project.id, amount, "cli");
-    }
-    if (noun === "invoices") {
-      const project = repos.projects.get(need(flags, "project"));
-      if (!project) throw new UsageError(`No project '${flags.project}'.`);
-      return listInvoices(repos.ledger, project, typeof flags.month === "string" ? flags.month : undefined);
-    }
-    if (noun === "keys" && verb === "revoke") {
-      if (!arg) throw new UsageError("gw keys revoke needs a KEY_ID.");
-      const key = repos.apiKeys.revoke(arg, Date.now());
-      if (!key) throw new UsageError(`No key '${arg}'.`);
-      events.emit(keyEvent("security.key_revoked", key));
-      return { object: "key", id: key.id, revoked: true };
-    }
-    throw new UsageError(`Unknown command: ${words.join(" ")}`);
+    return fn(ctx);
   } finally {
-    db.close();
+    (db as Database | null)?.close();
   }
 }
 
+/** `gw config check`: what serve reads before it opens anything, read the same way. */
+function configCheck(flags: Flags): string {
+  catalogFromConfig(loadConfig(flags).configFile);
+  return "ok";
+}
+
+const print = (value: unknown) => process.stdout.write((typeof value === "string" ? value : JSON.stringify(value, null, 2)) + "\n");
+
+/** The exit code: 0 done, 1 failed, 2 wrong usage; -1 while `serve` keeps running. */
 export function runCli(argv: readonly string[]): number {
-  const { words, flags } = parseArgs(argv);
+  let commandUsage = usage();
   try {
-    if (words.length === 0 || words[0] === "serve") {
-      // -1 keeps running; a port or data directory already in use exits 1 with a message.
-      return serveUntilSignal(loadConfig(flags));
-    }
-    if (words[0] === "doctor") {
-      const report = doctor();
-      process.stdout.write(JSON.stringify(report, null, 2) + "\n");
-      return report.ok ? 0 : 1;
-    }
-    if (words[0] === "help" || flags.help) {
-      process.stdout.write(USAGE + "\n");
+    const run = parseCommandLine(argv);
+    if (run.kind === "print") {
+      print(run.text);
       return 0;
     }
-    process.stdout.write(JSON.stringify(adminCommand(words, flags), null, 2) + "\n");
+    commandUsage = usage([run.command]);
+    const name = run.command.path.join(" ");
+    if (name === "serve") {
+      // A port or data directory already in use exits 1 with a message.
+      return serveUntilSignal(loadConfig(run.flags));
+    }
+    if (name === "doctor") {
+      const report = doctor();
+      print(report);
+      return report.ok ? 0 : 1;
+    }
+    if (name === "config check") print(configCheck(run.flags));
+    else if (name === "backup") print(backupDataDir(loadConfig(run.flags).dataDir, run.args[0]!));
+    else print(withAdmin(run.flags, (ctx) => runAdminCommand(name, run.args, run.flags, ctx)));
     return 0;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`gw: ${message}\n${err instanceof UsageError ? USAGE + "\n" : ""}`);
-    return err instanceof UsageError ? 2 : 1;
+    if (err instanceof UsageError) {
+      process.stderr.write(`gw: ${message}\n${err instanceof CliUsageError ? err.usage : commandUsage}\n`);
+      return 2;
+    }
+    process.stderr.write(`gw: ${message}\n`);
+    // A value the admin code refused (a policy, a provider's name) is a usage mistake too.
+    return err instanceof GwError && err.status === 400 ? 2 : 1;
   }
 }

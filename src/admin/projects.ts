@@ -4,7 +4,9 @@ import { GwError, invalidRequest } from "../errors/gw-error.ts";
 import { newProjectId } from "../lib/ids.ts";
 import { isObject, type JsonObject } from "../lib/json.ts";
 import type { Project, ProjectsRepo } from "../store/repos/projects.ts";
-import { policyFrom, type CreateProjectBody, type UpdateProjectBody } from "../schema/admin.ts";
+import { policyFrom, UpdateProjectBody, type CreateProjectBody } from "../schema/admin.ts";
+import { compileValidator } from "../schema/validate.ts";
+import { assertCidrs } from "./cidrs.ts";
 import { planHas } from "../billing/plans.ts";
 import { toUsd } from "../billing/money.ts";
 
@@ -45,6 +47,17 @@ export function updateProject(repo: ProjectsRepo, id: string, patch: UpdateProje
   project.policy = policyFrom(policy);
   assertPlanFeatures(project, patch.policy?.retention !== undefined ? "policy.retention" : "plan");
   return repo.save(project);
+}
+
+const validateUpdate = compileValidator(UpdateProjectBody);
+
+/** A PATCH body as the admin API and `gw projects update` take it: policy keys set to null are
+ * split off (to unset), the rest validated and the allowlist's ranges checked. */
+export function parseProjectPatch(raw: unknown): { input: UpdateProjectBody; nullKeys: string[] } {
+  const { body, nullKeys } = splitNullPolicyKeys(raw);
+  const input = validateUpdate(body);
+  assertCidrs(input.policy?.ip_allowlist, "policy.ip_allowlist");
+  return { input, nullKeys };
 }
 
 /** Splits `policy` keys set to null (to unset) from the rest (to validate and merge). */

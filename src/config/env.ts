@@ -222,23 +222,51 @@ function parseEmbedder(value: string): Config["semanticEmbedder"] {
   throw new Error(`GW_SEMANTIC_EMBEDDER must be use, ngram, provider or off (got "${value}")`);
 }
 
-/** `--name value`, `--name=value` and bare `--flag` into a map; positional words are returned apart. */
-export function parseArgs(argv: readonly string[]): { words: string[]; flags: Flags } {
+/** What a command accepts (src/cli/commands.ts): each flag takes a value or stands alone. */
+export type FlagSpec = Readonly<Record<string, "string" | "boolean">>;
+
+/** The command line is wrong (an unknown flag, a missing value): the CLI exits 2 with its usage. */
+export class UsageError extends Error {}
+
+/** `--name value`, `--name=value` and bare `--flag` into a map; positional words are returned apart.
+ * Given a spec, any flag outside it (`--prot`, `-p`), a missing value or a value given to a bare
+ * flag throws UsageError; `-h` is `--help` and `--` ends the flags. */
+export function parseArgs(argv: readonly string[], spec?: FlagSpec): { words: string[]; flags: Flags } {
   const words: string[] = [];
   const flags: Flags = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (!arg.startsWith("--")) {
+    if (arg === "--") {
+      words.push(...argv.slice(i + 1));
+      break;
+    }
+    if (spec && arg === "-h") {
+      if (spec.help !== "boolean") throw new UsageError("Unknown flag: -h");
+      flags.help = true;
+      continue;
+    }
+    if (!arg.startsWith("-") || arg === "-" || (!spec && !arg.startsWith("--"))) {
       words.push(arg);
       continue;
     }
+    if (!arg.startsWith("--")) throw new UsageError(`Unknown flag: ${arg} (flags are spelled out, e.g. --port)`);
     const eq = arg.indexOf("=");
+    const name = arg.slice(2, eq > 0 ? eq : undefined);
+    const kind = spec ? spec[name] : undefined;
+    if (spec && kind === undefined) throw new UsageError(`Unknown flag: --${name}`);
+    const next = argv[i + 1];
     if (eq > 0) {
-      flags[arg.slice(2, eq)] = arg.slice(eq + 1);
-    } else if (i + 1 < argv.length && !(argv[i + 1] as string).startsWith("--")) {
-      flags[arg.slice(2)] = argv[++i] as string;
+      if (kind === "boolean") throw new UsageError(`--${name} takes no value.`);
+      flags[name] = arg.slice(eq + 1);
+    } else if (kind === "boolean") {
+      flags[name] = true;
+    } else if (next !== undefined && !next.startsWith("--")) {
+      flags[name] = next;
+      i++;
+    } else if (kind === "string") {
+      throw new UsageError(`--${name} needs a value.`);
     } else {
-      flags[arg.slice(2)] = true;
+      flags[name] = true;
     }
   }
   return { words, flags };

@@ -2,12 +2,13 @@
 // never reach it: anything but the admin token answers 401.
 import { Elysia } from "elysia";
 import { assertCidrs } from "../../admin/cidrs.ts";
-import { createProject, projectView, splitNullPolicyKeys, updateProject } from "../../admin/projects.ts";
+import { issuedKeyView, keyView } from "../../admin/keys.ts";
+import { createProject, parseProjectPatch, projectView, updateProject } from "../../admin/projects.ts";
 import { deleteProviderKey, putProviderKey } from "../../admin/provider-keys.ts";
 import { addCredits, listInvoices } from "../../admin/billing.ts";
 import { issueKey } from "../../auth/api-keys.ts";
 import { GwError } from "../../errors/gw-error.ts";
-import { CreateKeyBody, CreateProjectBody, CreditsBody, ProviderKeyBody, UpdateProjectBody } from "../../schema/admin.ts";
+import { CreateKeyBody, CreateProjectBody, CreditsBody, ProviderKeyBody } from "../../schema/admin.ts";
 import { compileValidator, parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import type { Deps } from "../../pipeline/deps.ts";
 import type { AdminGate } from "./admin-gate.ts";
@@ -20,7 +21,6 @@ import { auditListView, auditPageQuery } from "../../audit/audit-log.ts";
 import { deleteSso, getSso, parseSsoBody, putSso } from "../../auth/oidc-config.ts";
 
 const validateCreate = compileValidator(CreateProjectBody);
-const validateUpdate = compileValidator(UpdateProjectBody);
 const validateKey = compileValidator(CreateKeyBody);
 const validateCredits = compileValidator(CreditsBody);
 const validateProviderKey = compileValidator(ProviderKeyBody);
@@ -103,13 +103,19 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
       set.status = 201;
       return projectView(project, 0);
     }, { parse: "none" })
+    // Every project, oldest first, in one page (an operator has tens, not millions).
+    .get("/projects", () => ({
+      object: "list", data: deps.repos.projects.list().map((p) => projectView(p, deps.billing.balance(p.id))), has_more: false,
+    }))
     .get("/projects/:id", ({ params }) => projectView(projectOr404(deps, params.id), deps.billing.balance(params.id)))
     .patch("/projects/:id", async ({ request, params }) => {
-      const { body, nullKeys } = splitNullPolicyKeys(await readJson(request));
-      const input = validateUpdate(body);
-      assertCidrs(input.policy?.ip_allowlist, "policy.ip_allowlist");
+      const { input, nullKeys } = parseProjectPatch(await readJson(request));
       return projectView(updateProject(deps.repos.projects, params.id, input, nullKeys), deps.billing.balance(params.id));
     }, { parse: "none" })
+    // The project's keys, revoked ones included, oldest first: never a secret or a hash.
+    .get("/projects/:id/keys", ({ params }) => ({
+      object: "list", data: deps.repos.apiKeys.listByProject(projectOr404(deps, params.id).id).map(keyView), has_more: false,
+    }))
     .post("/projects/:id/keys", async ({ request, params, set }) => {
       const project = projectOr404(deps, params.id);
       const input = validateKey(await readJson(request));
@@ -120,7 +126,7 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
       });
       deps.eventSources.keyCreated(key);
       set.status = 201;
-      return { object: "key", id: key.id, key: secret, scopes: key.scopes, mode: key.mode, created_at: new Date(key.createdAt).toISOString() };
+      return issuedKeyView(key, secret);
     }, { parse: "none" })
     .delete("/keys/:key_id", ({ params }) => {
       const key = deps.repos.apiKeys.revoke(params.key_id, Date.now());
