@@ -1,6 +1,7 @@
 // Validated configuration from flags and environment (docs/running.md "Configuration"), frozen once at start.
 import { resolve } from "node:path";
 import { parseOtlpConfig, type OtlpConfig } from "./otlp.ts";
+import { parseBaseUrl, parseHost, parseLogLevel, parseSwitch } from "./env-values.ts";
 import { parseCidr, type Cidr } from "../lib/ip.ts";
 
 export interface ProviderEnv {
@@ -145,10 +146,10 @@ function parseSeconds(name: string, text: string): number {
   return Math.round(seconds * 1000);
 }
 
-function parsePort(text: string): number {
+function parsePort(name: string, text: string): number {
   const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`Invalid port "${text}": expected an integer from 0 to 65535.`);
+    throw new Error(`Invalid ${name} "${text}": expected an integer from 0 to 65535 (0: any free port).`);
   }
   return port;
 }
@@ -157,22 +158,27 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
   const providers: Record<string, ProviderEnv> = {};
   for (const name of [...KEYED_PROVIDERS, ...LOCAL_PROVIDERS]) {
     const upper = name.toUpperCase();
-    providers[name] = { apiKey: env[`${upper}_API_KEY`] || null, baseUrl: env[`${upper}_BASE_URL`] || null };
+    providers[name] = { apiKey: env[`${upper}_API_KEY`] || null, baseUrl: parseBaseUrl(`${upper}_BASE_URL`, env[`${upper}_BASE_URL`]) };
   }
   // Azure OpenAI needs its resource endpoint as well as a key: both enable it (docs/providers.md).
   providers["azure-openai"] = {
     apiKey: env.AZURE_OPENAI_API_KEY || null,
-    baseUrl: env.AZURE_OPENAI_BASE_URL || null,
+    baseUrl: parseBaseUrl("AZURE_OPENAI_BASE_URL", env.AZURE_OPENAI_BASE_URL),
     apiVersion: env.AZURE_OPENAI_API_VERSION || AZURE_DEFAULT_API_VERSION,
   };
+  // A flag wins over its variable; an error names whichever was used.
+  const fromFlag = (flag: string, variable: string, fallback: string): [string, string] => {
+    const value = flagString(flags, flag);
+    return value !== undefined ? [`--${flag}`, value] : [variable, env[variable] || fallback];
+  };
   return Object.freeze({
-    port: parsePort(flagString(flags, "port") ?? env.PORT ?? "8080"),
-    host: flagString(flags, "host") ?? env.HOST ?? "127.0.0.1",
-    dataDir: resolve(flagString(flags, "data") ?? env.GW_DATA_DIR ?? "./data"),
+    port: parsePort(...fromFlag("port", "PORT", "8080")),
+    host: parseHost(...fromFlag("host", "HOST", "127.0.0.1")),
+    dataDir: resolve(flagString(flags, "data") ?? (env.GW_DATA_DIR || "./data")),
     adminToken: parseAdminToken(env.GW_ADMIN_TOKEN),
     secretKey: env.GW_SECRET_KEY || null,
     configFile: flagString(flags, "config") ?? env.GW_CONFIG ?? null,
-    logLevel: env.GW_LOG_LEVEL || "info",
+    logLevel: parseLogLevel("GW_LOG_LEVEL", env.GW_LOG_LEVEL || "info"),
     upstreamTimeoutMs: parseTimeoutMs("GW_UPSTREAM_TIMEOUT_MS", env.GW_UPSTREAM_TIMEOUT_MS || "120000"),
     requestTimeoutMs: parseTimeoutMs("GW_REQUEST_TIMEOUT_MS", env.GW_REQUEST_TIMEOUT_MS || "300000"),
     streamIdleTimeoutMs: parseTimeoutMs("GW_STREAM_IDLE_TIMEOUT_MS", env.GW_STREAM_IDLE_TIMEOUT_MS || "300000"),
@@ -193,7 +199,7 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     shutdownTimeoutMs: parseSeconds("GW_SHUTDOWN_TIMEOUT_S", env.GW_SHUTDOWN_TIMEOUT_S || "30"),
     publicUrl: parsePublicUrl(env.GW_PUBLIC_URL),
     monitorIntervalMs: Math.max(1000, parseSeconds("GW_MONITOR_INTERVAL_S", env.GW_MONITOR_INTERVAL_S || "30")),
-    webhookAllowLoopback: env.GW_WEBHOOK_ALLOW_LOOPBACK === "1" || env.GW_WEBHOOK_ALLOW_LOOPBACK === "true",
+    webhookAllowLoopback: parseSwitch("GW_WEBHOOK_ALLOW_LOOPBACK", env.GW_WEBHOOK_ALLOW_LOOPBACK),
     providers: Object.freeze(providers),
   });
 }
@@ -212,14 +218,14 @@ function parseAdminToken(text: string | undefined): string | null {
 function parseProxies(value: string): Cidr[] {
   return value.split(",").map((s) => s.trim()).filter(Boolean).map((text) => {
     const cidr = parseCidr(text);
-    if (!cidr) throw new Error(`GW_TRUSTED_PROXIES: "${text}" is not an IP address or CIDR range`);
+    if (!cidr) throw new Error(`Invalid GW_TRUSTED_PROXIES entry "${text}": expected IP addresses or CIDR ranges such as 10.0.0.0/8,::1, comma-separated.`);
     return cidr;
   });
 }
 
 function parseEmbedder(value: string): Config["semanticEmbedder"] {
   if (value === "use" || value === "ngram" || value === "provider" || value === "off") return value;
-  throw new Error(`GW_SEMANTIC_EMBEDDER must be use, ngram, provider or off (got "${value}")`);
+  throw new Error(`Invalid GW_SEMANTIC_EMBEDDER "${value}": expected use, ngram, provider or off.`);
 }
 
 /** What a command accepts (src/cli/commands.ts): each flag takes a value or stands alone. */

@@ -37,13 +37,16 @@ function tracesUrlOf(endpoint: string): string {
   return base.endsWith("/v1/traces") ? base : `${base}/v1/traces`;
 }
 
+const headerIndex = (text: string, pair: string): string => `#${text.split(",").indexOf(pair) + 1}`;
+
 /** "k=v,k2=v2", values percent-decoded as in OTEL_EXPORTER_OTLP_HEADERS. */
 export function parseOtlpHeaders(text: string | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const pair of (text ?? "").split(",")) {
     if (!pair.trim()) continue;
     const eq = pair.indexOf("=");
-    if (eq <= 0) throw new Error(`Invalid GW_OTLP_HEADERS entry "${pair.trim()}": expected key=value.`);
+    // Header values are credentials: the entry is not repeated.
+    if (eq <= 0) throw new Error(`Invalid GW_OTLP_HEADERS entry ${headerIndex(text ?? "", pair)}: expected key=value,key2=value2.`);
     const value = pair.slice(eq + 1).trim();
     try {
       headers[pair.slice(0, eq).trim().toLowerCase()] = decodeURIComponent(value);
