@@ -33,5 +33,8 @@ export function firstRunBanner(b: Bootstrapped, baseUrl: string, dashboardUrl: s
     "",
     `Dashboard: ${dashboardUrl} (sign in with the key above)`,
     "",
+    "Lost the key? Make another (add --data DIR when the data directory is not ./data):",
+    `  gw keys create --project ${b.projectId} --test --scopes chat,embeddings,models,cache,requests`,
+    "",
   ].join("\n");
 }
