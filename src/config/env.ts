@@ -78,6 +78,8 @@ export interface Config {
   webhookAllowLoopback: boolean;
   /** Provider id (lower case) -> key and base URL as read from the environment. */
   providers: Readonly<Record<string, ProviderEnv>>;
+  /** Browser origins allowed to call the API (`GW_CORS_ORIGINS`, comma-separated, or `*`); null: CORS off (docs/api.md "CORS"). */
+  corsOrigins: readonly string[] | "*" | null;
 }
 
 /** Providers enabled by `<NAME>_API_KEY`; local servers are enabled by `<NAME>_BASE_URL` alone. */
@@ -201,7 +203,22 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     monitorIntervalMs: Math.max(1000, parseSeconds("GW_MONITOR_INTERVAL_S", env.GW_MONITOR_INTERVAL_S || "30")),
     webhookAllowLoopback: parseSwitch("GW_WEBHOOK_ALLOW_LOOPBACK", env.GW_WEBHOOK_ALLOW_LOOPBACK),
     providers: Object.freeze(providers),
+    corsOrigins: parseCorsOrigins(env.GW_CORS_ORIGINS),
   });
+}
+
+/** `*`, or origins exactly as browsers send them: scheme, host and port, no path or slash. */
+function parseCorsOrigins(text: string | undefined): Config["corsOrigins"] {
+  if (!text?.trim()) return null;
+  if (text.trim() === "*") return "*";
+  const origins = text.split(",").map((s) => s.trim()).filter(Boolean);
+  return origins.length === 0 ? null : Object.freeze(origins.map((origin) => {
+    const url = URL.canParse(origin) ? new URL(origin) : null;
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.origin !== origin) {
+      throw new Error(`Invalid GW_CORS_ORIGINS entry "${origin}": expected * or origins such as https://app.example.com,http://localhost:5173 (scheme, host and port only).`);
+    }
+    return origin;
+  }));
 }
 
 /** The admin token guards every project's keys and money (docs/security.md "Admin"): a short or
