@@ -6,7 +6,6 @@ import { adminRoutes } from "./admin/admin-routes.ts";
 import { AdminGate } from "./admin/admin-gate.ts";
 import { prometheusRoute } from "./admin/prometheus-route.ts";
 import { contextPlugin, errorResponse } from "./context.ts";
-import { corsPlugin } from "./cors.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { GwError } from "../errors/gw-error.ts";
@@ -19,6 +18,7 @@ import { metricsRoute } from "./routes/metrics.ts";
 import { modelsRoute } from "./routes/models.ts";
 import { requestsRoute } from "./routes/requests.ts";
 import { responsesRoute } from "./routes/responses.ts";
+import { messagesRoute } from "./routes/messages.ts";
 import { dashboardRoutes } from "../dashboard/routes.ts";
 
 /** A stopping gw takes no new work on connections still open (docs/availability.md "Shutdown"). */
@@ -29,6 +29,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle()) {
     .use(chatCompletionsRoute(deps))
     .use(embeddingsRoute(deps))
     .use(responsesRoute(deps))
+    .use(messagesRoute(deps))
     .use(modelsRoute(deps))
     .use(requestsRoute(deps))
     .use(metricsRoute(deps))
@@ -41,7 +42,6 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle()) {
     if (deps.prometheus) api.use(prometheusRoute(deps, deps.prometheus, gate));
   }
   return new Elysia()
-    .use(corsPlugin(deps.config.corsOrigins))
     .use(contextPlugin(deps.logger))
     .onRequest(({ request }) => {
       lifecycle.requests++;

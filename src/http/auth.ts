@@ -13,6 +13,15 @@ import { requestIdPlugin } from "./context.ts";
  * reads it before any lookup. */
 const PIPELINE_PATHS: ReadonlySet<string> = new Set(["/chat/completions", "/responses", "/embeddings"].map((p) => `${API_BASE_PATH}${p}`));
 
+/** The key as `Authorization: Bearer`, or else Anthropic's `x-api-key` (its SDK and Claude Code send
+ * that): read only when there is no Authorization header (docs/anthropic.md "Authentication"). */
+export function credentialHeader(headers: Headers): string | null {
+  const authorization = headers.get("authorization");
+  if (authorization !== null) return authorization;
+  const apiKey = headers.get("x-api-key");
+  return apiKey === null ? null : `Bearer ${apiKey}`;
+}
+
 interface PeerServer {
   requestIP(request: Request): { address: string } | null;
 }
@@ -22,7 +31,7 @@ export const authPlugin = (deps: Deps) =>
     scope: (scope: KeyScope) => ({
       resolve({ request, path, server, requestId }) {
         const t0 = performance.now();
-        const auth = authenticate(request.headers.get("authorization"), deps.repos, deps.authCache, deps.clock.now(), deps.eventSources.security.authFailed);
+        const auth = authenticate(credentialHeader(request.headers), deps.repos, deps.authCache, deps.clock.now(), deps.eventSources.security.authFailed);
         requireScope(auth, scope);
         const lists = auth.rules.ipAllowlists;
         // Most keys have no allowlist: then no peer closure and no X-Forwarded-For lookup.

@@ -87,8 +87,8 @@ export interface Expected {
   quality: number;
 }
 
-/** The endpoint a request came through; /responses is a codec over the chat pipeline. */
-export type Endpoint = "chat.completions" | "responses" | "embeddings";
+/** The endpoint a request came through; /responses and /messages are codecs over the chat pipeline. */
+export type Endpoint = "chat.completions" | "responses" | "messages" | "embeddings";
 
 /** An endpoint's request body (validated by its own schema) as a chat body. */
 export type BodyDecoder = (body: Record<string, unknown>) => Record<string, unknown>;

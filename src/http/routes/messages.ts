@@ -1,0 +1,112 @@
+// POST /messages and /messages/count_tokens (docs/anthropic.md): Anthropic's Messages API over the
+// chat pipeline. Keys come as x-api-key or Bearer; every answer, errors included, is in Anthropic's
+// shape with a request-id header, so errors are caught here rather than by the app's envelope.
+import { Elysia } from "elysia";
+import { authenticate, requireScope, type AuthContext } from "../../auth/api-keys.ts";
+import { addressRefusal } from "../../auth/ip-allowlist.ts";
+import { toGwError, type GwError } from "../../errors/gw-error.ts";
+import { countTokens } from "../../ingress/messages/count-tokens.ts";
+import { anthropicErrorBody, anthropicErrorOf, gwEnvelopeOf } from "../../ingress/messages/errors.ts";
+import { messagesToChatBody } from "../../ingress/messages/request.ts";
+import { messageBody } from "../../ingress/messages/response.ts";
+import { messagesStream } from "../../ingress/messages/stream.ts";
+import { runChat } from "../../pipeline/index.ts";
+import type { Deps } from "../../pipeline/deps.ts";
+import { parseJsonObject, readBodyText } from "../../schema/validate.ts";
+import { anthropicSseResponse } from "../anthropic-sse.ts";
+import { credentialHeader } from "../auth.ts";
+import { baseHeaders, jsonResponse, requestIdPlugin } from "../context.ts";
+import { withIdempotency } from "../idempotent.ts";
+import { beginRequest, type PipelineRouteContext, type RouteServer } from "../pipeline-route.ts";
+import { withKeepAlive } from "../sse.ts";
+
+/** Anthropic's name for the request id header, which its SDKs read (`_request_id`). */
+const REQUEST_ID = "request-id";
+
+function errorOut(error: GwError, requestId: string, headers: Record<string, string> = {}): Response {
+  const extra: Record<string, string> = { ...headers, [REQUEST_ID]: requestId };
+  if (error.retryAfter !== undefined) extra["retry-after"] = String(error.retryAfter);
+  return jsonResponse(JSON.stringify(anthropicErrorOf(error, requestId)), requestId, extra, error.status);
+}
+
+function failed(deps: Deps, err: unknown, requestId: string): Response {
+  const error = toGwError(err);
+  if (error.code === "internal_error") deps.logger.error({ err: error.cause ?? err, request_id: requestId }, "unhandled error");
+  return errorOut(error, requestId);
+}
+
+/** What http/auth.ts's scope macro does for the other routes, here so that its errors can leave
+ * in Anthropic's envelope: the key, the chat scope, the IP allowlists. */
+function authorize(deps: Deps, request: Request, requestId: string, server: RouteServer | null): Omit<PipelineRouteContext, "request" | "requestId" | "server"> {
+  const t0 = performance.now();
+  const auth: AuthContext = authenticate(credentialHeader(request.headers), deps.repos, deps.authCache, deps.clock.now(), deps.eventSources.security.authFailed);
+  requireScope(auth, "chat");
+  const lists = auth.rules.ipAllowlists;
+  const refusal = lists.project || lists.key
+    ? addressRefusal(lists, () => server?.requestIP(request)?.address ?? null, request.headers.get("x-forwarded-for"), deps.config.trustedProxies)
+    : null;
+  if (refusal) deps.eventSources.security.ipBlocked(auth.project.id, requestId, auth.key.id);
+  return { auth, t0, authMs: performance.now() - t0, addressRefusal: refusal };
+}
+
+/** An Idempotency-Key refusal leaves idempotent.ts in gw's envelope: rewritten, status kept. */
+async function inAnthropicShape(res: Response, requestId: string): Promise<Response> {
+  if (res.status < 400 || res.headers.has(REQUEST_ID)) return res;
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  const error = gwEnvelopeOf(body);
+  const headers = new Headers(res.headers);
+  headers.set(REQUEST_ID, requestId);
+  if (!error) return new Response(text, { status: res.status, headers });
+  return new Response(JSON.stringify(anthropicErrorBody(res.status, error, requestId)), { status: res.status, headers });
+}
+
+async function serveMessages(deps: Deps, request: Request, requestId: string, server: RouteServer | null): Promise<Response> {
+  try {
+    const ctx: PipelineRouteContext = { request, requestId, server, ...authorize(deps, request, requestId, server) };
+    const res = await withIdempotency(deps, ctx, "messages", async (bodyText) => {
+      const { state, untrack } = beginRequest(deps, ctx, "messages", bodyText, messagesToChatBody);
+      let outcome: Awaited<ReturnType<typeof runChat>>;
+      try {
+        outcome = await runChat(deps, state);
+      } catch (err) {
+        untrack();
+        throw err;
+      }
+      if (outcome.kind === "stream") {
+        const headers = { ...baseHeaders(requestId), ...outcome.headers, [REQUEST_ID]: requestId };
+        return withKeepAlive(anthropicSseResponse(messagesStream(state, outcome.events), headers), deps.config.sseKeepAliveMs, untrack);
+      }
+      untrack();
+      if (outcome.kind === "error") return errorOut(outcome.error, requestId, outcome.headers);
+      const { completion, gw } = outcome.answer;
+      return jsonResponse(messageBody(state, completion, gw), requestId, { ...outcome.headers, [REQUEST_ID]: requestId });
+    });
+    return await inAnthropicShape(res, requestId);
+  } catch (err) {
+    return failed(deps, err, requestId);
+  }
+}
+
+async function serveCountTokens(deps: Deps, request: Request, requestId: string, server: RouteServer | null): Promise<Response> {
+  try {
+    const { addressRefusal: refusal } = authorize(deps, request, requestId, server);
+    if (refusal) throw refusal;
+    const counted = countTokens(parseJsonObject(await readBodyText(request)));
+    return jsonResponse(JSON.stringify(counted), requestId, { [REQUEST_ID]: requestId });
+  } catch (err) {
+    return failed(deps, err, requestId);
+  }
+}
+
+export const messagesRoute = (deps: Deps) =>
+  new Elysia()
+    .use(requestIdPlugin)
+    // Destructured, as in chat-completions.ts: a whole context makes Elysia parse cookies per request.
+    .post("/messages", ({ request, requestId, server }) => serveMessages(deps, request, requestId, server), { parse: "none" })
+    .post("/messages/count_tokens", ({ request, requestId, server }) => serveCountTokens(deps, request, requestId, server), { parse: "none" });
