@@ -6,6 +6,7 @@ import { adminRoutes } from "./admin/admin-routes.ts";
 import { AdminGate } from "./admin/admin-gate.ts";
 import { prometheusRoute } from "./admin/prometheus-route.ts";
 import { contextPlugin, errorResponse } from "./context.ts";
+import { corsPlugin } from "./cors.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { GwError } from "../errors/gw-error.ts";
@@ -42,6 +43,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle()) {
     if (deps.prometheus) api.use(prometheusRoute(deps, deps.prometheus, gate));
   }
   return new Elysia()
+    .use(corsPlugin(deps.config.corsOrigins))
     .use(contextPlugin(deps.logger))
     .onRequest(({ request }) => {
       lifecycle.requests++;
