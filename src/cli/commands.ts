@@ -21,7 +21,7 @@ export interface Command {
 const DATA: Record<string, FlagDoc> = { data: { value: "DIR", help: "the data directory (default ./data, or GW_DATA_DIR)" } };
 const PROJECT: FlagDoc = { value: "ID", help: "the project's id (prj_...)", required: true };
 const SERVE_FLAGS: Record<string, FlagDoc> = {
-  port: { value: "N", help: "port to listen on, 1-65535 (default 8080, or PORT)" },
+  port: { value: "N", help: "port to listen on, 1-65535, or 0 for any free one (default 8080, or PORT)" },
   host: { value: "H", help: "address to listen on (default 127.0.0.1, or HOST)" },
   ...DATA,
   config: { value: "FILE", help: "a JSON configuration file (default GW_CONFIG)" },

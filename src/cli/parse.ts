@@ -29,8 +29,8 @@ function helpFor(words: readonly string[]): string {
 function checkPort(flags: Flags, command: Command): void {
   if (flags.port === undefined) return;
   const port = Number(flags.port);
-  if (typeof flags.port !== "string" || !/^\d+$/.test(flags.port) || port < 1 || port > 65535) {
-    throw new CliUsageError(`--port must be a whole number from 1 to 65535 (got "${String(flags.port)}").`, usage([command]));
+  if (typeof flags.port !== "string" || !/^\d+$/.test(flags.port) || port > 65535) {
+    throw new CliUsageError(`--port must be a whole number from 1 to 65535, or 0 for any free port (got "${String(flags.port)}").`, usage([command]));
   }
 }
 
