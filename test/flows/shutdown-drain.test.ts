@@ -143,7 +143,7 @@ describe("SIGTERM on gw serve", () => {
     const deps = buildDeps(config, { logger: createLogger("silent") });
     const server = startServer(config, { deps, quiet: true });
     const app = createApp(deps, server.lifecycle);
-    const readyz = async () => (await app.handle(new Request("http://localhost/readyz"))).json();
+    const readyz = async () => (await (await app.handle(new Request("http://localhost/readyz"))).json()) as { status: string; reasons?: string[] };
     await waitFor(async () => (await readyz()).status === "ready", { what: "ready" });
     const gate = Promise.withResolvers<void>();
     up.script({ kind: "gated-stream", before: [], gate: gate.promise, after: [chunk({ role: "assistant", content: "late" }, "stop"), "data: [DONE]\n\n"] });
