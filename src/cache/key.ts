@@ -95,19 +95,36 @@ export interface CacheKeys {
   partition: string;
 }
 
-/** Two hashes fed in one pass: the partition skips the last user message, the exact key does not.
- * A NUL separates fields (it cannot occur unescaped in the JSON parts, and texts are framed by length). */
-export function cacheKeys(req: ChatRequest, ctx: KeyContext): CacheKeys {
-  const head = components(req, ctx);
-  const exact = new Bun.CryptoHasher("sha256").update(head);
-  const partition = new Bun.CryptoHasher("sha256").update(head);
+/** What each key hashes: the partition skips the last user message, the exact key does not. A NUL
+ * separates fields (it cannot occur unescaped in the JSON parts, and texts are framed by length). */
+export interface CacheKeyTexts {
+  exact: string;
+  partition: string;
+}
+
+export function cacheKeyTexts(req: ChatRequest, ctx: KeyContext): CacheKeyTexts {
   const lastUser = req.messages.findLastIndex((m) => m.role === "user");
-  for (const [i, m] of req.messages.entries()) {
+  let before = components(req, ctx);
+  let question = "";
+  let after = "";
+  for (let i = 0; i < req.messages.length; i++) {
+    const m = req.messages[i]!;
     const text = contentText(m.content);
     const more = messageExtras(m);
     const framed = `\u0000${m.role}\u0000${m.name ?? ""}\u0000${text.length}\u0000${text}\u0000${more.length}\u0000${more}`;
-    exact.update(framed);
-    if (i !== lastUser) partition.update(framed);
+    if (i < lastUser) before += framed;
+    else if (i === lastUser) question = framed;
+    else after += framed;
   }
-  return { exact: exact.digest("hex"), partition: partition.digest("hex") };
+  return { exact: before + question + after, partition: before + after };
+}
+
+/** One call per key: the same digest as feeding the text's pieces to a hasher one by one, as
+ * earlier versions did (every piece ends in an ASCII character, so no surrogate pair spans two). */
+export const hashKeyText = (text: string): string => Bun.SHA256.hash(text, "hex");
+
+/** Both keys; cache-lookup hashes the partition only when something will read it. */
+export function cacheKeys(req: ChatRequest, ctx: KeyContext): CacheKeys {
+  const texts = cacheKeyTexts(req, ctx);
+  return { exact: hashKeyText(texts.exact), partition: hashKeyText(texts.partition) };
 }

@@ -2,7 +2,7 @@
 // then the semantic one; a hit skips route and call, a failing store is a miss (docs/cache.md
 // "Classification", "Keys", "Hits"). Writes state.cache (trace.cache).
 import { decideCache } from "../../cache/policy.ts";
-import { cacheKeys } from "../../cache/key.ts";
+import { cacheKeyTexts, hashKeyText } from "../../cache/key.ts";
 import { isTestModel } from "../../providers/sandbox/scenarios.ts";
 import type { Deps } from "../deps.ts";
 import { cacheUnavailable, serveCached } from "../cache-slice.ts";
@@ -30,13 +30,16 @@ export function cacheLookup(deps: Deps, state: RequestState): void | Promise<voi
   state.cache = cache;
   if (decision.skip) return;
   try {
-    const keys = cacheKeys(req, { projectId: state.auth.project.id, mode: state.auth.key.mode, scope: state.http.headers.get("x-gw-cache-scope"), policy: state.auth.rules.cache.keyPolicy, options });
-    cache.exactKey = keys.exact;
-    cache.partition = keys.partition;
+    const texts = cacheKeyTexts(req, { projectId: state.auth.project.id, mode: state.auth.key.mode, scope: state.http.headers.get("x-gw-cache-scope"), policy: state.auth.rules.cache.keyPolicy, options });
+    cache.exactKey = hashKeyText(texts.exact);
+    if (decision.read) {
+      const entry = deps.answers.get(state.auth.project.id, cache.exactKey, deps.clock.now());
+      // An exact hit needs no partition: only the semantic lookup and cache-store read it.
+      if (entry && serveCached(deps, state, entry, "exact")) return;
+      cache.missReason = entry ? "model_gone" : "not_found";
+    }
+    cache.partition = hashKeyText(texts.partition);
     if (!decision.read) return;
-    const entry = deps.answers.get(state.auth.project.id, keys.exact, deps.clock.now());
-    if (entry && serveCached(deps, state, entry, "exact")) return;
-    cache.missReason = entry ? "model_gone" : "not_found";
     if (decision.semantic.eligible && deps.semantic) return semanticLookup(deps, state);
   } catch (err) {
     cacheUnavailable(deps, state, err);
