@@ -8,6 +8,7 @@ import type { AnswerStore, CachedAnswer, NewCachedAnswer } from "./answer-store-
 import { entryBytes } from "./entry-bytes.ts";
 import { KeyIndex } from "./key-index.ts";
 import { ByteLru } from "./lru.ts";
+import { keepServedForm, servedFormBytes, servedFormOf } from "./served-form.ts";
 import { CacheWriteQueue, type CacheWriteSink } from "./write-queue.ts";
 
 export interface AnswerStoreOptions {
@@ -206,7 +207,7 @@ export class SqliteAnswerStore implements AnswerStore {
   /** From memory (hot or queued) or, for an entry that fell out of the LRU, from SQLite. */
   private load(projectId: string, key: string, id: number): CachedAnswer | null {
     const hot = this.lru.get(id);
-    if (hot !== undefined) return hot;
+    if (hot !== undefined) return this.withServedForm(id, hot);
     const queued = this.queue.get(projectId, key)?.entry;
     if (queued?.id === id) return asAnswer(queued);
     const row = this.repo.byId(projectId, id);
@@ -216,7 +217,14 @@ export class SqliteAnswerStore implements AnswerStore {
       return null;
     }
     const entry = asAnswer(row);
-    this.lru.set(id, entry, entryBytes(entry));
+    if (this.lru.set(id, entry, entryBytes(entry))) this.withServedForm(id, entry);
+    return entry;
+  }
+
+  /** An exact hit on an entry held in memory: its served form is made once and counted in the
+   * LRU's budget. */
+  private withServedForm(id: number, entry: CachedAnswer): CachedAnswer {
+    if (servedFormOf(entry) === undefined && keepServedForm(entry)) this.lru.grow(id, servedFormBytes(entry));
     return entry;
   }
 

@@ -41,12 +41,26 @@ export class ByteLru<V> {
     if (bytes > this.maxBytes) return false;
     this.slots.set(id, { value, bytes });
     this.used += bytes;
+    this.evictOverBudget();
+    return true;
+  }
+
+  /** Counts more bytes to a held value (what was derived from it and kept); evicts as set does,
+   * the value itself too when it no longer fits alone. */
+  grow(id: number, bytes: number): void {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return;
+    slot.bytes += bytes;
+    this.used += bytes;
+    this.evictOverBudget();
+  }
+
+  private evictOverBudget(): void {
     while (this.used > this.maxBytes) {
       const oldest = this.slots.keys().next();
       if (oldest.done) break;
       this.delete(oldest.value);
     }
-    return true;
   }
 
   delete(id: number): boolean {
