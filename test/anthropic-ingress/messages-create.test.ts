@@ -55,7 +55,8 @@ describe("messages.create with a test key", () => {
     expect(m.usage.output_tokens).toBeGreaterThan(0);
     expect(m.usage.cache_read_input_tokens).toBe(0);
     expect(m.usage.cache_creation_input_tokens).toBe(0);
-    const gwPart = (m as unknown as { gw: Record<string, unknown> }).gw;
+    // The gw object is gw's extension of the Message, not in the SDK's types.
+    const gwPart = Reflect.get(m, "gw") as Record<string, unknown>;
     expect(gwPart).toMatchObject({ request_id: requestId, provider: "sandbox", test: true });
     expect(m.model).toBe(gwPart.selected_model as string);
     expect(response.headers.get("x-gw-model")).toBe(m.model);
