@@ -139,9 +139,6 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   const url = `http://${config.host}:${app.server!.port}${API_BASE_PATH}`;
   if (boot && !options.quiet) process.stdout.write(firstRunBanner(boot, url, `http://${config.host}:${app.server!.port}/`) + "\n");
   deps.logger.info({ url, providers: deps.providers.enabled(), data_dir: config.dataDir }, "gw listening");
-  if (deps.providers.enabled().length === 0) {
-    deps.logger.warn("no provider configured: only test keys and projects' own provider keys can be served (set OPENAI_API_KEY, ANTHROPIC_API_KEY, ... ; docs/running.md)");
-  }
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
