@@ -1,6 +1,6 @@
 // The gw command line (docs/running.md "Command line"): serve, and offline project/key admin that
 // works directly on the data directory's database, printing JSON.
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { backupDataDir } from "./cli/backup.ts";
 import { runAdminCommand, type AdminContext } from "./cli/admin.ts";
 import { usage } from "./cli/commands.ts";
@@ -19,9 +19,8 @@ import { openDatabase } from "./store/db.ts";
 /** Runs `fn` with the data directory's database opened on demand, and closes it. */
 function withAdmin<T>(flags: Flags, fn: (ctx: AdminContext) => T): T {
   const config = loadConfig(flags);
-  let db: Database | null = null;
-  let repos: Repos | null = null;
-  const open = (): Repos => (repos ??= openRepos((db = openDatabase(config.dataDir))));
+  const opened: { db?: Database; repos?: Repos } = {};
+  const open = (): Repos => (opened.repos ??= openRepos((opened.db = openDatabase(config.dataDir))));
   const ctx: AdminContext = {
     repos: open,
     secrets: () => secretBox(loadSecretKey(config.dataDir, config.secretKey)),
@@ -31,7 +30,7 @@ function withAdmin<T>(flags: Flags, fn: (ctx: AdminContext) => T): T {
   try {
     return fn(ctx);
   } finally {
-    (db as Database | null)?.close();
+    opened.db?.close();
   }
 }
 
