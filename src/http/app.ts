@@ -7,6 +7,7 @@ import { AdminGate } from "./admin/admin-gate.ts";
 import { prometheusRoute } from "./admin/prometheus-route.ts";
 import { contextPlugin, errorResponse } from "./context.ts";
 import { corsPlugin } from "./cors.ts";
+import { openApiRoute } from "./openapi/route.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { GwError } from "../errors/gw-error.ts";
@@ -42,7 +43,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle()) {
     api.use(adminRoutes(deps, gate));
     if (deps.prometheus) api.use(prometheusRoute(deps, deps.prometheus, gate));
   }
-  return new Elysia()
+  const app = new Elysia()
     .use(corsPlugin(deps.config.corsOrigins))
     .use(contextPlugin(deps.logger))
     .onRequest(({ request }) => {
@@ -52,6 +53,8 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle()) {
     .use(healthRoutes(lifecycle))
     .use(dashboardRoutes(deps))
     .use(api);
+  // Described from the app's own route list, read on its first call (docs/api.md "OpenAPI").
+  return app.use(openApiRoute(() => app.routes));
 }
 
 export type App = ReturnType<typeof createApp>;
