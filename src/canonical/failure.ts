@@ -32,7 +32,14 @@ export interface UpstreamFailureInit {
   publicCode?: ErrorCode;
   /** The upstream's own explanation: returned to the caller, never logged. */
   detail?: string;
+  /** The upstream's error text on a failure of its own (a bad key, an outage; never on a caller
+   * fault, whose text may quote the prompt): kept in trace.error and the request log for the
+   * operator, never returned to the caller; scrubbed and bounded (docs/observability.md "Traces"). */
+  upstreamText?: string;
 }
+
+/** The most of an upstream's error text kept in the log. */
+export const UPSTREAM_TEXT_MAX = 300;
 
 /** An upstream attempt's failure: its class (decides fallback) and the public code it maps to. */
 export class UpstreamFailure extends Error {
@@ -41,6 +48,7 @@ export class UpstreamFailure extends Error {
   readonly retryAfter: number | undefined;
   readonly publicCode: ErrorCode | undefined;
   readonly detail: string | undefined;
+  readonly upstreamText: string | undefined;
 
   constructor(init: UpstreamFailureInit) {
     super(init.message);
@@ -50,6 +58,7 @@ export class UpstreamFailure extends Error {
     this.retryAfter = init.retryAfter;
     this.publicCode = init.publicCode;
     this.detail = init.detail;
+    this.upstreamText = init.upstreamText;
   }
 
   /** An HTTP error answer, as an adapter's status classifier reads it. */
@@ -57,7 +66,7 @@ export class UpstreamFailure extends Error {
     upstreamStatus: number,
     failureClass: FailureClass,
     message: string,
-    more: Pick<UpstreamFailureInit, "retryAfter" | "publicCode" | "detail"> = {},
+    more: Pick<UpstreamFailureInit, "retryAfter" | "publicCode" | "detail" | "upstreamText"> = {},
   ): UpstreamFailure {
     return new UpstreamFailure({ failureClass, message, upstreamStatus, ...more });
   }
@@ -102,6 +111,12 @@ export class UpstreamFailure extends Error {
     const code = this.code;
     const own = scrubCredentials(this.message);
     const message = this.detail ? `${own} ${scrubCredentials(this.detail)}` : own;
-    return new GwError(code, message, { retryAfter: this.retryAfter, logMessage: own });
+    return new GwError(code, message, { retryAfter: this.retryAfter, logMessage: this.upstreamText ? `${own} ${this.upstreamSaid()}` : own });
+  }
+
+  /** `Upstream said: "..."`, scrubbed and cut to UPSTREAM_TEXT_MAX characters. */
+  upstreamSaid(): string {
+    const text = scrubCredentials((this.upstreamText ?? "").replace(/\s+/g, " ").trim());
+    return `Upstream said: "${text.length > UPSTREAM_TEXT_MAX ? `${text.slice(0, UPSTREAM_TEXT_MAX)}…` : text}"`;
   }
 }

@@ -1,6 +1,7 @@
 // One upstream attempt's bookkeeping for every pipeline (chat calls, streams, embeddings): its llm
 // span, its entry in trace.attempts, the upstream time, and the provider health it feeds.
 import type { UpstreamFailure } from "../canonical/failure.ts";
+import { scrubCredentials } from "../canonical/scrub-credentials.ts";
 import type { SpanAttributes } from "../observability/trace.ts";
 import type { ResolvedProvider } from "../providers/project-providers.ts";
 import type { CatalogModel } from "../routing/catalog-types.ts";
@@ -43,7 +44,8 @@ export function attemptFailed(deps: Deps, state: RequestState, run: AttemptRun, 
     model: run.model.id, provider: run.resolved.provider.id, status: "error", error_code: code, failure_class: failure.failureClass,
     upstream_status: failure.upstreamStatus, duration_ms: Math.round(end - run.start), byok: run.resolved.byok || undefined,
   });
-  feedHealth(deps, state, run, { ok: false, failureClass: failure.failureClass });
+  // gw's own words for it (an open circuit's answer repeats them): scrubbed, as a transport error may carry a URL's key.
+  feedHealth(deps, state, run, { ok: false, failureClass: failure.failureClass, cause: scrubCredentials(failure.message).replace(/\.$/, "") });
   return failure;
 }
 

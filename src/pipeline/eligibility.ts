@@ -2,6 +2,7 @@
 // (providers, regions), max_cost and budget remainders; each exclusion is a reason the trace shows
 // (docs/routing.md "Eligibility").
 import { expectedOutputTokens } from "../analysis/analyzer.ts";
+import { enablingVariables } from "../config/provider-env.ts";
 import { countMessageTokens } from "../analysis/tokens.ts";
 import type { CatalogModel } from "../routing/catalog-types.ts";
 import { outputAskOf, worstCostOf, type OutputAsk } from "../routing/cost.ts";
@@ -61,6 +62,14 @@ const NOT_ALLOWED = perProvider((p) => `provider ${p} not in the project's allow
 const BLOCKED = perProvider((p) => `provider ${p} blocked by the project's policy`);
 const NO_BYOK_KEY = perProvider((p) => `no project key for ${p} (the API key is BYOK only)`);
 const NOT_ENABLED = perProvider((p) => `provider ${p} not enabled`);
+
+/** An exclusion as an error message gives it: "provider openai not enabled" names the variable
+ * that enables it (the trace keeps the short form). */
+export function explainExclusion(why: string, provider: string): string {
+  if (why !== NOT_ENABLED(provider)) return why;
+  const variables = enablingVariables(provider);
+  return variables ? `${why}; set ${variables} to enable it` : `${why}; gw has no adapter for '${provider}'`;
+}
 
 export function providerExclusion(deps: Deps, state: RequestState, m: CatalogModel): string | null {
   const policy = state.auth.rules.providers;

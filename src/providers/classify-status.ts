@@ -36,8 +36,10 @@ export interface StatusHints {
 export function classifyStatus(
   status: number, headers: Headers, provider: string, dialect: StatusDialect, hints: StatusHints = {},
 ): UpstreamFailure {
-  const failure = (failureClass: FailureClass, message: string, more?: Pick<UpstreamFailureInit, "retryAfter" | "publicCode" | "detail">) =>
-    UpstreamFailure.fromStatus(status, failureClass, message, more);
+  // The provider's words on its own failures go to the trace and the log (not the caller).
+  const upstreamText = hints.message || undefined;
+  const failure = (failureClass: FailureClass, message: string, more: Pick<UpstreamFailureInit, "retryAfter" | "publicCode" | "detail"> = {}) =>
+    UpstreamFailure.fromStatus(status, failureClass, message, failureClass === "caller" || failureClass === "context_length" ? more : { ...more, upstreamText });
   if (status === 429 || hints.rateLimited) {
     const retryAfter = retryAfterSeconds(headers) ?? hints.retryAfter;
     return failure("rate_limit", `${provider} ${dialect.rateLimitWords} (HTTP ${status}).`, { retryAfter });

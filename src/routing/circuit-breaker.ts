@@ -35,6 +35,9 @@ export class CircuitBreaker {
   /** The current cooldown: the configured one, doubled on each failed probe up to the cap. */
   cooldownMs: number;
   probesInFlight = 0;
+  /** What the latest counted failure was (gw's own words, e.g. "openai rejected gw's credentials
+   * (HTTP 401)"), so an open circuit's answer leads to the cause (docs/routing.md "Provider health"). */
+  lastFailure: string | null = null;
   /** When the latest probe was admitted: a probe never reported frees its slot after a cooldown. */
   private probeAdmittedAt = 0;
   private openRejection: Rejection | null = null;
@@ -67,7 +70,7 @@ export class CircuitBreaker {
 
   rejection(now: number): Rejection {
     if (this.stateAt(now) === "open") {
-      this.openRejection ??= { ok: false, reason: `${this.key}: circuit open` };
+      this.openRejection ??= { ok: false, reason: `${this.key}: circuit open${this.lastFailure ? `, last failure: ${this.lastFailure}` : ""}` };
       return this.openRejection;
     }
     this.busyRejection ??= { ok: false, reason: `${this.key}: circuit half-open, probe in flight` };
@@ -94,7 +97,11 @@ export class CircuitBreaker {
     this.probesInFlight = 0;
   }
 
-  failure(now: number, probe: boolean): void {
+  failure(now: number, probe: boolean, cause?: string): void {
+    if (cause && cause !== this.lastFailure) {
+      this.lastFailure = cause;
+      this.openRejection = null;
+    }
     if (this.state === "closed") {
       this.errorRate += this.cfg.alpha * (1 - this.errorRate);
       this.samples++;

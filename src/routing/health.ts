@@ -37,7 +37,8 @@ export interface HealthSnapshot {
   openedAt: number | null;
 }
 
-export type HealthOutcome = { ok: true; latencyMs: number } | { ok: false; failureClass: string };
+/** `cause`: gw's own words for a failure, kept as the circuit's last failure (never the caller's content). */
+export type HealthOutcome = { ok: true; latencyMs: number } | { ok: false; failureClass: string; cause?: string };
 export type Admit = { ok: true; probe: boolean } | { ok: false; reason: string };
 
 const NONE = 0;
@@ -147,10 +148,10 @@ export class ProviderHealth {
     }
     const blame = blameOf(outcome.failureClass);
     const now = this.now();
-    if (blame === BOTH) this.watch(this.breaker(this.providers, provider)).failure(now, probe);
+    if (blame === BOTH) this.watch(this.breaker(this.providers, provider)).failure(now, probe, outcome.cause);
     else this.providers.get(provider)?.neutral(probe);
     if (blame === NONE) this.models.get(key)?.neutral(probe);
-    else this.watch(this.breaker(this.models, key)).failure(now, probe);
+    else this.watch(this.breaker(this.models, key)).failure(now, probe, outcome.cause);
     this.watchTurns();
   }
 

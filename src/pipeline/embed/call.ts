@@ -31,7 +31,7 @@ export async function callEmbeddings(deps: Deps, state: EmbedState): Promise<voi
   const admitted = state.auth.test ? { ok: true as const, probe: false } : deps.health.admit(model.provider, model.id, resolved.healthKey);
   if (!admitted.ok) {
     (state.healthSkipped ??= []).push({ model: model.id, reason: admitted.reason });
-    throw new GwError("provider_unavailable", `The provider of '${model.id}' is failing right now (circuit open); retry shortly.`);
+    throw new GwError("provider_unavailable", `The provider of '${model.id}' is failing right now (${admitted.reason}); retry shortly.`);
   }
   const deadlineAt = state.createdAt + deps.config.requestTimeoutMs;
   for (let attempt = 0; ; attempt++) {

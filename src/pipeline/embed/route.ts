@@ -6,7 +6,7 @@ import { GwError, invalidRequest } from "../../errors/gw-error.ts";
 import { isTestModel, testScenarioOf } from "../../providers/sandbox/scenarios.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import type { Deps } from "../deps.ts";
-import { providerExclusion } from "../eligibility.ts";
+import { explainExclusion, providerExclusion } from "../eligibility.ts";
 import type { EmbedState } from "./embed-state.ts";
 
 const notFound = (message: string): GwError => new GwError("model_not_found", message, { param: "model" });
@@ -45,7 +45,7 @@ export function routeEmbeddings(deps: Deps, state: EmbedState): void {
   checkDimensions(m, state.embed.dimensions);
   const why = providerExclusion(deps, state, m);
   state.candidates.push({ model: m.id, provider: m.provider, rank: why ? null : 0, ...(why ? { excluded: why } : {}) });
-  if (why) throw new GwError("no_model_available", `The model '${m.id}' cannot serve this request: ${why}.`, { param: "model" });
+  if (why) throw new GwError("no_model_available", `The model '${m.id}' cannot serve this request: ${explainExclusion(why, m.provider)}.`, { param: "model" });
   state.ranked.push(m);
   state.reason = state.scenario ? `test scenario ${name}` : state.embed.defaulted ? "default embedding model" : "model requested explicitly";
 }

@@ -120,7 +120,9 @@ export async function call(deps: Deps, state: RequestState): Promise<void> {
   if (state.cancelled) throw cancelledError(state);
   if (last) throw last.toGwError();
   if (state.healthSkipped) {
-    throw new GwError("provider_unavailable", "Every provider that could serve this request is failing right now (circuit open); retry shortly.");
+    // Each circuit's reason names its provider (or model) and the failure that opened it.
+    const reasons = [...new Set(state.healthSkipped.map((s) => s.reason))].slice(0, 3).join("; ");
+    throw new GwError("provider_unavailable", `Every provider that could serve this request is failing right now (${reasons}); retry shortly.`);
   }
   throw new GwError("no_model_available", "No enabled provider can serve this request.");
 }

@@ -12,7 +12,7 @@ import { diversify } from "../../routing/score.ts";
 import { scoreEligible } from "../../routing/route-memo.ts";
 import type { Deps } from "../deps.ts";
 import { need, type Candidate, type RequestState } from "../state.ts";
-import { exclusion, needsOf, OVER_PROJECT_BUDGET, OVER_WORKFLOW_BUDGET, type Needs } from "../eligibility.ts";
+import { exclusion, explainExclusion, needsOf, OVER_PROJECT_BUDGET, OVER_WORKFLOW_BUDGET, type Needs } from "../eligibility.ts";
 import { downgradeRefused, downgradeRoom } from "../../billing/holds.ts";
 import { exclusionSummary } from "../../store/trace-reasons.ts";
 
@@ -144,7 +144,7 @@ export function route(deps: Deps, state: RequestState): void {
     if (!why) state.ranked.push(m);
     if (why?.startsWith(OVER_PROJECT_BUDGET)) downgradeRefused(deps.billing, state.auth.project.id, state.requestId, state.auth.rules.terms, state.budgetRoom);
     if (why?.startsWith(OVER_WORKFLOW_BUDGET) || why?.startsWith(OVER_PROJECT_BUDGET)) throw new GwError("budget_exceeded", `The model '${m.id}' ${why}.`, { param: "model" });
-    if (why) throw new GwError("no_model_available", `The model '${m.id}' cannot serve this request: ${why}.`, { param: "model" });
+    if (why) throw new GwError("no_model_available", `The model '${m.id}' cannot serve this request: ${explainExclusion(why, m.provider)}.`, { param: "model" });
     state.reason = "model requested explicitly";
     state.moreCandidates = () => explicitFallbacks(deps, state, m, needs);
   }
@@ -157,7 +157,8 @@ export function route(deps: Deps, state: RequestState): void {
   }
   if (state.ranked.length === 0) {
     const why = exclusionSummary(state.candidates).slice(0, 3).join("; ");
-    throw new GwError("no_model_available", `No model can serve this request (${why}); the trace lists every model and why.`);
+    const none = why.includes("provider not enabled") && deps.providers.enabled().length === 0 ? " No provider is enabled: set one's API key, e.g. OPENAI_API_KEY (docs/providers.md)." : "";
+    throw new GwError("no_model_available", `No model can serve this request (${why}); the trace lists every model and why.${none}`);
   }
 }
 
