@@ -1,5 +1,5 @@
 // CORS in a real browser (docs/api.md "CORS"): headless chromium on a page of another origin calls
-// gw with the openai SDK; an allowed origin reads the answer and gw's headers, another is refused.
+// gw with the openai and Anthropic SDKs; an allowed origin reads the answer and gw's headers, another is refused.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { join } from "node:path";
@@ -51,12 +51,12 @@ interface Seen {
   error?: string;
 }
 
-async function runOn(server: ReturnType<typeof Bun.serve>): Promise<Seen> {
+async function runOn(server: ReturnType<typeof Bun.serve>, fn = "gwRun", base = gw.url): Promise<Seen> {
   const page = await browser.newPage();
   try {
     await page.goto(`http://127.0.0.1:${server.port}/`);
-    await page.waitForFunction("typeof window.gwRun === 'function'");
-    return (await page.evaluate(`window.gwRun(${JSON.stringify(gw.url)}, ${JSON.stringify(gw.testKey)})`)) as Seen;
+    await page.waitForFunction(`typeof window.${fn} === 'function'`);
+    return (await page.evaluate(`window.${fn}(${JSON.stringify(base)}, ${JSON.stringify(gw.testKey)})`)) as Seen;
   } finally {
     await page.close();
   }
@@ -64,6 +64,14 @@ async function runOn(server: ReturnType<typeof Bun.serve>): Promise<Seen> {
 
 test("the allowed origin: the SDK's preflighted call answers, and the page reads X-Gw-Model and X-Gw-Request-Id", async () => {
   const seen = await runOn(allowed);
+  expect(seen.error).toBeUndefined();
+  expect(seen.model).toMatch(/\//);
+  expect(seen.gwModel).toBe(seen.model ?? "");
+  expect(seen.requestId).toMatch(/^req_/);
+}, TEST_MS);
+
+test("the allowed origin: the Anthropic SDK (x-api-key, anthropic-* headers) reads the message and its request-id", async () => {
+  const seen = await runOn(allowed, "gwRunAnthropic", gw.url.replace(/\/v1$/, ""));
   expect(seen.error).toBeUndefined();
   expect(seen.model).toMatch(/\//);
   expect(seen.gwModel).toBe(seen.model ?? "");
