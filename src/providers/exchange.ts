@@ -53,10 +53,12 @@ async function readBody(
 
 /** The stream as the adapter reads it: every read re-arms the idle limit, and past the attempt's
  * byte bound the upstream is aborted. Failures reach the adapter's decoder as UpstreamFailure
- * (also as the controller's abort reason, which decodeSse rethrows). */
-function guardStream(body: ReadableStream<Uint8Array>, controller: AbortController, idleMs: number, maxBytes: number, provider: string): ReadableStream<Uint8Array> {
+ * (also as the controller's abort reason, which decodeSse rethrows). `idle` is the exchange's one
+ * idle failure (immutable), not an Error built, stack and all, on every stream's first-byte path. */
+function guardStream(
+  body: ReadableStream<Uint8Array>, controller: AbortController, idleMs: number, idle: UpstreamFailure, maxBytes: number, provider: string,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
-  const idle = UpstreamFailure.timeout(`The ${provider} stream sent nothing for ${idleMs} ms.`, 200);
   let size = 0;
   watchIdle(controller, idleMs, idle);
   return new ReadableStream<Uint8Array>({
@@ -94,6 +96,8 @@ function guardStream(body: ReadableStream<Uint8Array>, controller: AbortControll
 
 export function exchange(provider: string, parseError: ErrorParser, transport: TransportOptions): Exchange {
   const timeoutMs = transport.headersTimeoutMs;
+  const idleMs = transport.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS;
+  let idle: UpstreamFailure | null = null; // made by the first stream
   /** An error status: its body read for the message (bounded), then the adapter's failure. */
   const refused = async (res: Response, controller: AbortController): Promise<never> => {
     const body = await readBody(res.body, controller, MAX_ERROR_BODY_BYTES, true, provider, timeoutMs).catch(() => "");
@@ -134,7 +138,8 @@ export function exchange(provider: string, parseError: ErrorParser, transport: T
       clearDeadline(controller);
       if (!res.body) throw UpstreamFailure.badBody(`${provider} sent an empty stream.`, res.status);
       const maxBytes = attemptLimits(controller)?.streamBytes ?? Number.POSITIVE_INFINITY;
-      return guardStream(res.body, controller, transport.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS, maxBytes, provider);
+      idle ??= UpstreamFailure.timeout(`The ${provider} stream sent nothing for ${idleMs} ms.`, 200);
+      return guardStream(res.body, controller, idleMs, idle, maxBytes, provider);
     },
   };
 }

@@ -14,6 +14,7 @@ export interface SseEvent {
 }
 
 const LF = 10;
+const STREAMING = { stream: true } as const;
 const COLON = 58;
 const SPACE = 32;
 
@@ -134,7 +135,7 @@ export async function* decodeSseBatches(
       const { value, done } = await reader.read();
       signal?.throwIfAborted();
       if (done) break;
-      parser.feed(decoder.decode(value, { stream: true }), out);
+      parser.feed(decoder.decode(value, STREAMING), out);
       if (out.length > 0) {
         yield out;
         out.length = 0;
