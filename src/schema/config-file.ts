@@ -2,6 +2,7 @@
 // every error names the file, the JSON path and what was expected, so start-up can print it as is.
 import { Type, type Static } from "@sinclair/typebox";
 import { TypeCompiler, ValueErrorType, type ValueError } from "@sinclair/typebox/compiler";
+import { jsonErrorPosition } from "../config/json-position.ts";
 import { paramOf } from "./validate.ts";
 
 /** The task kinds a model's `quality` scores (routing/catalog-types.ts re-exports them). */
@@ -92,8 +93,10 @@ export function parseConfigFile(path: string, text: string): ConfigFile {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    // Bun's JSON parser gives no line or column.
-    throw new ConfigFileError(`GW_CONFIG ${path}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+    // Bun's parser says what broke but not where: the position is found by a second, slower walk.
+    const at = jsonErrorPosition(text);
+    const where = at ? ` at line ${at.line}, column ${at.column}` : "";
+    throw new ConfigFileError(`GW_CONFIG ${path}: not valid JSON${where} (${err instanceof Error ? err.message : String(err)})`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new ConfigFileError(`GW_CONFIG ${path}: expected a JSON object at the top level`);

@@ -62,8 +62,10 @@ describe("errors name the file, the path and the expected value", () => {
 
   test("not JSON, not an object, missing", () => {
     const broken = file('{\n  "models": [\n    { id: "x" }\n  ]\n}');
-    // Bun's parser names no line or column; the message says which file and what broke.
-    expect(errorOf(broken)).toStartWith(`GW_CONFIG ${broken}: not valid JSON (JSON Parse error: `);
+    // The line and column are gw's own reading (Bun's parser gives none); the detail is Bun's.
+    expect(errorOf(broken)).toStartWith(`GW_CONFIG ${broken}: not valid JSON at line 3, column 7 (JSON Parse error: `);
+    const trailing = file('{ "aliases": { "a": "gw-auto", } }');
+    expect(errorOf(trailing)).toStartWith(`GW_CONFIG ${trailing}: not valid JSON at line 1, column 32 (`);
     const list = file([]);
     expect(errorOf(list)).toBe(`GW_CONFIG ${list}: expected a JSON object at the top level`);
     const missing = join(dir, "nope.json");
