@@ -1,6 +1,9 @@
 // GET /models/{id} (docs/api.md "Models"): the list's entry for one profile or model, through the
 // openai SDK's models.retrieve (which sends the slash as %2F) and raw; an unknown id is 404 model_not_found.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import OpenAI, { NotFoundError, PermissionDeniedError } from "openai";
 import { get, startTestGw, type TestGw } from "../helpers/test-gw.ts";
 
@@ -42,6 +45,24 @@ describe("GET /models/{id}", () => {
   test("a bare id that names one model answers that model's entry, as chat accepts it", async () => {
     const model: Json = { ...(await client.models.retrieve("gpt-4o-mini")) };
     expect(model).toEqual(list.find((e) => e.id === "openai/gpt-4o-mini") ?? {});
+  });
+
+  test("an alias answers its target's entry: a default one, and GW_CONFIG's own, wildcards included", async () => {
+    const ada: Json = { ...(await client.models.retrieve("text-embedding-ada-002")) };
+    expect(ada).toEqual(list.find((e) => e.id === "openai/text-embedding-3-small") ?? {});
+    const dir = mkdtempSync(join(tmpdir(), "gw-models-aliases-"));
+    const file = join(dir, "gw.json");
+    writeFileSync(file, JSON.stringify({ aliases: { "house-model": "anthropic/claude-haiku-4-5", "team-*": "gw-fast" } }));
+    const other = await startTestGw({ GW_CONFIG: file });
+    try {
+      const sdk = new OpenAI({ apiKey: other.testKey, baseURL: other.url, maxRetries: 0 });
+      expect((await sdk.models.retrieve("house-model")).id).toBe("anthropic/claude-haiku-4-5");
+      expect((await sdk.models.retrieve("team-anything")).id).toBe("gw-fast");
+      expect(await sdk.models.retrieve("house-model-2").catch((e: unknown) => e)).toBeInstanceOf(NotFoundError);
+    } finally {
+      await other.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("routable follows the key: a live key sees only the enabled provider's models routable", async () => {

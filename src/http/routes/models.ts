@@ -38,8 +38,10 @@ export const modelsRoute = (deps: Deps) => {
     .get("/models/*", ({ auth, requestId, params }) => {
       const id = decodeId(params["*"]);
       const byId = (auth.test ? forTest : forLive).byId;
-      // A bare id that names one model (gpt-4o-mini) answers that model's entry, as chat accepts it.
-      const entry = byId.get(id) ?? byId.get(deps.catalog.resolve(id)?.id ?? "");
+      // An alias (text-embedding-ada-002) or a bare id that names one model (gpt-4o-mini) answers
+      // its target's entry, as chat accepts both (docs/config.md "Aliases").
+      const name = deps.catalog.routed(id);
+      const entry = byId.get(name) ?? byId.get(deps.catalog.resolve(name)?.id ?? "");
       if (entry === undefined) throw new GwError("model_not_found", `The model '${id}' does not exist.`, { param: "model" });
       return jsonResponse(entry, requestId);
     }, { scope: "models" });
