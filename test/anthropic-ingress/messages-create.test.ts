@@ -201,6 +201,26 @@ describe("live keys in front of scripted upstreams", () => {
     for (const field of ["system", "stop_sequences", "top_k", "metadata"]) expect(body[field]).toBeUndefined();
   });
 
+  test("a tool_result's images follow it in a user message; tool_choice none; a thinking block is dropped", async () => {
+    openaiUp.reset();
+    await live.messages.create({
+      model: "openai/gpt-4o-mini", max_tokens: 50, tools: [weatherTool], tool_choice: { type: "none" },
+      messages: [
+        { role: "user", content: "Show me the radar." },
+        { role: "assistant", content: [{ type: "thinking", thinking: "Use the tool.", signature: "sig" }, { type: "tool_use", id: "toolu_9", name: "get_weather", input: { city: "Rome" } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_9", is_error: false, content: [{ type: "text", text: "radar:" }, { type: "image", source: { type: "url", url: "https://example.com/radar.png" } }] }] },
+      ],
+    });
+    const body = openaiUp.calls.at(-1)!.body as Record<string, unknown>;
+    expect(body.tool_choice).toBe("none");
+    expect(body.messages).toEqual([
+      { role: "user", content: "Show me the radar." },
+      { role: "assistant", content: null, tool_calls: [{ id: "toolu_9", type: "function", function: { name: "get_weather", arguments: '{"city":"Rome"}' } }] },
+      { role: "tool", tool_call_id: "toolu_9", content: "radar:" },
+      { role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/radar.png" } }] },
+    ]);
+  });
+
   test("finish_reason length is stop_reason max_tokens; tool_choice tool names the function", async () => {
     openaiUp.script({
       body: {

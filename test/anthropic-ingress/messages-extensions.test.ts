@@ -50,6 +50,18 @@ describe("the response cache", () => {
     expect(up.callCount("/v1/chat/completions")).toBe(2);
   });
 
+  test("a streamed repeat is served from the cache in Anthropic's event sequence", async () => {
+    const q = fresh();
+    const first = await client.messages.stream(body(q)).finalMessage();
+    const stream = client.messages.stream(body(q));
+    const second = await stream.finalMessage();
+    const { response } = await stream.withResponse();
+    expect(response.headers.get("x-gw-cache")).toBe("exact");
+    expect(up.callCount("/v1/chat/completions")).toBe(1);
+    expect(second.content).toEqual(first.content);
+    expect(second.stop_reason).toBe("end_turn");
+  });
+
   test("the body's cache.mode bypass is honoured too", async () => {
     const q = fresh();
     await client.messages.create(body(q));
