@@ -222,9 +222,11 @@ export class SqliteAnswerStore implements AnswerStore {
   }
 
   /** An exact hit on an entry held in memory: its served form is made once and counted in the
-   * LRU's budget. */
+   * LRU's budget; an entry that would not fit with it stays without (its hits parse). */
   private withServedForm(id: number, entry: CachedAnswer): CachedAnswer {
-    if (servedFormOf(entry) === undefined && keepServedForm(entry)) this.lru.grow(id, servedFormBytes(entry));
+    if (servedFormOf(entry) !== undefined) return entry;
+    const extra = servedFormBytes(entry);
+    if (entryBytes(entry) + extra <= this.lru.maxBytes && keepServedForm(entry)) this.lru.grow(id, extra);
     return entry;
   }
 

@@ -109,18 +109,38 @@ describe("the answer store keeps the form of an entry it holds (docs/cache.md \"
     expect(f.store.memoryBytes).toBe(held + servedFormBytes(stored));
   });
 
-  test("an entry that fits but not with its form leaves the LRU and is still served", () => {
+  test("an entry that fits but not with its form stays in the LRU without one: its hits parse", () => {
     const probe = entry();
     const budget = entryBytes({ ...probe, id: 1, tags: [...probe.tags] }) + 10;
     f = fixture({ memoryBytes: budget });
     const stored = f.store.put(probe);
-    expect(f.store.memoryBytes).toBeGreaterThan(0);
-    expect(f.store.get(stored.projectId, stored.key, NOW)?.body).toBe(probe.body);
-    expect(f.store.memoryBytes).toBe(0);
+    const held = f.store.memoryBytes;
+    expect(held).toBeGreaterThan(0);
+    for (let i = 0; i < 2; i++) {
+      expect(f.store.get(stored.projectId, stored.key, NOW)).toBe(stored);
+      expect(servedFormOf(stored)).toBeUndefined();
+      expect(f.store.memoryBytes).toBe(held);
+    }
+  });
+
+  test("an entry evicted with its form is read again and gets a new one", () => {
+    const first = entry();
+    const second = entry();
+    const one = entryBytes({ ...first, id: 1, tags: [...first.tags] });
+    // Room for both entries bare, or one with its form: the first hit evicts the other entry.
+    f = fixture({ memoryBytes: 2 * one + 64 });
+    const a = f.store.put(first);
+    const b = f.store.put(second);
     f.store.flush();
-    const again = f.store.get(stored.projectId, stored.key, NOW);
-    expect(again?.body).toBe(probe.body);
-    expect(f.store.memoryBytes).toBe(0);
+    f.store.get(b.projectId, b.key, NOW);
+    expect(f.store.memoryBytes).toBe(entryBytes(b) + servedFormBytes(b));
+    const reads = f.probe.reads;
+    const again = f.store.get(a.projectId, a.key, NOW)!;
+    expect(f.probe.reads).toBe(reads + 1);
+    expect(again).not.toBe(a);
+    expect(again.body).toBe(a.body);
+    expect(servedFormOf(again)).toBeDefined();
+    expect(f.store.memoryBytes).toBe(entryBytes(again) + servedFormBytes(again));
   });
 
   test("with the memory tier off, no form is kept: each hit is parsed", () => {
