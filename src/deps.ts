@@ -130,6 +130,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   // Keys fail closed (docs/security.md "Keys"): said at start, before the first request finds out.
   const unopenable = projectProviders.checkSealedKeys();
   if (unopenable > 0) logger.error({ keys: unopenable }, "SEALED PROVIDER KEYS CANNOT BE OPENED with this secret key: those projects' requests to those providers fail; gw never falls back to the operator's key");
+  if (config.misspelledVariables.length > 0) logger.warn({ variables: config.misspelledVariables }, "environment variables gw does not read, a typo away from ones it does");
   // Said once at start: otherwise the first live request finds out with a 503.
   if (providers.enabled().length === 0) logger.warn("no provider is configured: live keys get 503 until one is (set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ... or OLLAMA_BASE_URL; docs/providers.md \"Enabling a provider\"); test keys still work");
   const answers = new SqliteAnswerStore(cacheRepo, {

@@ -33,3 +33,31 @@ export function parseBaseUrl(name: string, text: string | undefined): string | n
   if (url && (url.protocol === "http:" || url.protocol === "https:")) return text;
   throw invalid(name, text, "an http(s) URL such as http://127.0.0.1:11434/v1");
 }
+
+/** Names that look like gw's but that gw does not read: set, never read, and within two edits of
+ * a name it did read (`GW_LOG_LEVL`, `OPENAI_APIKEY`). Start-up warns about each. */
+export function misspelledVariables(names: readonly string[], read: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const name of names) {
+    if (read.has(name) || !(name.startsWith("GW_") || /_(?:API_?KEY|BASE_?URL)$/.test(name))) continue;
+    let nearest: string | null = null;
+    for (const known of read) if (editDistance(name, known, 2) <= 2) nearest ??= known;
+    if (nearest) out.push(`${name} (did you mean ${nearest}?)`);
+  }
+  return out;
+}
+
+/** Levenshtein distance, or max + 1 once it is certainly over `max`. */
+function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    if (Math.min(...next) > max) return max + 1;
+    row = next;
+  }
+  return row[b.length]!;
+}

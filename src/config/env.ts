@@ -1,7 +1,7 @@
 // Validated configuration from flags and environment (docs/running.md "Configuration"), frozen once at start.
 import { resolve } from "node:path";
 import { parseOtlpConfig, type OtlpConfig } from "./otlp.ts";
-import { parseBaseUrl, parseHost, parseLogLevel, parseSwitch } from "./env-values.ts";
+import { misspelledVariables, parseBaseUrl, parseHost, parseLogLevel, parseSwitch } from "./env-values.ts";
 import { parseCidr, type Cidr } from "../lib/ip.ts";
 
 export interface ProviderEnv {
@@ -80,6 +80,9 @@ export interface Config {
   providers: Readonly<Record<string, ProviderEnv>>;
   /** Browser origins allowed to call the API (`GW_CORS_ORIGINS`, comma-separated, or `*`); null: CORS off (docs/api.md "CORS"). */
   corsOrigins: readonly string[] | "*" | null;
+  /** Set names gw does not read that are a typo away from one it does (`GW_LOG_LEVL (did you mean
+   * GW_LOG_LEVEL?)`); start-up warns (docs/config.md "Environment variables"). */
+  misspelledVariables: readonly string[];
 }
 
 /** Providers enabled by `<NAME>_API_KEY`; local servers are enabled by `<NAME>_BASE_URL` alone. */
@@ -156,7 +159,10 @@ function parsePort(name: string, text: string): number {
   return port;
 }
 
-export function loadConfig(flags: Flags = {}, env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(flags: Flags = {}, given: Record<string, string | undefined> = process.env): Config {
+  // Every name read is noted, so a set name never read that is close to one is reported as a typo.
+  const read = new Set<string>();
+  const env = new Proxy(given, { get: (target, name) => (typeof name === "string" && read.add(name), Reflect.get(target, name)) });
   const providers: Record<string, ProviderEnv> = {};
   for (const name of [...KEYED_PROVIDERS, ...LOCAL_PROVIDERS]) {
     const upper = name.toUpperCase();
@@ -204,6 +210,8 @@ export function loadConfig(flags: Flags = {}, env: Record<string, string | undef
     webhookAllowLoopback: parseSwitch("GW_WEBHOOK_ALLOW_LOOPBACK", env.GW_WEBHOOK_ALLOW_LOOPBACK),
     providers: Object.freeze(providers),
     corsOrigins: parseCorsOrigins(env.GW_CORS_ORIGINS),
+    // Keep last: it needs every name the fields above read.
+    misspelledVariables: Object.freeze(misspelledVariables(Object.keys(given), read)),
   });
 }
 

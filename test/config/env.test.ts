@@ -75,3 +75,9 @@ test("a malformed GW_OTLP_HEADERS entry is named by its place, never by its text
   const message = errorOf({ GW_OTLP_ENDPOINT: "http://127.0.0.1:4318", GW_OTLP_HEADERS: "x-team=a,Authorization Bearer sk-live" });
   expect(message).toBe("Invalid GW_OTLP_HEADERS entry #2: expected key=value,key2=value2.");
 });
+
+test("a name a typo away from one gw reads is reported; other names are left alone", () => {
+  const config = loadConfig({}, { GW_LOG_LEVL: "debug", OPENAI_APIKEY: "sk-x", GW_CACHE_MEMORY_MB: "8", PATH: "/bin", HOME: "/root", GW_SOMETHING_ELSE_ENTIRELY: "1" });
+  expect(config.misspelledVariables).toEqual(["GW_LOG_LEVL (did you mean GW_LOG_LEVEL?)", "OPENAI_APIKEY (did you mean OPENAI_API_KEY?)"]);
+  expect(loadConfig({}, { GW_LOG_LEVEL: "debug", OPENAI_API_KEY: "sk-x" }).misspelledVariables).toEqual([]);
+});

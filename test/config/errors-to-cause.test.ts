@@ -122,3 +122,14 @@ describe("start-up", () => {
     expect(await warnings({ OLLAMA_BASE_URL: "http://127.0.0.1:11434/v1" })).toEqual([]);
   });
 });
+
+test("start-up warns about variables a typo away from gw's", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "gw-typo-"));
+  const lines: string[] = [];
+  const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+  const deps = buildDeps(loadConfig({ port: "0", data: dir }, { GW_SEMANTIC_EMBEDDER: "off", GW_STORAGE_RESERVE_MB: "1", GW_SHUTDOWN_TIMEOUT: "5" }), { logger: createLogger("warn", sink) });
+  await closeStorage(deps);
+  rmSync(dir, { recursive: true, force: true });
+  const warned = lines.map((l) => JSON.parse(l) as { msg: string; variables?: string[] }).filter((l) => l.variables);
+  expect(warned).toMatchObject([{ variables: ["GW_SHUTDOWN_TIMEOUT (did you mean GW_SHUTDOWN_TIMEOUT_S?)"] }]);
+});
