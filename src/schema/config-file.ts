@@ -76,8 +76,11 @@ function expected(error: ValueError): string {
     return `unknown key${allowed.length ? ` (allowed: ${allowed.join(", ")})` : ""}`;
   }
   if (error.type === ValueErrorType.ObjectRequiredProperty) return "required";
+  const options = (error.schema as { anyOf?: Array<{ type?: string }> }).anyOf;
   const got = error.value === undefined ? "" : `, got ${JSON.stringify(error.value)?.slice(0, 60)}`;
-  return `${error.message.replace(/^Expected/, "expected")}${got}`;
+  // TypeBox says "Expected union value": name the kinds instead (`number or null`).
+  const message = options ? `expected ${options.map((o) => o.type ?? "value").join(" or ")}` : error.message.replace(/^Expected/, "expected");
+  return `${message}${got}`;
 }
 
 /** The first error of an invalid file as `path: what was expected`; undefined when it is valid. */

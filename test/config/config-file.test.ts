@@ -56,6 +56,8 @@ describe("errors name the file, the path and the expected value", () => {
     expect(errorOf(price)).toBe(`GW_CONFIG ${price}: models[0].input_price: expected number, got "cheap"`);
     const score = file({ models: [{ id: "openai/gpt-4o" }, { id: "openai/gpt-4o-mini", quality: { coding: 1.5 } }] });
     expect(errorOf(score)).toBe(`GW_CONFIG ${score}: models[1].quality.coding: expected number to be less or equal to 1, got 1.5`);
+    const cached = file({ models: [{ id: "openai/gpt-4o", cached_input_price: "half" }] });
+    expect(errorOf(cached)).toBe(`GW_CONFIG ${cached}: models[0].cached_input_price: expected number or null, got "half"`);
     const noId = file({ models: [{ provider: "ollama" }] });
     expect(errorOf(noId)).toBe(`GW_CONFIG ${noId}: models[0].id: required`);
   });
