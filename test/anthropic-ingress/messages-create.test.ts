@@ -107,6 +107,7 @@ describe("errors in Anthropic's envelope, with gw's statuses", () => {
     expect(body.type).toBe("error");
     expect(body.error.type).toBe("invalid_request_error");
     expect(body.error.param).toBe("max_tokens");
+    expect(body.error.message).toBe("'max_tokens' is required by the Messages API.");
     expect(body.request_id).toBe(res.headers.get("request-id")!);
     expect(res.headers.get("x-gw-request-id")).toBe(body.request_id);
   });

@@ -145,6 +145,10 @@ export function promptOf(raw: Record<string, unknown>): { messages: ChatMessage[
 
 /** The raw Messages body, validated, as the raw chat body the chat parse stage checks next. */
 export function messagesToChatBody(raw: Record<string, unknown>): Record<string, unknown> {
+  // Optional on chat, required here (as Anthropic requires them): said so, not "expected required property".
+  for (const field of ["model", "max_tokens"]) {
+    if (raw[field] === undefined) throw invalidRequest(`'${field}' is required by the Messages API.`, field);
+  }
   refuseUnsupported(raw);
   const body = validateBody(raw);
   const chat: Record<string, unknown> = { model: body.model, messages: chatMessagesOf(body), max_tokens: body.max_tokens };
