@@ -4,7 +4,7 @@ export PATH := $(HOME)/.bun/bin:$(PATH)
 # hnswlib-node is a native addon; node-gyp must build it against the machine's Node headers.
 export npm_config_nodedir ?= /usr
 
-.PHONY: run test build bench install bun typecheck clean chromium
+.PHONY: run test build bench install bun typecheck clean chromium nginx
 
 bun:
 	@command -v bun >/dev/null 2>&1 || npm install -g bun
@@ -31,7 +31,7 @@ typecheck: install $(DASHBOARD_ASSETS)
 
 # Bun reads its per-test timeout only from the command line (bunfig.toml has no such setting).
 # Tests start real servers, workers and child processes; a loaded 2-core machine needs room.
-test: install $(DASHBOARD_ASSETS) typecheck chromium
+test: install $(DASHBOARD_ASSETS) typecheck chromium nginx
 	bun test --timeout 120000
 
 # The browser tests (test/browser/) drive the system's chromium through playwright-core.
@@ -40,6 +40,14 @@ chromium:
 	  sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 	  echo "chromium missing: $$sudo apt-get update && $$sudo apt-get install -y chromium"; \
 	  $$sudo apt-get update && $$sudo apt-get install -y chromium; fi
+
+# The nginx streaming test (test/deploy/nginx-stream.test.ts) runs Debian's nginx in front of gw,
+# with a throwaway certificate made by openssl.
+nginx:
+	@if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then echo "nginx: $$(command -v nginx || echo /usr/sbin/nginx)"; else \
+	  sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  echo "nginx missing: $$sudo apt-get install -y --no-install-recommends nginx openssl"; \
+	  $$sudo apt-get update && $$sudo apt-get install -y --no-install-recommends nginx openssl; fi
 
 build: install $(DASHBOARD_ASSETS)
 	bun run scripts/build.ts
