@@ -77,6 +77,12 @@ export function readConfigFile(path: string | null): ConfigFile {
 /** The catalog with GW_CONFIG's models and aliases applied; `gw config check` and start-up use it. */
 export function catalogFromConfig(path: string | null): Catalog {
   const file = readConfigFile(path);
+  // A model of a provider gw has no adapter for could never be served.
+  file.models?.forEach((m, i) => {
+    if (m.provider && !ADAPTER_IDS.includes(m.provider)) {
+      throw new ConfigFileError(`GW_CONFIG ${path}: models[${i}].provider: expected one of ${ADAPTER_IDS.join(", ")}, got "${m.provider}"`);
+    }
+  });
   try {
     return buildCatalog(undefined, file.models ?? [], file.aliases ?? {});
   } catch (err) {

@@ -85,6 +85,10 @@ describe("adding a model", () => {
     expect(() => catalogFromConfig(noProvider)).toThrow(
       `GW_CONFIG ${noProvider}: models[1].provider: required for a model that is not in the catalog ('acme/model-x')`,
     );
+    const acme = file({ models: [{ id: "acme/model-x", provider: "acme" }] });
+    expect(() => catalogFromConfig(acme)).toThrow(
+      `GW_CONFIG ${acme}: models[0].provider: expected one of openai, groq, deepseek, xai, mistral, together, openrouter, anthropic, google, azure-openai, ollama, vllm, got "acme"`,
+    );
     const tooLong = file({ models: [{ id: "openai/gpt-4o-mini", max_output_tokens: 200_000 }] });
     expect(() => catalogFromConfig(tooLong)).toThrow(
       `GW_CONFIG ${tooLong}: models[0].max_output_tokens: expected at most context_window (128000), got 200000`,
