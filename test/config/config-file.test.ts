@@ -92,3 +92,17 @@ describe("gw serve with a bad file", () => {
     });
   });
 });
+
+describe("the published schema, read by a JSON Schema validator (Ajv, draft 2020-12)", () => {
+  test("accepts what gw accepts (a full catalog as overrides, partial entries, aliases) and refuses unknown keys", async () => {
+    const { default: Ajv2020 } = await import("ajv/dist/2020");
+    const validate = new Ajv2020({ strict: true, allErrors: false }).compile(JSON.parse(readFileSync(SCHEMA_PATH, "utf8")));
+    const { default: models } = await import("../../src/routing/models.json", { with: { type: "json" } });
+    expect(validate({ models: models.models })).toBe(true);
+    expect(validate({ $schema: "./config.schema.json", models: [{ id: "ollama/x", provider: "ollama" }], aliases: { "gpt-*": "gw-auto" } })).toBe(true);
+    expect(validate({ models: [{ id: "openai/gpt-4o", capabilities: { tool: true } }] })).toBe(false);
+    expect(validate.errors?.[0]).toMatchObject({ instancePath: "/models/0/capabilities", keyword: "additionalProperties", params: { additionalProperty: "tool" } });
+    expect(validate({ modles: [] })).toBe(false);
+    expect(validate({ models: [{ id: "openai/gpt-4o", quality: { general: 2 } }] })).toBe(false);
+  });
+});
