@@ -1,6 +1,6 @@
 // The one info line per request, written by hand in pino's line format: pino's generic path cost
-// ~5 µs per request, this well under one. Its fields are ids, codes and numbers only, never
-// content.
+// ~5 µs per request, this well under one. Its fields are ids, codes and numbers, and on a failure
+// gw's log message (never content; docs/config.md "Errors that lead to the cause").
 import pino, { type Logger } from "pino";
 
 export interface RequestLineFields {
@@ -13,6 +13,8 @@ export interface RequestLineFields {
   latency_ms: number;
   fallbacks: number;
   error_code: string | null;
+  /** The error's log message (the request log's `error.message`), null on success. */
+  error_message: string | null;
   test: boolean;
 }
 
@@ -44,7 +46,7 @@ export function writeRequestLine(logger: Logger, f: RequestLineFields): void {
   stream.write(
     `{"level":30,"time":${Date.now()}${bindings},"request_id":${str(f.request_id)},"project_id":${quoted(f.project_id)}` +
       `,"endpoint":${quoted(f.endpoint)},"status":${f.status},"model":${quoted(f.model)},"provider":${quoted(f.provider)}` +
-      `,"latency_ms":${f.latency_ms},"fallbacks":${f.fallbacks},"error_code":${quoted(f.error_code)},"test":${f.test}` +
+      `,"latency_ms":${f.latency_ms},"fallbacks":${f.fallbacks},"error_code":${quoted(f.error_code)},"error_message":${str(f.error_message)},"test":${f.test}` +
       `,"msg":"request"}\n`,
   );
 }

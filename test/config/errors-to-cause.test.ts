@@ -7,9 +7,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
+import { createProject } from "../../src/admin/projects.ts";
+import { issueKey } from "../../src/auth/api-keys.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { buildDeps, closeStorage } from "../../src/deps.ts";
 import { createLogger } from "../../src/observability/logger.ts";
+import { startServer } from "../../src/server.ts";
 import { errorJson } from "../helpers/scripted-upstream-bodies.ts";
 import type { ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { openaiUpstream, startGw } from "../helpers/start-gw.ts";
@@ -132,4 +135,27 @@ test("start-up warns about variables a typo away from gw's", async () => {
   rmSync(dir, { recursive: true, force: true });
   const warned = lines.map((l) => JSON.parse(l) as { msg: string; variables?: string[] }).filter((l) => l.variables);
   expect(warned).toMatchObject([{ variables: ["GW_SHUTDOWN_TIMEOUT (did you mean GW_SHUTDOWN_TIMEOUT_S?)"] }]);
+});
+
+test("the request's log line carries the same message as the request log, the upstream's words included", async () => {
+  const lines: string[] = [];
+  const sink = new Writable({ write(chunk, _enc, done) { lines.push(...String(chunk).split("\n").filter(Boolean)); done(); } });
+  const upstream = await openaiUpstream().start();
+  const dir = mkdtempSync(join(tmpdir(), "gw-line-"));
+  const config = loadConfig({ port: "0", data: dir }, { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: upstream.url, GW_SEMANTIC_EMBEDDER: "off", GW_STORAGE_RESERVE_MB: "1" });
+  const deps = buildDeps(config, { logger: createLogger("info", sink) });
+  const key = issueKey(deps.repos.apiKeys, { projectId: createProject(deps.repos.projects, { name: "p" }).id, mode: "live" }).secret;
+  const server = startServer(config, { deps, quiet: true });
+  try {
+    upstream.script({ status: 500, body: JSON.parse(errorJson("Shard 7 is down", "server_error", null, null)) }, 2);
+    const res = await post(`${server.url}/chat/completions`, key, { model: "openai/gpt-4o-mini", messages: user });
+    expect(res.status).toBe(502);
+    const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.request_id === res.headers.get("x-gw-request-id"));
+    expect(line).toMatchObject({ msg: "request", error_code: "upstream_error", error_message: 'openai failed (HTTP 500). Upstream said: "Shard 7 is down"' });
+    expect(JSON.stringify(lines)).not.toContain("a question about the sea");
+  } finally {
+    await server.stop();
+    await upstream.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -9,10 +9,10 @@ test("repeated and changing values give pino's line every time", () => {
   const logger = createLogger("info", { write: (line: string) => void out.push(line) });
   const base: RequestLineFields = {
     request_id: "req_1", project_id: "prj_\"q\"\u2028", endpoint: "chat.completions", status: 200, model: "openai/gpt-4o-mini",
-    provider: "openai", latency_ms: 3, fallbacks: 0, error_code: null, test: false,
+    provider: "openai", latency_ms: 3, fallbacks: 0, error_code: null, error_message: null, test: false,
   };
   const variants: RequestLineFields[] = [
-    base, base, { ...base, request_id: "req_2", error_code: "upstream_error", status: 502 }, { ...base, model: null, provider: null },
+    base, base, { ...base, request_id: "req_2", error_code: "upstream_error", error_message: 'openai failed (HTTP 502). Upstream said: "bad \\"gateway\\"\u2028"', status: 502 }, { ...base, model: null, provider: null },
     { ...base, project_id: "prj_b", endpoint: "responses", error_code: "upstream_error" }, base,
   ];
   for (const fields of variants) {

@@ -76,7 +76,7 @@ describe("logs: one pino line per request, content redacted", () => {
     const sink = { write: (line: string) => void out.push(line) };
     const fields: RequestLineFields = {
       request_id: "req_1", project_id: "prj_\"q\"", endpoint: "chat.completions", status: 502, model: null,
-      provider: "openai", latency_ms: 12, fallbacks: 1, error_code: "upstream_error", test: false,
+      provider: "openai", latency_ms: 12, fallbacks: 1, error_code: "upstream_error", error_message: 'openai failed (HTTP 500). Upstream said: "a \\"quoted\\" text"', test: false,
     };
     const logger = createLogger("info", sink);
     logger.info(fields, "request");

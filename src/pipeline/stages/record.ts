@@ -139,7 +139,7 @@ export function record(deps: Deps, state: RequestState): void {
     writeRequestLine(deps.logger, {
       request_id: row.id, project_id: row.projectId, endpoint: row.endpoint, status: row.status,
       model: row.selectedModel, provider: row.provider, latency_ms: row.latencyMs, fallbacks: row.fallbacks,
-      error_code: row.errorCode, test: row.test,
+      error_code: row.errorCode, error_message: row.errorMessage, test: row.test,
     });
   } catch (err) {
     deps.logger.error({ err, request_id: state.requestId }, "could not record the request");
