@@ -10,6 +10,11 @@ export const DEFAULT_ALIASES: Readonly<Record<string, string>> = {
   "gpt-5.4-mini": "openai/gpt-5-mini",
   // LangChain's and many tutorials' long-time default.
   "gpt-3.5-turbo": "openai/gpt-4o-mini",
+  // Dated snapshot ids (Claude Code and Anthropic's SDK examples send these) of catalog models.
+  "claude-sonnet-4-5-20250929": "anthropic/claude-sonnet-4-5",
+  "claude-haiku-4-5-20251001": "anthropic/claude-haiku-4-5",
+  "claude-opus-4-1-20250805": "anthropic/claude-opus-4-1",
+  "claude-3-5-haiku-20241022": "anthropic/claude-3-5-haiku-latest",
 };
 
 interface Wildcard {

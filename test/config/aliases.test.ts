@@ -61,6 +61,9 @@ describe("through app.handle", () => {
     expect(company.status).toBe(200);
     expect(await logged(company.headers.get("x-gw-request-id"))).toMatchObject({ requested_model: "company-chat", selected_model: "anthropic/claude-haiku-4-5" });
     expect((await call("/embeddings", { model: "my-embedder", input: ["a", "b"] })).status).toBe(200);
+    const claude = await chat("claude-sonnet-4-5-20250929");
+    expect(claude.status).toBe(200);
+    expect((await logged(claude.headers.get("x-gw-request-id"))).selected_model).toBe("anthropic/claude-sonnet-4-5");
   });
 
   test("a wildcard routes unknown ids to a profile; known ids are never wildcarded", async () => {
