@@ -36,7 +36,10 @@ function withAdmin<T>(flags: Flags, fn: (ctx: AdminContext) => T): T {
 
 /** `gw config check`: what serve reads before it opens anything, read the same way. */
 function configCheck(flags: Flags): string {
-  catalogFromConfig(loadConfig(flags).configFile);
+  const config = loadConfig(flags);
+  catalogFromConfig(config.configFile);
+  // Serve only warns about these; the check says them too, since a typo is why one runs it.
+  for (const name of config.misspelledVariables) process.stderr.write(`warning: ${name}: not a variable gw reads\n`);
   return "ok";
 }
 
