@@ -127,7 +127,7 @@ export const API_OPERATIONS: OperationTable = {
     summary: "Readiness, for load balancers", tag: "Meta", docs: 'docs/api.md "Endpoints"', auth: "none",
     ok: { status: 200, description: "Ready.", schema: Type.Object({ status: Type.Literal("ready") }, open) },
     other: [{
-      status: 503, description: "Starting, draining, or unable to record requests: the failing checks.",
+      status: 503, description: "Starting, loading the sentence model, stopping, unable to record requests, or no provider: the failing checks (docs/availability.md \"Readiness\").",
       schema: Type.Object({ status: Type.Literal("unavailable"), reasons: Type.Array(Str) }, open),
     }],
   },
