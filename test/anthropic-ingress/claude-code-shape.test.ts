@@ -93,6 +93,16 @@ describe("a Claude Code-shaped request", () => {
   });
 });
 
+describe("Claude Code's max_tokens", () => {
+  test("32,000 before gpt-4o-mini (16,384 at most): capped upstream, answered 200, not refused", async () => {
+    openaiUp.reset();
+    const res = await send(claudeCodeBody("openai/gpt-4o-mini"));
+    expect(res.status).toBe(200);
+    await res.text();
+    expect((openaiUp.calls.at(-1)!.body as { max_tokens?: number }).max_tokens).toBe(16_384);
+  });
+});
+
 describe("malformed bodies", () => {
   const base = { model: "gw-auto", max_tokens: 16, messages: [{ role: "user", content: "hi" }] };
   const cases: Array<[string, unknown]> = [

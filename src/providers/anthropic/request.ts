@@ -2,6 +2,7 @@
 // Wire format: POST /v1/messages, Anthropic API version 2023-06-01.
 import { isObject } from "../../lib/json.ts";
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ToolChoice } from "../../canonical/chat.ts";
+import { capOutputTokens } from "../output-cap.ts";
 import type { ProviderCall } from "../types.ts";
 import type { UpstreamRequest } from "../transport.ts";
 import { withCacheBreakpoints } from "./cache-breakpoints.ts";
@@ -144,7 +145,7 @@ export function toMessagesBody(call: Pick<ProviderCall, "model" | "request">): M
   if (instruction) system.push({ type: "text", text: instruction });
   const body: MessagesBody = {
     model: call.model.upstream_id,
-    max_tokens: req.max_completion_tokens ?? req.max_tokens ?? Math.min(DEFAULT_MAX_TOKENS, call.model.max_output_tokens),
+    max_tokens: capOutputTokens(req.max_completion_tokens ?? req.max_tokens ?? DEFAULT_MAX_TOKENS, call.model),
     messages,
   };
   if (system.length > 0) body.system = system;

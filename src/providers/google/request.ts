@@ -2,6 +2,8 @@
 // developer messages -> systemInstruction, turns -> contents, tools, toolConfig, generationConfig.
 import { isObject } from "../../lib/json.ts";
 import type { ChatMessage, ChatRequest, ToolCall, ToolChoice } from "../../canonical/chat.ts";
+import type { CatalogModel } from "../../routing/catalog-types.ts";
+import { capOutputTokens } from "../output-cap.ts";
 import type { ProviderCall } from "../types.ts";
 import type { UpstreamRequest } from "../transport.ts";
 import { contentParts, textOf } from "./parts.ts";
@@ -123,9 +125,10 @@ function tools(request: ChatRequest): GenerateContentRequest["tools"] {
   return declarations.length > 0 ? [{ functionDeclarations: declarations }] : undefined;
 }
 
-function generationConfig(r: ChatRequest): GenerationConfig | undefined {
+function generationConfig(r: ChatRequest, model: CatalogModel | undefined): GenerationConfig | undefined {
   const g: GenerationConfig = {};
-  const max = r.max_completion_tokens ?? r.max_tokens;
+  const asked = r.max_completion_tokens ?? r.max_tokens;
+  const max = model ? capOutputTokens(asked, model) : asked;
   if (typeof max === "number") g.maxOutputTokens = max;
   if (typeof r.temperature === "number") g.temperature = r.temperature;
   if (typeof r.top_p === "number") g.topP = r.top_p;
@@ -145,7 +148,8 @@ function generationConfig(r: ChatRequest): GenerationConfig | undefined {
 
 /** The request body. Only the fields named here go upstream, so gw's extension fields (routing,
  * max_cost, optimization, metadata, tags, cache, gw) and OpenAI-only fields never leave. */
-export function toGenerateContent(request: ChatRequest): GenerateContentRequest {
+/** `model`: the attempt's catalog entry, whose output maximum caps the request's. */
+export function toGenerateContent(request: ChatRequest, model?: CatalogModel): GenerateContentRequest {
   const body: GenerateContentRequest = { contents: toContents(request.messages) };
   const system = systemInstruction(request.messages);
   if (system) body.systemInstruction = system;
@@ -155,7 +159,7 @@ export function toGenerateContent(request: ChatRequest): GenerateContentRequest 
     const config = toolConfig(request.tool_choice);
     if (config) body.toolConfig = config;
   }
-  const config = generationConfig(request);
+  const config = generationConfig(request, model);
   if (config) body.generationConfig = config;
   return body;
 }
@@ -169,6 +173,6 @@ export function buildRequest(call: ProviderCall, options: GoogleOptions, stream:
   return {
     url: `${options.baseUrl.replace(/\/+$/, "")}/v1beta/models/${model}:${method}`,
     headers,
-    body: JSON.stringify(toGenerateContent(call.request)),
+    body: JSON.stringify(toGenerateContent(call.request, call.model)),
   };
 }

@@ -1,6 +1,7 @@
 // Maps the canonical chat request to an OpenAI-compatible upstream request (pure).
 import type { ChatRequest } from "../../canonical/chat.ts";
 import type { ProviderCall } from "../types.ts";
+import { capOutputTokens } from "../output-cap.ts";
 import type { UpstreamRequest } from "../transport.ts";
 
 export interface OpenAICompatibleOptions {
@@ -24,6 +25,8 @@ export function toUpstreamBody(call: ProviderCall, options: OpenAICompatibleOpti
     if (k === "model" || k === "messages" || v === undefined) continue;
     out[k] = v;
   }
+  if (out.max_tokens !== undefined) out.max_tokens = capOutputTokens(out.max_tokens, call.model);
+  if (out.max_completion_tokens !== undefined) out.max_completion_tokens = capOutputTokens(out.max_completion_tokens, call.model);
   if (options.renameMaxTokensForReasoning && call.model.capabilities.reasoning && out.max_tokens !== undefined) {
     out.max_completion_tokens ??= out.max_tokens;
     delete out.max_tokens;
