@@ -2,7 +2,7 @@
 // call, reused by every retry, so a retry after a lost answer reaches the upstream once and gets the
 // replay; 409, 429 and 5xx are retried (Retry-After honoured), other 4xx never.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { ConnectionError, Gw, InvalidRequestError, RateLimitedError, UpstreamError } from "../dist/index.js";
+import { ConflictError, ConnectionError, Gw, InvalidRequestError, RateLimitedError, UpstreamError } from "../dist/index.js";
 import { backoffMs, retryAfterMs } from "../dist/core.js";
 import type { ScriptedUpstream } from "../../../test/helpers/scripted-upstream.ts";
 import { openaiUpstream, startGw } from "../../../test/helpers/start-gw.ts";
@@ -72,6 +72,18 @@ describe("safe retries", () => {
     expect(new Set(attempts.map((a) => a.key)).size).toBe(1);
     expect(attempts[0]?.key).toEqual(expect.any(String));
     expect(upstream.callCount("/chat/completions")).toBe(1);
+  });
+
+  test("the same key while the first call runs raises ConflictError (409) once retries are spent", async () => {
+    upstream.script({ delayMs: 1000 });
+    const client = new Gw({ apiKey: liveKey, baseURL: gw.url, maxRetries: 0 });
+    const idempotencyKey = `node-${crypto.randomUUID()}`;
+    const first = client.chat.completions.create({ model: MODEL, messages }, { idempotencyKey, cache: "off" });
+    await waitFor(() => upstream.callCount() === 1);
+    const err = await client.chat.completions.create({ model: MODEL, messages }, { idempotencyKey, cache: "off" }).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ConflictError);
+    expect(err).toMatchObject({ status: 409, code: "conflict" });
+    expect((await first).gw.provider).toBe("openai");
   });
 
   test("429 is retried maxRetries times with the same key, then raises RateLimitedError", async () => {
