@@ -1,3 +1,5 @@
+/** What the client needs of fetch; the global fetch is one. */
+export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 export interface ClientOptions {
     /** Default: the GW_API_KEY environment variable. */
     apiKey?: string;
@@ -10,7 +12,7 @@ export interface ClientOptions {
     /** Milliseconds per attempt (default 600000); for streams, until the answer starts. */
     timeout?: number;
     /** A fetch implementation (default: the global one). */
-    fetch?: typeof fetch;
+    fetch?: Fetch;
     /** Headers sent with every request. */
     defaultHeaders?: Record<string, string>;
 }

@@ -50,7 +50,7 @@ export class Core {
         this.baseURL = (options.baseURL ?? env("GW_BASE_URL") ?? DEFAULT_URL).replace(/\/+$/, "");
         this.maxRetries = options.maxRetries ?? 2;
         this.timeout = options.timeout ?? 600_000;
-        this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+        this.#fetch = options.fetch ?? ((url, init) => fetch(url, init));
         this.#defaultHeaders = options.defaultHeaders ?? {};
     }
     #url(call) {

@@ -3,6 +3,9 @@
 import { ConnectionError, ConnectionTimeoutError, type GwError, errorFromResponse } from "./errors.js";
 import { VERSION } from "./version.js";
 
+/** What the client needs of fetch; the global fetch is one. */
+export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
+
 export interface ClientOptions {
   /** Default: the GW_API_KEY environment variable. */
   apiKey?: string;
@@ -15,7 +18,7 @@ export interface ClientOptions {
   /** Milliseconds per attempt (default 600000); for streams, until the answer starts. */
   timeout?: number;
   /** A fetch implementation (default: the global one). */
-  fetch?: typeof fetch;
+  fetch?: Fetch;
   /** Headers sent with every request. */
   defaultHeaders?: Record<string, string>;
 }
@@ -103,7 +106,7 @@ export class Core {
   readonly baseURL: string;
   readonly maxRetries: number;
   readonly timeout: number;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: Fetch;
   readonly #defaultHeaders: Record<string, string>;
 
   constructor(options: ClientOptions = {}) {
@@ -112,7 +115,7 @@ export class Core {
     this.baseURL = (options.baseURL ?? env("GW_BASE_URL") ?? DEFAULT_URL).replace(/\/+$/, "");
     this.maxRetries = options.maxRetries ?? 2;
     this.timeout = options.timeout ?? 600_000;
-    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#fetch = options.fetch ?? ((url, init) => fetch(url, init));
     this.#defaultHeaders = options.defaultHeaders ?? {};
   }
 

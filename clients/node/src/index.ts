@@ -34,7 +34,7 @@ export class Gw {
 
 export default Gw;
 export { VERSION } from "./version.js";
-export { ApiPromise, type ClientOptions, type RequestOptions } from "./core.js";
+export { ApiPromise, type ClientOptions, type Fetch, type RequestOptions } from "./core.js";
 export { Stream } from "./streaming.js";
 export * from "./errors.js";
 export { WebhookVerificationError, type WebhookEvent, type WebhookHeaders } from "./webhooks.js";

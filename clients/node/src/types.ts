@@ -166,7 +166,15 @@ export interface RequestLogEntry {
 
 /** One request with its trace (docs/api.md "Request detail"). */
 export interface RequestDetail extends RequestLogEntry {
-  trace?: Record<string, unknown>;
+  trace?: TraceDetail | null;
+}
+
+/** A request's trace: spans, then sections (docs/observability.md "Traces"). */
+export interface TraceDetail {
+  trace_id: string;
+  spans: Array<{ span_id: string; parent_span_id: string | null; name: string; start_ms: number; duration_ms: number; status: string; error_code: string | null }>;
+  session?: { id: string; [key: string]: unknown } | null;
+  [key: string]: unknown;
 }
 
 export interface RequestListParams {

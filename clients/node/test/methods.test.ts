@@ -14,11 +14,6 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-interface Trace {
-  spans: Array<{ name: string; parent_span_id: string | null }>;
-  session?: { id: string };
-}
-
 const user = (content: string) => [{ role: "user" as const, content }];
 
 describe("models", () => {
@@ -104,9 +99,9 @@ describe("options and headers", () => {
     const page = await client.requests.list({ traceId });
     expect(page.data.map((e) => e.request_id).sort()).toEqual([first.data.gw.request_id, again.data.gw.request_id].sort());
     expect(page.data.every((e) => e.trace_id === traceId)).toBe(true);
-    const trace = (await client.requests.get(first.data.gw.request_id)).trace as Trace;
-    expect(trace.spans[0]?.parent_span_id).toBe("span-node-1");
-    expect(trace.session?.id).toBe("sess-node-1");
+    const { trace } = await client.requests.get(first.data.gw.request_id);
+    expect(trace?.spans[0]?.parent_span_id).toBe("span-node-1");
+    expect(trace?.session?.id).toBe("sess-node-1");
   });
 
   test("an explicit idempotencyKey replays: Idempotent-Replayed and the same answer", async () => {
