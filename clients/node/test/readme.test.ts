@@ -36,6 +36,35 @@ async function run(cmd: string[], env: Record<string, string> = {}): Promise<{ c
   return { code, out: `${stdout}${stderr}` };
 }
 
+const repo = join(root, "..", "..");
+
+/** A TypeScript user's file: the package's exports and types as a NodeNext project resolves them. */
+const CONSUMER = `import { Gw, GwError, RateLimitedError, VERSION, type ChatCompletion, type RequestPage } from "gw-client";
+const gw = new Gw({ apiKey: "k", maxRetries: 1 });
+const completion: ChatCompletion = await gw.chat.completions.create({ messages: [{ role: "user", content: "hi" }] }, { traceId: "t" });
+const cost: number = completion.gw.cost;
+const stream = await gw.chat.completions.create({ messages: [{ role: "user", content: "hi" }], stream: true });
+for await (const chunk of stream) console.log(chunk.choices[0]?.delta.content);
+const page: RequestPage = await gw.requests.list({ limit: 5 });
+for await (const entry of gw.requests.iterate({ traceId: "t" })) console.log(entry.request_id);
+try { await gw.metrics.get({ period: "1h" }); } catch (err) { if (err instanceof RateLimitedError) console.log(err.code, err.requestId); }
+const isError: boolean = new GwError("x") instanceof Error;
+console.log(VERSION, cost, page.hasMore, isError);
+`;
+
+test("a TypeScript project (NodeNext, strict, no skipLibCheck) typechecks against the installed package", async () => {
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "readme-example", private: true, type: "module" }));
+  expect((await run(["npm", "install", "--no-audit", "--no-fund", "--offline", root])).code).toBe(0);
+  writeFileSync(join(dir, "consumer.ts"), CONSUMER);
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
+    compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2022", "DOM", "DOM.Iterable"], types: [], strict: true, noEmit: true, skipLibCheck: false },
+    files: ["consumer.ts"],
+  }));
+  const { code, out } = await run(["node", join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "."]);
+  expect(out).toBe("");
+  expect(code).toBe(0);
+});
+
 test("the README's example script runs unchanged with node after npm install ./clients/node", async () => {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "readme-example", private: true, type: "module" }));
   const install = await run(["npm", "install", "--no-audit", "--no-fund", "--offline", root]);
