@@ -119,3 +119,23 @@ def gw() -> Iterator[GwServer]:
             except subprocess.TimeoutExpired:
                 p.kill()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+TRANSPORTS = ["stdlib", "httpx"]
+
+
+@pytest.fixture(params=TRANSPORTS)
+def transport(request: pytest.FixtureRequest) -> str:
+    """Each test that takes it runs once on the standard library and once on httpx."""
+    if request.param == "httpx":
+        pytest.importorskip("httpx")
+    return str(request.param)
+
+
+def unique(prefix: str) -> str:
+    import uuid
+
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+USER = [{"role": "user", "content": "Say hello"}]
