@@ -139,6 +139,20 @@ describe("request log, feedback, metrics, cache", () => {
     expect(detail.trace_id).toBe(traceId);
   });
 
+  test("requests.list filters by workflowId, model and status (sent as workflow_id, model, status)", async () => {
+    const workflowId = `wf-${crypto.randomUUID().slice(0, 8)}`;
+    const ok = await client.chat.completions.create({ messages: user("Step one"), gw: { workflow_id: workflowId, step: "one" } });
+    await client.chat.completions.create({ model: "gw-test:rate_limited", messages: user("Step two"), gw: { workflow_id: workflowId } }).then(() => null, () => null);
+    await gw.drain();
+    const all = await client.requests.list({ workflowId });
+    expect(all.data).toHaveLength(2);
+    expect(all.data.every((e) => e.workflow_id === workflowId)).toBe(true);
+    const failed = await client.requests.list({ workflowId, status: 429 });
+    expect(failed.data.map((e) => e.status)).toEqual([429]);
+    const byModel = await client.requests.list({ workflowId, model: ok.gw.selected_model, status: 200 });
+    expect(byModel.data.map((e) => e.request_id)).toEqual([ok.gw.request_id]);
+  });
+
   test("requests.feedback records a rating", async () => {
     const completion = await client.chat.completions.create({ messages: user("Rate me") });
     await gw.drain();

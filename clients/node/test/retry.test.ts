@@ -54,7 +54,7 @@ const messages = [{ role: "user" as const, content: "Tell me about retries" }];
 
 describe("safe retries", () => {
   test("the first answer is lost after the upstream was reached: the retry gets 409 while it runs, then the replay; the upstream is called once", async () => {
-    upstream.script({ delayMs: 1500 });
+    upstream.script({ delayMs: 2500 });
     const { client, attempts } = recordingClient(liveKey, {
       maxRetries: 6,
       // The request reaches gw and the upstream; the connection then drops before the answer.
@@ -118,6 +118,25 @@ describe("safe retries", () => {
     const err = await client.chat.completions.create({ model: "gw-test:upstream_error", messages }, { maxRetries: 0 }).then(() => null, (e: unknown) => e);
     expect(err).toBeInstanceOf(UpstreamError);
     expect(attempts).toHaveLength(1);
+  });
+
+  test("an aborted signal ends the call at once, without retries", async () => {
+    let calls = 0;
+    const hanging = Bun.serve({ port: 0, fetch: () => (calls++, new Promise<Response>(() => undefined)) });
+    try {
+      const controller = new AbortController();
+      const client = new Gw({ apiKey: "gw_test_x", baseURL: `http://127.0.0.1:${hanging.port}/v1`, maxRetries: 3 });
+      const pending = client.models.list({ signal: controller.signal }).then(() => null, (e: unknown) => e);
+      await waitFor(() => calls === 1);
+      controller.abort();
+      const err = await pending;
+      expect(err).toBeInstanceOf(Error);
+      expect((err as Error).name).toBe("AbortError");
+      expect(err).not.toBeInstanceOf(ConnectionError);
+      expect(calls).toBe(1);
+    } finally {
+      await hanging.stop(true);
+    }
   });
 
   test("an unreachable gw: retried, then ConnectionError", async () => {
