@@ -4,7 +4,7 @@ export PATH := $(HOME)/.bun/bin:$(PATH)
 # hnswlib-node is a native addon; node-gyp must build it against the machine's Node headers.
 export npm_config_nodedir ?= /usr
 
-.PHONY: run test build bench install bun typecheck clean chromium nginx
+.PHONY: run test build bench install bun typecheck clean chromium nginx python-client
 
 bun:
 	@command -v bun >/dev/null 2>&1 || npm install -g bun
@@ -28,11 +28,27 @@ run: install $(DASHBOARD_ASSETS)
 typecheck: install $(DASHBOARD_ASSETS)
 	bunx tsc --noEmit -p .
 	bunx tsc --noEmit -p src/dashboard/ui
+	bunx tsc --noEmit -p clients/node/test
 
 # Bun reads its per-test timeout only from the command line (bunfig.toml has no such setting).
 # Tests start real servers, workers and child processes; a loaded 2-core machine needs room.
 test: install $(DASHBOARD_ASSETS) typecheck chromium nginx
 	bun test --timeout 120000
+	$(MAKE) python-client
+
+# The Python client (clients/python/README.md): its own virtual environment (pip from the configured
+# index), mypy --strict, the pytest suite against a real gw it starts itself, and a wheel build.
+PY_CLIENT := clients/python
+$(PY_CLIENT)/.venv/.installed: $(PY_CLIENT)/pyproject.toml
+	python3 -m venv $(PY_CLIENT)/.venv
+	$(PY_CLIENT)/.venv/bin/pip install -q pytest mypy httpx
+	$(PY_CLIENT)/.venv/bin/pip install -q -e ./$(PY_CLIENT)
+	@touch $@
+
+python-client: install $(PY_CLIENT)/.venv/.installed
+	cd $(PY_CLIENT) && .venv/bin/mypy --strict src/gw_client
+	cd $(PY_CLIENT) && .venv/bin/pytest -q
+	tmp=$$(mktemp -d) && $(PY_CLIENT)/.venv/bin/pip wheel -q --no-deps -w $$tmp ./$(PY_CLIENT) && ls $$tmp/gw_client-1.1.0-py3-none-any.whl && rm -rf $$tmp
 
 # The browser tests (test/browser/) drive the system's chromium through playwright-core.
 chromium:
