@@ -1,4 +1,4 @@
-// The one handler behind /chat/completions and /responses: the chat pipeline behind the endpoint's
+// The one handler behind /chat/completions, /responses and /messages: the chat pipeline behind the endpoint's
 // codec (its body in, its answer and stream out), the error envelope, the Idempotency-Key. The
 // request is cancelled when its client leaves or gw shuts down; it outlives Bun's idle timeout.
 import type { AuthContext } from "../auth/api-keys.ts";
@@ -32,11 +32,14 @@ export interface PipelineRouteContext {
 }
 
 /** An endpoint's shape over the chat pipeline: its body decoded to chat's (none for chat), the
- * answer's JSON text and the event stream's response. */
+ * answer's JSON text and the event stream's response; an endpoint with an envelope of its own
+ * (Anthropic's) also gives its errors and the headers its answers carry besides gw's. */
 export interface EndpointCodec {
   decode?: BodyDecoder;
   json(state: RequestState, answer: ChatAnswer): string;
   stream(state: RequestState, events: AsyncIterable<OutEvent>, headers: Record<string, string>): Response;
+  headers?(requestId: string): Record<string, string>;
+  error?(error: GwError, requestId: string, headers: Record<string, string> | undefined): Response;
 }
 
 /** Bun's idleTimeout (at most 255 s) would cut a request waiting on its upstream; gw's own
@@ -77,7 +80,7 @@ export function beginRequest(
   return { state, untrack: track(deps, state, request) };
 }
 
-export function servePipeline(deps: Deps, ctx: PipelineRouteContext, endpoint: "chat.completions" | "responses", codec: EndpointCodec): Promise<Response> {
+export function servePipeline(deps: Deps, ctx: PipelineRouteContext, endpoint: "chat.completions" | "responses" | "messages", codec: EndpointCodec): Promise<Response> {
   const { request, requestId, auth } = ctx;
   return withIdempotency(deps, { request, requestId, auth, addressRefusal: ctx.addressRefusal }, endpoint, async (bodyText) => {
     const { state, untrack } = beginRequest(deps, ctx, endpoint, bodyText, codec.decode);
@@ -91,11 +94,14 @@ export function servePipeline(deps: Deps, ctx: PipelineRouteContext, endpoint: "
     if (outcome.kind === "stream") {
       // The client's abort (tracked above) stops the upstream; the stream stays in flight until
       // its last byte.
-      const res = codec.stream(state, outcome.events, { ...baseHeaders(requestId), ...outcome.headers });
+      const res = codec.stream(state, outcome.events, { ...baseHeaders(requestId), ...outcome.headers, ...codec.headers?.(requestId) });
       return withKeepAlive(res, deps.config.sseKeepAliveMs, untrack);
     }
     untrack();
-    if (outcome.kind === "error") return errorResponse(outcome.error, requestId, outcome.headers);
-    return jsonResponse(codec.json(state, outcome.answer), requestId, outcome.headers);
+    if (outcome.kind === "error") {
+      return codec.error ? codec.error(outcome.error, requestId, outcome.headers) : errorResponse(outcome.error, requestId, outcome.headers);
+    }
+    const own = codec.headers?.(requestId);
+    return jsonResponse(codec.json(state, outcome.answer), requestId, own ? { ...outcome.headers, ...own } : outcome.headers);
   });
 }

@@ -10,15 +10,12 @@ import { anthropicErrorBody, anthropicErrorOf, gwEnvelopeOf } from "../../ingres
 import { messagesToChatBody } from "../../ingress/messages/request.ts";
 import { messageBody } from "../../ingress/messages/response.ts";
 import { messagesStream } from "../../ingress/messages/stream.ts";
-import { runChat } from "../../pipeline/index.ts";
 import type { Deps } from "../../pipeline/deps.ts";
 import { parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import { anthropicSseResponse } from "../anthropic-sse.ts";
 import { credentialHeader } from "../auth.ts";
-import { baseHeaders, jsonResponse, requestIdPlugin } from "../context.ts";
-import { withIdempotency } from "../idempotent.ts";
-import { beginRequest, type PipelineRouteContext, type RouteServer } from "../pipeline-route.ts";
-import { withKeepAlive } from "../sse.ts";
+import { jsonResponse, requestIdPlugin } from "../context.ts";
+import { servePipeline, type EndpointCodec, type PipelineRouteContext, type RouteServer } from "../pipeline-route.ts";
 
 /** Anthropic's name for the request id header, which its SDKs read (`_request_id`). */
 const REQUEST_ID = "request-id";
@@ -66,28 +63,20 @@ async function inAnthropicShape(res: Response, requestId: string): Promise<Respo
   return new Response(JSON.stringify(anthropicErrorBody(res.status, error, requestId)), { status: res.status, headers });
 }
 
+/** The Messages body becomes a chat body in the parse stage; answers, streams and errors leave in
+ * Anthropic's shapes, each with its request-id header. */
+const messages: EndpointCodec = {
+  decode: messagesToChatBody,
+  json: (state, answer) => messageBody(state, answer.completion, answer.gw),
+  stream: (state, events, headers) => anthropicSseResponse(messagesStream(state, events), headers),
+  headers: (requestId) => ({ [REQUEST_ID]: requestId }),
+  error: (error, requestId, headers) => errorOut(error, requestId, headers),
+};
+
 async function serveMessages(deps: Deps, request: Request, requestId: string, server: RouteServer | null): Promise<Response> {
   try {
     const ctx: PipelineRouteContext = { request, requestId, server, ...authorize(deps, request, requestId, server) };
-    const res = await withIdempotency(deps, ctx, "messages", async (bodyText) => {
-      const { state, untrack } = beginRequest(deps, ctx, "messages", bodyText, messagesToChatBody);
-      let outcome: Awaited<ReturnType<typeof runChat>>;
-      try {
-        outcome = await runChat(deps, state);
-      } catch (err) {
-        untrack();
-        throw err;
-      }
-      if (outcome.kind === "stream") {
-        const headers = { ...baseHeaders(requestId), ...outcome.headers, [REQUEST_ID]: requestId };
-        return withKeepAlive(anthropicSseResponse(messagesStream(state, outcome.events), headers), deps.config.sseKeepAliveMs, untrack);
-      }
-      untrack();
-      if (outcome.kind === "error") return errorOut(outcome.error, requestId, outcome.headers);
-      const { completion, gw } = outcome.answer;
-      return jsonResponse(messageBody(state, completion, gw), requestId, { ...outcome.headers, [REQUEST_ID]: requestId });
-    });
-    return await inAnthropicShape(res, requestId);
+    return await inAnthropicShape(await servePipeline(deps, ctx, "messages", messages), requestId);
   } catch (err) {
     return failed(deps, err, requestId);
   }
