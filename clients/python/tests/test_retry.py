@@ -57,3 +57,21 @@ def test_a_call_without_trouble_is_not_a_replay(gw: GwServer) -> None:
     before = gw.upstream_calls()
     out = Gw(api_key=gw.live_key, base_url=gw.base_url).chat.completions.create(**_body())
     assert not out.replayed and gw.upstream_calls() == before + 1
+
+
+def test_retry_policy() -> None:
+    from gw_client._base import Prepared, retry_delay, should_retry
+
+    post = Prepared("POST", "u", {}, b"{}", 1.0, 2, True)
+    admin_create = Prepared("POST", "u", {}, b"{}", 1.0, 2, False)
+    assert [should_retry(post, s, 0) for s in (None, 409, 429, 502, 503, 504)] == [True] * 6
+    assert not any(should_retry(post, s, 0) for s in (400, 401, 402, 403, 404, 422, 500))
+    assert not should_retry(post, 429, 2)  # max_retries reached
+    assert [should_retry(admin_create, s, 0) for s in (None, 409, 429, 503)] == [False, False, True, False]
+    assert retry_delay(0, {"retry-after": "2"}) == 2.0
+    assert retry_delay(0, {"retry-after": "3600"}) <= 0.5  # an absurd Retry-After falls back to backoff
+    assert 0.375 <= retry_delay(0, None) <= 0.5 and 0.75 <= retry_delay(1, None) <= 1.0 and retry_delay(9, None) <= 8.0
+    from email.utils import formatdate
+    import time
+
+    assert 2.0 < retry_delay(0, {"retry-after": formatdate(time.time() + 5, usegmt=True)}) <= 5.0
