@@ -47,6 +47,7 @@ $(PY_CLIENT)/.venv/.installed: $(PY_CLIENT)/pyproject.toml
 
 python-client: install $(PY_CLIENT)/.venv/.installed
 	cd $(PY_CLIENT) && .venv/bin/mypy --strict src/gw_client
+	bunx tsc --noEmit -p $(PY_CLIENT)/tests
 	cd $(PY_CLIENT) && .venv/bin/pytest -q
 	tmp=$$(mktemp -d) && $(PY_CLIENT)/.venv/bin/pip wheel -q --no-deps -w $$tmp ./$(PY_CLIENT) && ls $$tmp/gw_client-1.1.0-py3-none-any.whl && rm -rf $$tmp
 
