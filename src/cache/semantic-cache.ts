@@ -7,6 +7,7 @@ import type { Logger } from "../observability/logger.ts";
 import { SANDBOX_PROVIDER } from "../providers/sandbox/index.ts";
 import type { AnswerStore } from "./answer-store-types.ts";
 import type { Embedder } from "./embedder/types.ts";
+import { SemanticBacklog, type BacklogJob } from "./semantic-backlog.ts";
 import type { SemanticCache, SemanticCandidate } from "./semantic-types.ts";
 import { VectorIndex, type IndexStats } from "./vector-index.ts";
 
@@ -32,6 +33,8 @@ export class EmbeddedSemanticCache implements SemanticCache {
   private rebuilding: Promise<void> | null = null;
   private toIndex: { jobs: IndexJob[]; how: string } | null = null;
   private readonly adding = new Set<Promise<void>>();
+  /** Stored answers the embedder could not embed yet (docs/semantic-cache.md "Cold start"). */
+  private readonly backlog: SemanticBacklog;
   private readonly maxBytes: number;
   /** A live provider embeds (its name is "provider:<model>"): test keys' questions stay away from it. */
   readonly callsProvider: boolean;
@@ -44,6 +47,13 @@ export class EmbeddedSemanticCache implements SemanticCache {
     store.onRemoved((ids) => {
       for (const id of ids) this.index.remove(id);
     });
+    this.backlog = new SemanticBacklog({
+      ready: () => embedder.ready(),
+      index: (batch) => this.indexBatch(batch),
+      onGiveUp: (entries, err) => logger.warn({ err, entries }, "semantic index: answers the embedder could not embed are left to the next start"),
+    });
+    // Said once, whenever the model first loads (at start when a project uses the semantic cache).
+    void embedder.firstLoad?.then((ms) => logger.info({ embedder: embedder.name, load_ms: Math.round(ms) }, "sentence model ready"));
   }
 
   /** Loads the saved index and reconciles it with the store, or finds what a rebuild must embed;
@@ -103,23 +113,46 @@ export class EmbeddedSemanticCache implements SemanticCache {
   }
 
   private async indexAll(jobs: IndexJob[], how: string): Promise<void> {
+    if (jobs.length === 0) return;
     let count = 0;
-    try {
-      // Batches of the embedder's size: one model call per eight questions, not per question.
-      for (let at = 0; at < jobs.length; at += REBUILD_BATCH) {
-        const batch = jobs.slice(at, at + REBUILD_BATCH);
-        const vectors = await this.embedder.embed(batch.map((e) => e.question));
-        const now = this.clock.now();
-        batch.forEach((e, i) => {
-          // Removed while the batch was embedded: not indexed.
-          if (vectors[i] && this.store.byId(e.projectId, e.id, now)) this.index.add(e.id, vectors[i]!, e.partition, e.projectId);
-        });
+    let later = 0;
+    // The model may still be loading: a batch sent now would time out.
+    await this.embedder.ready().catch(() => {});
+    // Batches of the embedder's size: one model call per eight questions, not per question.
+    for (let at = 0; at < jobs.length; at += REBUILD_BATCH) {
+      const batch = jobs.slice(at, at + REBUILD_BATCH);
+      try {
+        await this.embedAndAdd(batch);
         count += batch.length;
+      } catch {
+        // Retried in the background, or left to the next start when the backlog is full.
+        for (const { id, partition, projectId } of batch) this.backlog.push({ id, partition, projectId });
+        later += batch.length;
       }
-      if (count > 0) this.logger.info({ entries: count }, `semantic index ${how} the cache store`);
-    } catch (err) {
-      this.logger.error({ err }, "semantic index rebuild failed; semantic lookups miss until entries are added");
     }
+    if (count > 0) this.logger.info({ entries: count }, `semantic index ${how} the cache store`);
+    if (later > 0) this.logger.warn({ entries: later }, "semantic index: answers not embedded at start are retried in the background");
+  }
+
+  /** Embeds the questions and adds those whose entry is still stored. */
+  private async embedAndAdd(batch: IndexJob[]): Promise<void> {
+    const vectors = await this.embedder.embed(batch.map((e) => e.question));
+    const now = this.clock.now();
+    batch.forEach((e, i) => {
+      // Removed while the batch was embedded: not indexed.
+      if (vectors[i] && this.store.byId(e.projectId, e.id, now)) this.index.add(e.id, vectors[i]!, e.partition, e.projectId);
+    });
+  }
+
+  /** A backlog batch: the questions are read back from the store (gone entries are skipped). */
+  private async indexBatch(batch: BacklogJob[]): Promise<void> {
+    const now = this.clock.now();
+    const jobs: IndexJob[] = [];
+    for (const job of batch) {
+      const question = this.store.byId(job.projectId, job.id, now)?.question;
+      if (question) jobs.push({ ...job, question });
+    }
+    if (jobs.length > 0) await this.embedAndAdd(jobs);
   }
 
   /** Sizes of the index (docs/semantic-cache.md "Memory"). */
@@ -134,15 +167,15 @@ export class EmbeddedSemanticCache implements SemanticCache {
   }
 
   add(id: number, partition: string, question: string, projectId: string): void {
-    // Indexing waits on the embedder; past this many waiting, a new answer is stored but not
-    // indexed (its semantic lookups miss) rather than queueing without bound behind a slow embedder.
-    if (this.adding.size >= MAX_PENDING_ADDS) return;
+    // Indexing waits on the embedder; past this many waiting, or when the embedder cannot answer
+    // (still loading, failed), the answer goes to the backlog: indexed later, off the request path.
+    if (this.adding.size >= MAX_PENDING_ADDS) return this.backlog.push({ id, partition, projectId });
     const work = this.embedder.embed([question]).then(
       ([vector]) => {
         // Removed while it was being embedded (invalidated, replaced): not indexed.
         if (vector && this.store.byId(projectId, id, this.clock.now())) this.index.add(id, vector, partition, projectId);
       },
-      (err: unknown) => this.logger.warn({ err }, "a cached answer could not be indexed for semantic lookups"),
+      () => this.backlog.push({ id, partition, projectId }),
     );
     this.adding.add(work);
     void work.finally(() => this.adding.delete(work));
@@ -152,13 +185,23 @@ export class EmbeddedSemanticCache implements SemanticCache {
   async settled(): Promise<void> {
     await this.rebuilding;
     while (this.adding.size > 0) await Promise.all([...this.adding]);
+    await this.backlog.settled();
     await this.index.settled();
+  }
+
+  /** Answers stored and waiting to be indexed (tests, metrics). */
+  get backlogSize(): number {
+    return this.backlog.size;
   }
 
   async close(): Promise<void> {
     try {
-      await this.settled();
-      this.index.save(this.dir);
+      await this.rebuilding;
+      while (this.adding.size > 0) await Promise.all([...this.adding]);
+      await this.backlog.stop();
+      await this.index.settled();
+      // What the backlog still held stays above the saved watermark, so the next start embeds it.
+      this.index.save(this.dir, this.backlog.lowestUnindexed() - 1);
     } catch (err) {
       this.logger.error({ err }, "semantic index not saved; it will be rebuilt at the next start");
     }

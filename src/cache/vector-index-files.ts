@@ -53,7 +53,7 @@ const hashOf = (bytes: Uint8Array): string => Bun.hash(bytes).toString(16);
 
 /** Writes every partition, then the manifest; files of an earlier save go only once the new
  * manifest is in place, so a crash mid-save leaves the previous save loadable. Blocks while writing. */
-export function saveIndex(index: StoredIndex, dir: string, tag: string): void {
+export function saveIndex(index: StoredIndex, dir: string, tag: string, watermark = index.watermark): void {
   mkdirSync(dir, { recursive: true });
   const generation = Date.now().toString(36);
   const partitions: ManifestPartition[] = [];
@@ -85,7 +85,7 @@ export function saveIndex(index: StoredIndex, dir: string, tag: string): void {
     flat = { file: `part-${generation}-flat.f32`, bytes: bytes.byteLength, hash: hashOf(bytes) };
     writeFileSync(join(dir, flat.file), bytes);
   }
-  const manifest: Manifest = { version: VERSION, tag, dimensions: index.params.dimensions, watermark: index.watermark, flat, partitions };
+  const manifest: Manifest = { version: VERSION, tag, dimensions: index.params.dimensions, watermark: Math.max(0, watermark), flat, partitions };
   const tmp = join(dir, `${MANIFEST}.tmp`);
   writeFileSync(tmp, JSON.stringify(manifest));
   renameSync(tmp, join(dir, MANIFEST));

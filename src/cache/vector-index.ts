@@ -147,9 +147,10 @@ export class VectorIndex {
     return !(p instanceof Partition) || p.size === 0 ? 0 : p.deleted.size / p.size;
   }
 
-  /** Writes the index under `dir` (blocking; wait for settled() first to save rebuilt graphs). */
-  save(dir: string): void {
-    saveIndex(this, dir, this.tag);
+  /** Writes the index under `dir` (blocking; wait for settled() first to save rebuilt graphs).
+   * `watermarkAtMost`: entries above it were stored but not indexed, so the next start embeds them. */
+  save(dir: string, watermarkAtMost = Infinity): void {
+    saveIndex(this, dir, this.tag, Math.min(this.watermark, watermarkAtMost));
   }
 
   /** Loads what save() wrote; false when missing, corrupt or of another tag: rebuild from the store. */

@@ -11,6 +11,9 @@ export interface Embedder {
   embed(texts: string[]): Promise<Float32Array[]>;
   /** Resolves once the embedder can answer (the model is loaded); cheap embedders resolve at once. */
   ready(): Promise<void>;
+  /** A model-backed embedder: resolves with the load time (ms) when its model first loads, and
+   * never rejects (it stays pending when the model never loads). Nothing is loaded by asking. */
+  readonly firstLoad?: Promise<number>;
   close(): Promise<void>;
 }
 

@@ -47,6 +47,8 @@ export class UseLiteEmbedder implements Embedder {
   readonly latency = new LatencyStats();
   readonly compute = new LatencyStats();
   loadMs = 0;
+  private readonly loadedOnce = Promise.withResolvers<number>();
+  readonly firstLoad = this.loadedOnce.promise;
   private readonly opts: Required<UseLiteOptions>;
   private worker: Worker | null = null;
   private loaded: Promise<void> | null = null;
@@ -109,6 +111,7 @@ export class UseLiteEmbedder implements Embedder {
         if (msg.type === "ready") {
           this.loadMs = msg.loadMs;
           this.workerReady = true;
+          this.loadedOnce.resolve(msg.loadMs);
           resolve();
           this.pump();
         } else if (msg.type === "failed") {

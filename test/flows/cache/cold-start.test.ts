@@ -1,0 +1,84 @@
+// No cold start (issue 22 item 5, docs/semantic-cache.md "Cold start"): a fresh `gw serve` (real
+// process, the sentence model) asked a question and at once its paraphrase serves the paraphrase
+// from the semantic cache, however long the model takes to load; and after a kill -9 the answers
+// stored since the last clean stop are found again. Awaited conditions only, no sleeps.
+import { Database } from "bun:sqlite";
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DB_FILE } from "../../../src/store/db.ts";
+import { killAll, Served } from "../../helpers/served.ts";
+import { waitFor } from "../../helpers/wait-for.ts";
+
+const ADMIN = "cold-start-admin-token-0123456789";
+const KEY_RE = /gw_test_[0-9a-z]{40}/;
+const ENV = { GW_SEMANTIC_EMBEDDER: "use", GW_ADMIN_TOKEN: ADMIN, GW_LOG_LEVEL: "info" };
+const dir = mkdtempSync(join(tmpdir(), "gw-cold-start-"));
+
+afterAll(async () => {
+  await killAll();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function ask(gw: Served, key: string, content: string): Promise<string | null> {
+  const res = await fetch(`${gw.url}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "gw-auto", messages: [{ role: "user", content }] }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { gw: { cache: string | null } }).gw.cache;
+}
+
+/** Waits until the answer to `question` is a row in SQLite (the store writes off the request path). */
+async function storedOnDisk(question: string): Promise<void> {
+  const db = new Database(join(dir, DB_FILE), { readonly: true });
+  try {
+    const q = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM cache_entries WHERE question = ?");
+    await waitFor(() => q.get(question)!.n > 0, { timeoutMs: 10_000, what: "the answer on disk" });
+  } finally {
+    db.close();
+  }
+}
+
+/** Asks until the paraphrase is served from the semantic cache (the first answer is indexed off
+ * the request path, once the model has loaded); bounded. */
+async function paraphraseHits(gw: Served, key: string, question: string): Promise<void> {
+  await waitFor(async () => (await ask(gw, key, question)) === "semantic", { timeoutMs: 60_000, what: `a semantic hit for "${question}"` });
+}
+
+test("a fresh gateway answers a question's paraphrase asked at once from the semantic cache, and after kill -9 too", async () => {
+  const first = new Served(dir, { env: ENV });
+  const [key] = await first.waitFor(KEY_RE);
+  const projectId = (await first.waitFor(/default \((prj_[0-9a-z]+)\)/))[1]!;
+  await first.waitUntilServing(key);
+  // Turned on after start: nothing has loaded the sentence model yet.
+  const patch = await fetch(`${first.url}/admin/projects/${projectId}`, {
+    method: "PATCH",
+    headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+    body: JSON.stringify({ policy: { semantic_cache: true } }),
+  });
+  expect(patch.status).toBe(200);
+  expect(first.stdout).not.toContain("sentence model ready");
+  expect(await ask(first, key, "What is the capital of France?")).toBeNull();
+  await paraphraseHits(first, key, "What is the capital of France, please?");
+  await first.waitFor(/sentence model ready/);
+  expect(await first.terminate()).toBe(0);
+
+  // The policy is on at start: the model loads before the first request and says so.
+  const second = new Served(dir, { env: ENV });
+  await second.waitFor(/sentence model ready/);
+  await second.waitUntilServing(key);
+  expect(await ask(second, key, "How do I rotate the signing keys for the staging cluster?")).toBeNull();
+  await paraphraseHits(second, key, "How do I rotate the signing keys for the staging cluster, please?");
+  await storedOnDisk("How do I rotate the signing keys for the staging cluster?");
+  await second.kill(); // nothing saved: the index on disk is the first process's
+
+  const third = new Served(dir, { env: ENV });
+  await third.waitUntilServing(key);
+  await third.waitFor(/semantic index reconciled with the cache store/);
+  expect(await ask(third, key, "How do I rotate the signing keys for the staging cluster, please?")).toBe("semantic");
+  expect(await ask(third, key, "What is the capital of France, please?")).toBe("semantic");
+  expect(await third.terminate()).toBe(0);
+}, 180_000);
