@@ -3,6 +3,10 @@
 // the analyzer's extractor what a cache must not miss (number words, mixed-case names).
 import { newEntities, takeLinks, type Entities } from "../analysis/entities.ts";
 import { scan } from "../analysis/scan.ts";
+import { cjkFacts, hasCjk, type CjkFacts } from "./guard-cjk.ts";
+import { foldNumber, quantities } from "./guard-numbers.ts";
+import { quotedStrings } from "./guard-quotes.ts";
+import { GERMAN_WORDS, INTL_OPENERS, RU_WEEKDAYS } from "./guard-words.ts";
 import { STOPWORDS } from "./semantic-text.ts";
 
 export interface GuardEntities extends Entities {
@@ -12,6 +16,8 @@ export interface GuardEntities extends Entities {
   openers: string[];
   /** Lowercased words joined by single spaces, padded: a name must occur in the other question's text. */
   text: string;
+  /** Katakana words and content Han characters: names in scripts without capitals. */
+  cjk: Pick<CjkFacts, "katakana" | "han" | "hanChars">;
 }
 
 /** "numbers" covers ids too: "order #12345" and "order 12345" name the same order. */
@@ -47,11 +53,15 @@ const OPENERS = new Set(
     "update change set use try imagine consider assume suppose please hi hello hey thanks ok okay yes best top difference").split(" "),
 );
 
-/** Words with their inner joiners, so "rename_column", "v2.10.0" and "don't" stay one token. */
-const TOKEN = /[\p{L}\p{N}]+(?:[.,'\-/:_][\p{L}\p{N}]+)*/gu;
+/** Words with their inner joiners, so "rename_column", "v2.10.0" and "don't" stay one token; a run of
+ * Chinese or Japanese is a token of its own ("买3个" is "买", "3", "个"), and so is "%". */
+const CJK = "\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}";
+const LETTER = `(?:(?![${CJK}])[\\p{L}\\p{N}\\p{M}])+`;
+const TOKEN = new RegExp(`[${CJK}ー々]+|%|${LETTER}(?:[.,'\\-/:_]${LETTER})*`, "gu");
 
 const unique = (values: Iterable<string>): string[] => [...new Set(values)].sort();
-const foldNumber = (v: string): string => v.toLowerCase().replace(/(\d),(?=\d{3}\b)/g, "$1").replace(/^#/, "");
+/** A quoted string as the words it holds, so "« break a leg. »" and ""Break a leg"" agree. */
+const quotedWords = (q: string): string => [...q.toLowerCase().matchAll(TOKEN)].map((m) => m[0]).join(" ");
 
 function negationClass(word: string): string {
   const w = word.toLowerCase();
@@ -74,7 +84,7 @@ function extraNames(text: string): { names: string[]; openers: string[] } {
     const lower = w.toLowerCase().replace(/'s$/, "");
     if (/\p{Ll}\p{Lu}/u.test(w) || (/^[\p{Lu}\d_]{2,}$/u.test(w) && /\p{Lu}.*\p{Lu}/u.test(w))) names.push(lower);
     else if (/^\p{Lu}/u.test(w) && (at === 0 || /[.!?:]\W{0,2}$/.test(text.slice(Math.max(0, at - 3), at)))) {
-      const skip = STOPWORDS.has(lower) || OPENERS.has(lower) || NUMBER_WORDS.has(lower) || negationClass(lower) !== lower || NEGATION_CLASS.has(lower);
+      const skip = STOPWORDS.has(lower) || OPENERS.has(lower) || INTL_OPENERS.has(lower) || NUMBER_WORDS.has(lower) || negationClass(lower) !== lower || NEGATION_CLASS.has(lower);
       if (!skip) openers.push(lower);
     }
   }
@@ -83,9 +93,11 @@ function extraNames(text: string): { names: string[]; openers: string[] } {
 
 /** What the guard compares, computed once per question. */
 export function guardEntities(question: string): GuardEntities {
+  // NFKC first: full-width digits, letters and quote marks are the ASCII ones.
+  const folded = question.normalize("NFKC");
   // One apostrophe; code fences opened, so numbers inside code count like any other.
   // "or not" and "why or why not" ask both ways: they do not negate the question.
-  const text = question
+  const text = folded
     .replace(/[’‘]/g, "'")
     .replace(/```/g, "\n")
     .replace(/\b(?:or|why or why) not\b/gi, " ")
@@ -97,18 +109,24 @@ export function guardEntities(question: string): GuardEntities {
   const numberWords = tokens.flatMap((t) => NUMBER_WORDS.get(t) ?? []);
   const extraNeg = [...lowered.matchAll(EXTRA_NEGATIONS)].map((m) => m[0]);
   const extra = extraNames(takeLinks(text, newEntities()));
+  const cjk = hasCjk(text) ? cjkFacts(text) : null;
+  const weekdays = tokens.flatMap((t) => RU_WEEKDAYS.flatMap((stem, i) => (t.startsWith(stem) ? [`wd${i + 1}`] : [])));
+  // German capitalises every noun: there a capitalised word counts only as an opener does.
+  const german = tokens.filter((t) => GERMAN_WORDS.has(t)).length >= 1;
+  const names = [...e.names.map((n) => n.toLowerCase().replace(/['’]s$/, ""))];
   return {
     numbers: unique([...e.numbers, ...e.ids].map(foldNumber).concat(numberWords)),
-    dates: unique(e.dates.map((d) => d.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((p) => p !== "" && p !== "of" && p !== "the").sort().join(" "))),
+    dates: unique(e.dates.map((d) => d.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((p) => p !== "" && p !== "of" && p !== "the").sort().join(" ")).concat(weekdays, cjk?.weekdays ?? [])),
     emails: unique(e.emails.map((m) => m.toLowerCase())),
     urls: unique(e.urls.map(normalizeUrl)),
     ids: [], // folded into numbers: "order #12345" and "order 12345" are the same order
-    quoted: unique(e.quoted.map((q) => q.replace(/\s+/g, " ").trim().toLowerCase())),
-    names: unique([...e.names.map((n) => n.toLowerCase().replace(/['’]s$/, "")), ...extra.names]),
+    quoted: unique(quotedStrings(folded).map(quotedWords).filter((q) => q !== "")),
+    names: unique(german ? extra.names : [...names, ...extra.names]),
     negations: unique([...e.negations, ...extraNeg].map(negationClass)),
-    digits: unique(tokens.filter((t) => /\d/.test(t)).map(foldNumber).concat(numberWords)),
-    openers: unique(extra.openers),
+    digits: unique(quantities(tokens).concat(numberWords, cjk?.numbers ?? [])),
+    openers: unique(german ? [...extra.openers, ...names] : extra.openers),
     text: ` ${tokens.map((t) => t.replace(/'s$/, "")).join(" ")} `,
+    cjk: { katakana: unique(cjk?.katakana ?? []), han: unique(cjk?.han ?? []), hanChars: unique(cjk?.hanChars ?? []) },
   };
 }
 
@@ -121,7 +139,23 @@ const namesOccur = (a: GuardEntities, b: GuardEntities): boolean =>
 /** Openers count as names only when both questions have one the other lacks ("John wants..." vs
  * "Mary wants..."); one alone is more likely a verb or an adverb ("Visit...", "Recently, ..."). */
 const openersClash = (a: GuardEntities, b: GuardEntities): boolean =>
-  a.openers.some((n) => !occurs(n, b)) && b.openers.some((n) => !occurs(n, a));
+  a.openers.some((n) => !occursLoosely(n, b)) && b.openers.some((n) => !occursLoosely(n, a));
+/** An opener may be a compound's head or tail in the other question ("Einwohner", "Einwohnerzahl"). */
+function occursLoosely(name: string, b: GuardEntities): boolean {
+  if (occurs(name, b)) return true;
+  if (name.length < 4) return false;
+  return b.text.split(" ").some((w) => w.length >= 4 && (w.startsWith(name) || name.startsWith(w)));
+}
+/** Names in scripts without capitals clash only when each question has one the other lacks: a
+ * rewording adds a character or a loanword on one side far more often than it swaps a name. */
+const oneWay = (a: string[], b: string[]): boolean => a.some((x) => !b.includes(x));
+/** A run of Han content characters with one the other question lacks: a name swapped, or reworded. */
+const newRun = (a: GuardEntities, b: GuardEntities): boolean => a.cjk.han.some((run) => [...run].some((c) => !b.cjk.hanChars.includes(c)));
+const cjkClash = (a: GuardEntities, b: GuardEntities): boolean =>
+  (oneWay(a.cjk.katakana, b.cjk.katakana) && oneWay(b.cjk.katakana, a.cjk.katakana)) || (newRun(a, b) && newRun(b, a));
+/** Quoted strings agree when each one occurs, quoted or not, in the other question. */
+const quotedIn = (a: GuardEntities, b: GuardEntities): boolean =>
+  a.quoted.every((q) => b.quoted.includes(q) || (hasCjk(q) ? b.text.includes(q) : b.text.includes(` ${q} `)));
 
 /** The first kind on which the two questions differ, or null when they agree. */
 export function disagreement(a: GuardEntities, b: GuardEntities): GuardKind | null {
@@ -129,8 +163,8 @@ export function disagreement(a: GuardEntities, b: GuardEntities): GuardKind | nu
   if (!sameSet(a.dates, b.dates)) return "dates";
   if (!sameSet(a.emails, b.emails)) return "emails";
   if (!sameSet(a.urls, b.urls)) return "urls";
-  if (!sameSet(a.quoted, b.quoted)) return "quoted";
-  if (!namesOccur(a, b) || !namesOccur(b, a) || openersClash(a, b)) return "names";
+  if (!quotedIn(a, b) || !quotedIn(b, a)) return "quoted";
+  if (!namesOccur(a, b) || !namesOccur(b, a) || openersClash(a, b) || cjkClash(a, b)) return "names";
   if (!sameSet(a.negations, b.negations)) return "negations";
   // Last, so a changed date or id is reported as such: any other token with a digit ("2x", "v3").
   if (!sameSet(a.digits, b.digits)) return "numbers";

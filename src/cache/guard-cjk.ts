@@ -1,0 +1,89 @@
+// What the literal guard reads in Chinese and Japanese, where there are no spaces and no capitals
+// (docs/semantic-cache.md "Literal guard"): numerals, weekdays, katakana words and the Han
+// characters that carry content (names, places), each found in one pass.
+
+export interface CjkFacts {
+  /** Numerals as digits ("二十三" -> "23", "两" -> "2"); a lone "一" is left out (一下, 一样, 一起). */
+  numbers: string[];
+  /** "wd1".."wd7": 星期一, 周日, 月曜日... */
+  weekdays: string[];
+  /** Katakana runs: loanwords and foreign names (トヨタ, ソニー). */
+  katakana: string[];
+  /** Runs of two or more Han characters that are not grammar or question words (北京, 孔子, 人口):
+   * names and places live here. */
+  han: string[];
+  /** Every such character, runs or not. */
+  hanChars: string[];
+}
+
+const DIGIT = new Map([..."〇零一二两兩三四五六七八九"].map((c, i): [string, number] => [c, [0, 0, 1, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9][i] ?? 0]));
+const UNIT = new Map<string, number>([["十", 10], ["百", 100], ["千", 1000]]);
+const BIG = new Map<string, number>([["万", 1e4], ["萬", 1e4], ["亿", 1e8], ["億", 1e8]]);
+const NUMERALS = /[〇零一二两兩三四五六七八九十百千万萬亿億]+/g;
+const WEEKDAY_ZH = /(?:星期|礼拜|禮拜|周|週)([一二三四五六日天])/g;
+const WEEKDAY_JA = /([月火水木金土日])曜/g;
+const KATAKANA = /[\p{sc=Katakana}ー]{2,}/gu;
+const HAN = /\p{sc=Han}+/gu;
+const NUMERAL = /[〇零一二两兩三四五六七八九十百千万萬亿億]/;
+const WEEKDAY_INDEX: Record<string, number> = { 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 日: 7, 天: 7, 月: 1, 火: 2, 水: 3, 木: 4, 金: 5, 土: 6 };
+
+/** Grammar, question words, pronouns, counters and calendar characters of Chinese and Japanese:
+ * the characters that two wordings of one question swap freely. */
+const HAN_STOP = new Set([
+  ..."的是了在有和与或也就还要会能可以吗呢吧啊呀么什怎样为何哪谁多少几个些这那此其我你他她它们您请问让给把被对从到于之及等很太最更再又才只没不无非未别一下得着过如因所但而且即",
+  ..."年号號时時分点點期曜",
+  ..."私方何誰事物者的為於與這們個嗎說請問麼樣會還從對沒",
+]);
+
+const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/u;
+export const hasCjk = (text: string): boolean => CJK.test(text);
+
+function numeralValue(run: string): number {
+  let total = 0;
+  let section = 0;
+  let num = 0;
+  for (const c of run) {
+    const d = DIGIT.get(c);
+    if (d !== undefined) {
+      num = num * 10 + d; // "二〇二四" reads digit by digit
+      continue;
+    }
+    const unit = UNIT.get(c);
+    if (unit !== undefined) {
+      section += (num === 0 ? 1 : num) * unit;
+      num = 0;
+      continue;
+    }
+    total += (section + num === 0 ? 1 : section + num) * (BIG.get(c) ?? 1);
+    section = 0;
+    num = 0;
+  }
+  return total + section + num;
+}
+
+export function cjkFacts(text: string): CjkFacts {
+  const numbers: string[] = [];
+  for (const m of text.matchAll(NUMERALS)) if (m[0] !== "一") numbers.push(String(numeralValue(m[0])));
+  const weekdays: string[] = [];
+  for (const m of text.matchAll(WEEKDAY_ZH)) weekdays.push(`wd${WEEKDAY_INDEX[m[1] ?? ""] ?? 0}`);
+  for (const m of text.matchAll(WEEKDAY_JA)) weekdays.push(`wd${WEEKDAY_INDEX[m[1] ?? ""] ?? 0}`);
+  const katakana = [...text.matchAll(KATAKANA)].map((m) => m[0]).filter((k) => k.replace(/ー/g, "") !== "");
+  const han: string[] = [];
+  const hanChars: string[] = [];
+  for (const m of text.matchAll(HAN)) {
+    let run = "";
+    for (const c of m[0]) {
+      const content = !HAN_STOP.has(c) && !NUMERAL.test(c);
+      if (content) hanChars.push(c);
+      if (content) run += c;
+      else run = flush(han, run);
+    }
+    flush(han, run);
+  }
+  return { numbers, weekdays, katakana, han, hanChars };
+}
+
+function flush(runs: string[], run: string): string {
+  if (run.length >= 2) runs.push(run);
+  return "";
+}

@@ -1,0 +1,48 @@
+// Word lists of the literal guard beyond English (docs/semantic-cache.md "Literal guard"): question
+// words that open a sentence capitalised, units and scales a number is bound to, Russian weekdays,
+// and the words that tell German, whose nouns are all capitalised, from other languages.
+
+const list = (words: string): string[] => words.split(/\s+/).filter((w) => w !== "");
+
+/** Capitalised sentence openers that are never names: question words, imperatives, articles. */
+export const INTL_OPENERS: ReadonlySet<string> = new Set(list(`
+  que qu quel quelle quels quelles qui quoi comment pourquoi combien où est est-ce peux peux-tu pouvez sais sais-tu
+  le la les un une des du mon ma mes ce cette il elle on je y a pour en dans explique donne calcule dis existe
+  was wie wo wer warum wann welche welcher welches wieviel weißt kannst können ist sind hat haben gibt der die das
+  ein eine mein meine ich es erkläre gib berechne woran
+  qué cuál cual cuáles quién cómo como por porque dónde cuándo cuánto cuántos cuántas sabes puedes el los las mi
+  calcula explica dime se hay
+  o os as qual quais quem onde quando quanto quantos quantas você pode é um uma meu minha calcule explique diga
+  что как почему где когда кто какой какая какое какие каков какова сколько подскажите подскажи объясни посчитай
+  скажите можно ли в во на с без мой моя мое мои это
+`));
+
+/** Unit and scale words bound to the number before them, folded to one spelling: "5 km" and
+ * "5 miles" differ, "5 km" and "5 kilometres" agree, "2 billion" and "2 million" differ. */
+export const UNITS: ReadonlyMap<string, string> = new Map(
+  list(`km:km kilometer:km kilometers:km kilometre:km kilometres:km kilomètres:km kilometros:km kilómetros:km quilômetros:km км:km
+    mi:mi mile:mi miles:mi meilen:mi meile:mi milles:mi millas:mi milhas:mi миль:mi мили:mi
+    m:m meter:m meters:m metre:m metres:m mètres:m metros:m метров:m cm:cm mm:mm ft:ft feet:ft foot:ft inches:in
+    kg:kg kilo:kg kilos:kg kilogram:kg kilograms:kg кг:kg g:g grams:g gramm:g gramos:g гр:g lb:lb lbs:lb
+    gb:gb mb:mb tb:tb kb:kb
+    h:h hour:h hours:h heures:h stunden:h horas:h часов:h часа:h min:min minute:min minutes:min minuten:min minutos:min минут:min
+    day:d days:d jours:d tage:d días:d dias:d дней:d дня:d week:w weeks:w month:mo months:mo year:y years:y
+    %:% percent:% pourcent:% prozent:% процентов:%
+    thousand:e3 tausend:e3 mille:e3 mil:e3 тысяч:e3 тысячи:e3 тыс:e3 k:e3
+    million:e6 millions:e6 mio:e6 millionen:e6 millón:e6 millones:e6 milhão:e6 milhões:e6 миллион:e6 миллиона:e6 миллионов:e6 млн:e6
+    billion:e9 billions:e9 milliard:e9 milliards:e9 mrd:e9 milliarden:e9 bn:e9 миллиард:e9 миллиарда:e9 миллиардов:e9 млрд:e9
+    dollars:usd dollar:usd usd:usd euros:eur euro:eur eur:eur pounds:gbp yen:jpy рублей:rub`).map((pair): [string, string] => {
+    const at = pair.lastIndexOf(":");
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }),
+);
+
+/** Russian weekdays by their stem, whatever the case ending ("в среду", "по средам"). */
+export const RU_WEEKDAYS: readonly string[] = list("понедельн вторник сред четверг пятниц суббот воскресен");
+
+/** Words only German uses among the guard's languages: with one of them the text is German, and its
+ * capitalised words are nouns more often than names. */
+export const GERMAN_WORDS: ReadonlySet<string> = new Set(list(`
+  ist und nicht wie ein eine einen einem einer mit für ich sind das der zu auf warum wann welche welcher
+  kann mein meine gibt ohne heißt bedeutet viele wieviel groß geht braucht zum zur
+`));
