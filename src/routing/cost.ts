@@ -56,3 +56,24 @@ export function worstOutputTokens(model: CatalogModel, ask: OutputAsk): number {
 export function worstCostOf(model: CatalogModel, inputTokens: number, ask: OutputAsk): number {
   return costOf(model, { promptTokens: inputTokens, completionTokens: worstOutputTokens(model, ask), cachedTokens: 0 });
 }
+
+/** The cost estimate of one model for one request, made once for both its readers: the max_cost
+ * check holds `worst` to the cap, and trace.expected shows `expected` (the typical answer on the
+ * same input count, never above `worst`), so a served request's trace never shows more than its cap. */
+export interface CostEstimate {
+  /** The input count both figures use: the strict byte bound, or the exact count when the bound's
+   * worst case fails the cap (docs/routing.md "Eligibility"). */
+  inputTokens: number;
+  worst: number;
+  expected: number;
+}
+
+export function estimateCost(model: CatalogModel, inputTokens: (exact: boolean) => number, ask: OutputAsk, outputBound: number, cap: number | undefined): CostEstimate {
+  let tokens = inputTokens(false);
+  let worst = worstCostOf(model, tokens, ask);
+  if (cap !== undefined && worst > cap) {
+    tokens = inputTokens(true);
+    worst = worstCostOf(model, tokens, ask);
+  }
+  return { inputTokens: tokens, worst, expected: Math.min(maxCostOf(model, tokens, outputBound), worst) };
+}

@@ -6,7 +6,7 @@ import { isProfile } from "../../routing/profiles.ts";
 import { GwError, invalidRequest } from "../../errors/gw-error.ts";
 import { isTestModel, testScenarioOf } from "../../providers/sandbox/scenarios.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
-import { maxCostOf } from "../../routing/cost.ts";
+import { estimateCost, maxCostOf } from "../../routing/cost.ts";
 import { taskKindOf } from "../../routing/routing-input.ts";
 import { diversify } from "../../routing/score.ts";
 import { scoreEligible } from "../../routing/route-memo.ts";
@@ -64,7 +64,11 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
   if (state.session?.sticky && state.session.pinned !== null) state.reasons.push(["s", state.session.pinned]);
   const top = decision.ranked.find((r) => r.model === state.ranked[0]);
   if (!top) return;
-  state.expected = { cost: top.expectedCost, latency_ms: Math.round(top.latencyMs), quality: top.quality };
+  // Within max_cost or a workflow budget: the estimate those checks accepted (their input count),
+  // not the ranking's byte-bound figure, so the trace never shows more than the cap.
+  const cap = Math.min(needs.maxCost ?? Infinity, state.workflowBudget?.remaining ?? Infinity);
+  const cost = cap === Infinity ? top.expectedCost : estimateCost(top.model, needs.inputTokens, needs.ask, needs.outputBound, cap).expected;
+  state.expected = { cost, latency_ms: Math.round(top.latencyMs), quality: top.quality };
   state.reason = top.meetsQuality
     ? `highest score (${top.score}) of ${decision.ranked.length} eligible models for ${decision.qualityTask} at quality >= ${decision.requiredQuality}`
     : `no eligible model reaches quality ${decision.requiredQuality} for ${decision.qualityTask}: the best available`;
