@@ -149,8 +149,30 @@ function occursLoosely(name: string, b: GuardEntities): boolean {
 /** Names in scripts without capitals clash only when each question has one the other lacks: a
  * rewording adds a character or a loanword on one side far more often than it swaps a name. */
 const oneWay = (a: string[], b: string[]): boolean => a.some((x) => !b.includes(x));
-/** A run of Han content characters with one the other question lacks: a name swapped, or reworded. */
-const newRun = (a: GuardEntities, b: GuardEntities): boolean => a.cjk.han.some((run) => [...run].some((c) => !b.cjk.hanChars.includes(c)));
+/** Two or more Han content characters in a row that the other question lacks (北京 / 上海), or a pair
+ * with one character swapped for one the other lacks (孔子 / 孟子); one new character beside old
+ * ones alone is more often a rewording (新機能 / 機能). */
+function newRun(a: GuardEntities, b: GuardEntities): boolean {
+  const lacks = (c: string | undefined, g: GuardEntities): boolean => c !== undefined && !g.cjk.hanChars.includes(c);
+  for (const run of a.cjk.han) {
+    for (let i = 0; i + 1 < run.length; i++) {
+      const [x, y] = [run[i], run[i + 1]];
+      if (lacks(x, b) && lacks(y, b)) return true;
+      if (lacks(x, b) !== lacks(y, b) && swapped(x as string, y as string, lacks(x, b) ? 1 : 0, b, a)) return true;
+    }
+  }
+  return false;
+}
+/** `b` holds the pair with the character at `keep` the same and the other one new to `a`. */
+function swapped(x: string, y: string, keep: number, b: GuardEntities, a: GuardEntities): boolean {
+  for (const run of b.cjk.han) {
+    for (let i = 0; i + 1 < run.length; i++) {
+      const pair = [run[i], run[i + 1]];
+      if (pair[keep] === (keep === 0 ? x : y) && pair[1 - keep] !== undefined && !a.cjk.hanChars.includes(pair[1 - keep] as string)) return true;
+    }
+  }
+  return false;
+}
 const cjkClash = (a: GuardEntities, b: GuardEntities): boolean =>
   (oneWay(a.cjk.katakana, b.cjk.katakana) && oneWay(b.cjk.katakana, a.cjk.katakana)) || (newRun(a, b) && newRun(b, a));
 /** Quoted strings agree when each one occurs, quoted or not, in the other question. */

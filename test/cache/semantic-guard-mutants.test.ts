@@ -1,0 +1,98 @@
+// The literal guard on gw's one-fact mutant set (test/fixtures/guard-mutants.json, written by
+// bench/semantic-eval/guard-mutants/generate.ts; docs/semantic-cache.md "Literal guard"): not one
+// mutant may pass, in any mode, in any language or quoting style; few true paraphrases are blocked.
+import { describe, expect, test } from "bun:test";
+import { NgramEmbedder } from "../../src/cache/embedder/ngram.ts";
+import { dot } from "../../src/cache/embedder/types.ts";
+import { SEMANTIC_THRESHOLDS, decideSemanticHit } from "../../src/cache/semantic-decision.ts";
+import { disagreement, guardEntities } from "../../src/cache/semantic-guard.ts";
+import set from "../fixtures/guard-mutants.json";
+
+interface Mutant { lang: string; kind: string; sub: string; original: string; variant: string }
+interface Paraphrase { lang: string; kind: string; original: string; paraphrase: string }
+const mutants: Mutant[] = set.mutants;
+const paraphrases: Paraphrase[] = set.paraphrases;
+const differ = (a: string, b: string): string | null => disagreement(guardEntities(a), guardEntities(b));
+const LANGS = ["en", "fr", "de", "es", "pt", "ru", "zh", "ja"];
+const KINDS = ["quoted", "negation", "number", "date", "version", "name"];
+const STYLES = ["straight", "curly", "doubled", "doubled curly", "single", "single curly", "backticks", "guillemets", "german low", "CJK corner", "CJK white corner"];
+
+describe("guard mutant set: coverage", () => {
+  test("at least 500 mutants, every kind in every language, every quoting style in every language", () => {
+    expect(mutants.length).toBeGreaterThanOrEqual(500);
+    for (const lang of LANGS) {
+      for (const kind of KINDS) expect(mutants.filter((m) => m.lang === lang && m.kind === kind).length).toBeGreaterThanOrEqual(2);
+      for (const style of STYLES) expect(mutants.some((m) => m.lang === lang && m.kind === "quoted" && m.sub === style)).toBe(true);
+    }
+  });
+
+  test("negation removed and added: contractions, without/with, never, and each language's own", () => {
+    for (const sub of ["don't / do", "can't / can", "won't / will", "isn't / is", "without / with", "never / ever", "ne...pas", "nicht", "kein / ohne", "no", "não", "не", "不 / 没", "ない"]) {
+      for (const way of ["removed", "added"]) expect(mutants.some((m) => m.sub === `${sub}, ${way}`)).toBe(true);
+    }
+  });
+
+  test("the set on disk is what the generator writes", async () => {
+    const { buildSet } = await import("../../bench/semantic-eval/guard-mutants/generate.ts");
+    const built: { mutants: object[]; paraphrases: object[] } = buildSet();
+    expect(built.mutants).toEqual(mutants);
+    expect(built.paraphrases).toEqual(paraphrases);
+  });
+});
+
+describe("guard mutant set: the guard refuses every mutant", () => {
+  test("disagreement() reports a difference for every mutant", () => {
+    expect(mutants.filter((m) => differ(m.original, m.variant) === null).map((m) => `${m.original} | ${m.variant}`)).toEqual([]);
+  });
+
+  test("...in both directions (the variant cached, the original asked)", () => {
+    expect(mutants.filter((m) => differ(m.variant, m.original) === null).map((m) => `${m.variant} | ${m.original}`)).toEqual([]);
+  });
+
+  test("no mutant hits in any mode, even at similarity 1, and the miss says literal_mismatch", () => {
+    for (const m of mutants) {
+      for (const threshold of Object.values(SEMANTIC_THRESHOLDS)) {
+        const d = decideSemanticHit({ text: m.variant }, [{ id: 1, text: m.original, similarity: 1 }], threshold);
+        expect(d.hit).toBe(false);
+        expect(d.reason).toStartWith("literal_mismatch:");
+      }
+    }
+  });
+
+  test("with the n-gram embedder's real similarities: no mutant hits in any mode", async () => {
+    const e = new NgramEmbedder();
+    const vectors = await e.embed(mutants.flatMap((m) => [m.original, m.variant]));
+    mutants.forEach((m, n) => {
+      const similarity = dot(vectors[2 * n]!, vectors[2 * n + 1]!);
+      for (const threshold of Object.values(SEMANTIC_THRESHOLDS)) {
+        expect(decideSemanticHit({ text: m.variant }, [{ id: 1, text: m.original, similarity }], threshold).hit).toBe(false);
+      }
+    });
+  });
+});
+
+describe("guard mutant set: true paraphrases", () => {
+  test("at most 4% of the paraphrases are blocked overall, and at most 15% in any one language", () => {
+    const blocked = paraphrases.filter((p) => differ(p.original, p.paraphrase) !== null);
+    expect(blocked.length / paraphrases.length).toBeLessThanOrEqual(0.04);
+    for (const lang of LANGS) {
+      const mine = paraphrases.filter((p) => p.lang === lang);
+      expect(mine.filter((p) => blocked.includes(p)).length / mine.length).toBeLessThanOrEqual(0.15);
+    }
+  });
+
+  test("the same quoted term in two quoting styles agrees", () => {
+    expect(differ('What does ""break a leg"" mean?', "What does « break a leg » mean?")).toBeNull();
+    expect(differ("What does `break a leg` mean?", "What does ‘break a leg’ mean?")).toBeNull();
+    expect(differ("「猫に小判」とはどういう意味ですか？", "『猫に小判』の意味を教えてください。")).toBeNull();
+  });
+});
+
+describe("guard on large and hostile input", () => {
+  test("thousands of quote marks, apostrophes, digits and Han characters: it answers", () => {
+    const hostile = `${'""'.repeat(5000)}${"'a ".repeat(5000)}${"1,".repeat(5000)}${"北京".repeat(5000)}${"x".repeat(20000)}`;
+    const facts = guardEntities(hostile);
+    expect(facts.quoted.length).toBeLessThanOrEqual(24);
+    expect(disagreement(facts, guardEntities(`${hostile}2`))).not.toBeNull();
+  });
+});
