@@ -46,3 +46,7 @@ export const GERMAN_WORDS: ReadonlySet<string> = new Set(list(`
   ist und nicht wie ein eine einen einem einer mit für ich sind das der zu auf warum wann welche welcher
   kann mein meine gibt ohne heißt bedeutet viele wieviel groß geht braucht zum zur
 `));
+
+/** Words only Portuguese uses among the guard's languages: there "no" is "in the" (`no Python`), not
+ * Spanish "no"; Portuguese negates with "não". */
+export const PORTUGUESE_WORDS: ReadonlySet<string> = new Set(list("não você há são é qual quais meu minha uma pelo pela também"));

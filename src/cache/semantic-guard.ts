@@ -6,7 +6,7 @@ import { scan } from "../analysis/scan.ts";
 import { cjkFacts, hasCjk, type CjkFacts } from "./guard-cjk.ts";
 import { foldNumber, quantities } from "./guard-numbers.ts";
 import { quotedStrings } from "./guard-quotes.ts";
-import { GERMAN_WORDS, INTL_OPENERS, RU_WEEKDAYS } from "./guard-words.ts";
+import { GERMAN_WORDS, INTL_OPENERS, PORTUGUESE_WORDS, RU_WEEKDAYS } from "./guard-words.ts";
 import { STOPWORDS } from "./semantic-text.ts";
 
 export interface GuardEntities extends Entities {
@@ -122,7 +122,7 @@ export function guardEntities(question: string): GuardEntities {
     ids: [], // folded into numbers: "order #12345" and "order 12345" are the same order
     quoted: unique(quotedStrings(folded).map(quotedWords).filter((q) => q !== "")),
     names: unique(german ? extra.names : [...names, ...extra.names]),
-    negations: unique([...e.negations, ...extraNeg].map(negationClass)),
+    negations: unique([...e.negations, ...extraNeg].filter((w) => w !== "no" || !tokens.some((t) => PORTUGUESE_WORDS.has(t))).map(negationClass)),
     digits: unique(quantities(tokens).concat(numberWords, cjk?.numbers ?? [])),
     openers: unique(german ? [...extra.openers, ...names] : extra.openers),
     text: ` ${tokens.map((t) => t.replace(/'s$/, "")).join(" ")} `,
