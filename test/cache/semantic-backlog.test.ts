@@ -1,12 +1,13 @@
 // Answers stored while the embedder cannot embed them are indexed later (issue 22 item 5,
 // docs/semantic-cache.md "Cold start"): the real semantic cache, answer store (SQLite) and n-gram
 // embedder, behind a switch that makes the embedder unavailable the way a loading or failed model is.
-import { afterEach, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NgramEmbedder } from "../../src/cache/embedder/ngram.ts";
 import type { Embedder } from "../../src/cache/embedder/types.ts";
+import { SemanticBacklog } from "../../src/cache/semantic-backlog.ts";
 import { EmbeddedSemanticCache } from "../../src/cache/semantic-cache.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { createLogger } from "../../src/observability/logger.ts";
@@ -41,14 +42,22 @@ class Switched implements Embedder {
 
 let f: Fixture;
 let dataDir: string;
+const cleanups: Array<() => void> = [];
 afterEach(() => {
-  f.cleanup();
-  rmSync(dataDir, { recursive: true, force: true });
+  for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
+/** A store and a data directory for one test, removed after it. */
+function fresh(): void {
+  const [store, data] = [(f = fixture()), (dataDir = mkdtempSync(join(tmpdir(), "gw-backlog-")))];
+  cleanups.push(() => {
+    store.cleanup();
+    rmSync(data, { recursive: true, force: true });
+  });
+}
+
 function setup(embedder: Embedder): EmbeddedSemanticCache {
-  f = fixture();
-  dataDir = mkdtempSync(join(tmpdir(), "gw-backlog-"));
+  fresh();
   const cache = new EmbeddedSemanticCache(embedder, f.store, dataDir, logger, systemClock).open();
   cache.start();
   return cache;
@@ -96,8 +105,7 @@ test("an answer still unindexed at a clean stop is embedded at the next start, t
 });
 
 test("the start-up rebuild waits for the model instead of failing while it loads", async () => {
-  f = fixture();
-  dataDir = mkdtempSync(join(tmpdir(), "gw-backlog-"));
+  fresh();
   const { id } = f.store.put(entry({ question: "What is the capital of France?" }));
   const embedder = new Switched();
   const cache = new EmbeddedSemanticCache(embedder, f.store, dataDir, logger, systemClock).open();
@@ -107,4 +115,49 @@ test("the start-up rebuild waits for the model instead of failing while it loads
   await cache.settled();
   expect(await found(cache, "What is the capital of France?")).toEqual([id]);
   await cache.close();
+});
+
+describe("the backlog itself: bounded, retried, given up", () => {
+  const job = (id: number) => ({ id, partition: "part-1", projectId: "proj_a" });
+
+  test("holds at most `max` ids; the ones let go stay the lowest unindexed for the next start", async () => {
+    const loaded = Promise.withResolvers<void>();
+    const indexed: number[] = [];
+    const backlog = new SemanticBacklog({ ready: () => loaded.promise, index: async (b) => void indexed.push(...b.map((j) => j.id)), onGiveUp: () => {}, max: 2 });
+    for (const id of [7, 8, 5]) backlog.push(job(id));
+    expect(backlog.size).toBe(2);
+    expect(backlog.lowestUnindexed()).toBe(5);
+    loaded.resolve();
+    await backlog.settled();
+    expect(indexed).toEqual([7, 8]);
+    expect(backlog.size).toBe(0);
+    expect(backlog.lowestUnindexed()).toBe(5);
+  });
+
+  test("a failing batch is retried; after maxFailures in a row it is given up and said once", async () => {
+    let calls = 0;
+    const givenUp: number[] = [];
+    const backlog = new SemanticBacklog({
+      ready: () => Promise.resolve(),
+      index: () => Promise.reject(new Error(`embedding failed ${++calls}`)),
+      onGiveUp: (entries) => givenUp.push(entries),
+      maxFailures: 3, retryMs: 1,
+    });
+    backlog.push(job(3));
+    backlog.push(job(4));
+    await backlog.settled();
+    expect(calls).toBe(3);
+    expect(givenUp).toEqual([2]);
+    expect(backlog.lowestUnindexed()).toBe(3);
+  });
+
+  test("stop() ends the retries at once, and what is left stays unindexed", async () => {
+    const backlog = new SemanticBacklog({ ready: () => Promise.resolve(), index: () => Promise.reject(new Error("down")), onGiveUp: () => {}, retryMs: 60_000 });
+    backlog.push(job(11));
+    await backlog.stop();
+    expect(backlog.size).toBe(0);
+    expect(backlog.lowestUnindexed()).toBe(11);
+    backlog.push(job(12));
+    expect(backlog.size).toBe(0);
+  });
 });
