@@ -37,8 +37,8 @@ export const UNITS: ReadonlyMap<string, string> = new Map(
   }),
 );
 
-/** Russian weekdays by their stem, whatever the case ending ("в среду", "по средам"). */
-export const RU_WEEKDAYS: readonly string[] = list("понедельн вторник сред четверг пятниц суббот воскресен");
+/** Russian weekdays whatever the case ending ("в среду", "по средам"); not "среди" or "средний". */
+export const RU_WEEKDAYS: readonly RegExp[] = [/^понедельник/, /^вторник/, /^сред(?:а|у|ы|е|ам|ами)$/, /^четверг/, /^пятниц/, /^суббот/, /^воскресень/];
 
 /** Words only German uses among the guard's languages: with one of them the text is German, and its
  * capitalised words are nouns more often than names. */

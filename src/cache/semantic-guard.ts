@@ -60,6 +60,7 @@ const LETTER = `(?:(?![${CJK}])[\\p{L}\\p{N}\\p{M}])+`;
 const TOKEN = new RegExp(`[${CJK}ー々]+|%|${LETTER}(?:[.,'\\-/:_]${LETTER})*`, "gu");
 
 const unique = (values: Iterable<string>): string[] => [...new Set(values)].sort();
+const BARE_SUFFIX = /^(\d[\d.,]*)[\p{L}%]+$/u;
 /** A quoted string as the words it holds, so "« break a leg. »" and ""Break a leg"" agree. */
 const quotedWords = (q: string): string => [...q.toLowerCase().matchAll(TOKEN)].map((m) => m[0]).join(" ");
 
@@ -110,12 +111,14 @@ export function guardEntities(question: string): GuardEntities {
   const extraNeg = [...lowered.matchAll(EXTRA_NEGATIONS)].map((m) => m[0]);
   const extra = extraNames(takeLinks(text, newEntities()));
   const cjk = hasCjk(text) ? cjkFacts(text) : null;
-  const weekdays = tokens.flatMap((t) => RU_WEEKDAYS.flatMap((stem, i) => (t.startsWith(stem) ? [`wd${i + 1}`] : [])));
+  const cyrillic = tokens.filter((t) => t.charCodeAt(0) >= 0x400 && t.charCodeAt(0) <= 0x4ff);
+  const weekdays = cyrillic.flatMap((t) => RU_WEEKDAYS.flatMap((day, i) => (day.test(t) ? [`wd${i + 1}`] : [])));
   // German capitalises every noun: there a capitalised word counts only as an opener does.
   const german = tokens.filter((t) => GERMAN_WORDS.has(t)).length >= 1;
   const names = [...e.names.map((n) => n.toLowerCase().replace(/['’]s$/, ""))];
   return {
-    numbers: unique([...e.numbers, ...e.ids].map(foldNumber).concat(numberWords)),
+    // Without a unit or suffix: "digits" compares those, spelled one way ("60k" = "60 k").
+    numbers: unique([...e.numbers, ...e.ids].map((n) => foldNumber(n).replace(BARE_SUFFIX, "$1")).concat(numberWords)),
     dates: unique(e.dates.map((d) => d.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((p) => p !== "" && p !== "of" && p !== "the").sort().join(" ")).concat(weekdays, cjk?.weekdays ?? [])),
     emails: unique(e.emails.map((m) => m.toLowerCase())),
     urls: unique(e.urls.map(normalizeUrl)),

@@ -88,6 +88,32 @@ describe("guard mutant set: true paraphrases", () => {
   });
 });
 
+describe("guard rules behind the set", () => {
+  test("units and scales bind to their number; the same quantity written two ways agrees", () => {
+    expect(differ("Walk 5 km", "Walk 5 kilometres")).toBeNull();
+    expect(differ("Is 60k a good salary?", "Is 60 k a good salary?")).toBeNull();
+    expect(differ("Is 10% enough?", "Is 10 % enough?")).toBeNull();
+    expect(differ("Raise $2 billion", "Raise $2 million")).toBe("numbers");
+  });
+
+  test("words that look like negations or weekdays but are not", () => {
+    expect(differ("O que há de novo no Python 3.12?", "Quais são as novidades do Python 3.12?")).toBeNull();
+    expect(differ("¿Por qué mi perro no come?", "¿Por qué mi perro come?")).toBe("negations");
+    expect(differ("средний балл среди студентов", "средний балл студентов")).toBeNull();
+    expect(differ("Музей работает в среду?", "Музей работает в четверг?")).toBe("dates");
+  });
+
+  test("German nouns are not names; German cities are", () => {
+    expect(differ("Wie viele Einwohner hat Hamburg?", "Wie groß ist die Einwohnerzahl von Hamburg?")).toBeNull();
+    expect(differ("Wie viele Einwohner hat Hamburg?", "Wie groß ist die Einwohnerzahl von Bremen?")).toBe("names");
+  });
+
+  test("apostrophes quote nothing; a code fence is not a quoted term", () => {
+    expect(differ("What's the meaning of l'esprit de l'escalier?", "What is the meaning of l'esprit de l'escalier?")).toBeNull();
+    expect(differ("Why does ```x = 1``` fail?", "Why does this fail: ```x = 1```?")).toBeNull();
+  });
+});
+
 describe("guard on large and hostile input", () => {
   test("thousands of quote marks, apostrophes, digits and Han characters: it answers", () => {
     const hostile = `${'""'.repeat(5000)}${"'a ".repeat(5000)}${"1,".repeat(5000)}${"北京".repeat(5000)}${"x".repeat(20000)}`;
