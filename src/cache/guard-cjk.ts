@@ -16,6 +16,9 @@ export interface CjkFacts {
   hanChars: string[];
 }
 
+/** What the names check compares. */
+export type CjkNames = Pick<CjkFacts, "katakana" | "han" | "hanChars">;
+
 const DIGIT = new Map([..."〇零一二两兩三四五六七八九"].map((c, i): [string, number] => [c, [0, 0, 1, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9][i] ?? 0]));
 const UNIT = new Map<string, number>([["十", 10], ["百", 100], ["千", 1000]]);
 const BIG = new Map<string, number>([["万", 1e4], ["萬", 1e4], ["亿", 1e8], ["億", 1e8]]);
@@ -84,6 +87,38 @@ export function cjkFacts(text: string): CjkFacts {
 }
 
 function flush(runs: string[], run: string): string {
-  if (run.length >= 2) runs.push(run);
+  if ([...run].length >= 2) runs.push(run);
   return "";
 }
+
+/** Names in scripts without capitals clash only when each question has one the other lacks: a
+ * rewording adds a character or a loanword on one side far more often than it swaps a name. */
+const oneWay = (a: string[], b: string[]): boolean => a.some((x) => !b.includes(x));
+/** Two or more Han content characters in a row that the other question lacks (北京 / 上海), or a pair
+ * with one character swapped for one the other lacks (孔子 / 孟子); one new character beside old
+ * ones alone is more often a rewording (新機能 / 機能). */
+function newRun(a: CjkNames, b: CjkNames): boolean {
+  const lacks = (c: string | undefined, g: CjkNames): boolean => c !== undefined && !g.hanChars.includes(c);
+  for (const run of a.han) {
+    const chars = [...run]; // by code point: rare Han characters lie outside the BMP
+    for (let i = 0; i + 1 < chars.length; i++) {
+      const [x, y] = [chars[i], chars[i + 1]];
+      if (lacks(x, b) && lacks(y, b)) return true;
+      if (lacks(x, b) !== lacks(y, b) && swapped(x as string, y as string, lacks(x, b) ? 1 : 0, b, a)) return true;
+    }
+  }
+  return false;
+}
+/** `b` holds the pair with the character at `keep` the same and the other one new to `a`. */
+function swapped(x: string, y: string, keep: number, b: CjkNames, a: CjkNames): boolean {
+  for (const run of b.han) {
+    const chars = [...run];
+    for (let i = 0; i + 1 < chars.length; i++) {
+      const pair = [chars[i], chars[i + 1]];
+      if (pair[keep] === (keep === 0 ? x : y) && pair[1 - keep] !== undefined && !a.hanChars.includes(pair[1 - keep] as string)) return true;
+    }
+  }
+  return false;
+}
+export const cjkClash = (a: CjkNames, b: CjkNames): boolean =>
+  (oneWay(a.katakana, b.katakana) && oneWay(b.katakana, a.katakana)) || (newRun(a, b) && newRun(b, a));

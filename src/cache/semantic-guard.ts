@@ -3,7 +3,7 @@
 // the analyzer's extractor what a cache must not miss (number words, mixed-case names).
 import { newEntities, takeLinks, type Entities } from "../analysis/entities.ts";
 import { scan } from "../analysis/scan.ts";
-import { cjkFacts, hasCjk, type CjkFacts } from "./guard-cjk.ts";
+import { cjkClash, cjkFacts, hasCjk, type CjkNames } from "./guard-cjk.ts";
 import { foldNumber, quantities } from "./guard-numbers.ts";
 import { quotedStrings } from "./guard-quotes.ts";
 import { GERMAN_WORDS, INTL_OPENERS, PORTUGUESE_WORDS, RU_WEEKDAYS } from "./guard-words.ts";
@@ -17,7 +17,7 @@ export interface GuardEntities extends Entities {
   /** Lowercased words joined by single spaces, padded: a name must occur in the other question's text. */
   text: string;
   /** Katakana words and content Han characters: names in scripts without capitals. */
-  cjk: Pick<CjkFacts, "katakana" | "han" | "hanChars">;
+  cjk: CjkNames;
 }
 
 /** "numbers" covers ids too: "order #12345" and "order 12345" name the same order. */
@@ -149,35 +149,6 @@ function occursLoosely(name: string, b: GuardEntities): boolean {
   if (name.length < 4) return false;
   return b.text.split(" ").some((w) => w.length >= 4 && (w.startsWith(name) || name.startsWith(w)));
 }
-/** Names in scripts without capitals clash only when each question has one the other lacks: a
- * rewording adds a character or a loanword on one side far more often than it swaps a name. */
-const oneWay = (a: string[], b: string[]): boolean => a.some((x) => !b.includes(x));
-/** Two or more Han content characters in a row that the other question lacks (北京 / 上海), or a pair
- * with one character swapped for one the other lacks (孔子 / 孟子); one new character beside old
- * ones alone is more often a rewording (新機能 / 機能). */
-function newRun(a: GuardEntities, b: GuardEntities): boolean {
-  const lacks = (c: string | undefined, g: GuardEntities): boolean => c !== undefined && !g.cjk.hanChars.includes(c);
-  for (const run of a.cjk.han) {
-    for (let i = 0; i + 1 < run.length; i++) {
-      const [x, y] = [run[i], run[i + 1]];
-      if (lacks(x, b) && lacks(y, b)) return true;
-      if (lacks(x, b) !== lacks(y, b) && swapped(x as string, y as string, lacks(x, b) ? 1 : 0, b, a)) return true;
-    }
-  }
-  return false;
-}
-/** `b` holds the pair with the character at `keep` the same and the other one new to `a`. */
-function swapped(x: string, y: string, keep: number, b: GuardEntities, a: GuardEntities): boolean {
-  for (const run of b.cjk.han) {
-    for (let i = 0; i + 1 < run.length; i++) {
-      const pair = [run[i], run[i + 1]];
-      if (pair[keep] === (keep === 0 ? x : y) && pair[1 - keep] !== undefined && !a.cjk.hanChars.includes(pair[1 - keep] as string)) return true;
-    }
-  }
-  return false;
-}
-const cjkClash = (a: GuardEntities, b: GuardEntities): boolean =>
-  (oneWay(a.cjk.katakana, b.cjk.katakana) && oneWay(b.cjk.katakana, a.cjk.katakana)) || (newRun(a, b) && newRun(b, a));
 /** Quoted strings agree when each one occurs, quoted or not, in the other question. */
 const quotedIn = (a: GuardEntities, b: GuardEntities): boolean =>
   a.quoted.every((q) => b.quoted.includes(q) || (hasCjk(q) ? b.text.includes(q) : b.text.includes(` ${q} `)));
@@ -189,7 +160,7 @@ export function disagreement(a: GuardEntities, b: GuardEntities): GuardKind | nu
   if (!sameSet(a.emails, b.emails)) return "emails";
   if (!sameSet(a.urls, b.urls)) return "urls";
   if (!quotedIn(a, b) || !quotedIn(b, a)) return "quoted";
-  if (!namesOccur(a, b) || !namesOccur(b, a) || openersClash(a, b) || cjkClash(a, b)) return "names";
+  if (!namesOccur(a, b) || !namesOccur(b, a) || openersClash(a, b) || cjkClash(a.cjk, b.cjk)) return "names";
   if (!sameSet(a.negations, b.negations)) return "negations";
   // Last, so a changed date or id is reported as such: any other token with a digit ("2x", "v3").
   if (!sameSet(a.digits, b.digits)) return "numbers";
