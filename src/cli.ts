@@ -7,7 +7,7 @@ import { usage } from "./cli/commands.ts";
 import { CliUsageError, parseCommandLine } from "./cli/parse.ts";
 import { loadConfig, UsageError, type Flags } from "./config/env.ts";
 import { catalogFromConfig, openRepos } from "./deps.ts";
-import { doctor } from "./doctor.ts";
+import { doctorWithModel } from "./doctor.ts";
 import { GwError } from "./errors/gw-error.ts";
 import { systemClock } from "./lib/clock.ts";
 import { loadSecretKey, secretBox } from "./lib/secret-box.ts";
@@ -61,9 +61,15 @@ export function runCli(argv: readonly string[]): number {
       return serveUntilSignal(loadConfig(run.flags));
     }
     if (name === "doctor") {
-      const report = doctor();
-      print(report);
-      return report.ok ? 0 : 1;
+      // The sentence model loads in its worker: the report is printed, and the process ends, once it answered.
+      doctorWithModel().then((report) => {
+        print(report);
+        process.exit(report.ok ? 0 : 1);
+      }, (err: unknown) => {
+        process.stderr.write(`gw doctor: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exit(1);
+      });
+      return -1;
     }
     if (name === "config check") print(configCheck(run.flags));
     else if (name === "backup") print(backupDataDir(loadConfig(run.flags).dataDir, run.args[0]!));

@@ -22,6 +22,8 @@ import { MEMO_KEYS, memoStats, scoreUnmemoised } from "../../src/routing/route-m
 import { diversify } from "../../src/routing/score.ts";
 import { isProfile } from "../../src/routing/profiles.ts";
 import { taskKindOf } from "../../src/routing/routing-input.ts";
+import { estimateCost } from "../../src/routing/cost.ts";
+import { needsOf } from "../../src/pipeline/eligibility.ts";
 
 const ENV = { OPENAI_API_KEY: "sk-t", ANTHROPIC_API_KEY: "sk-t", DEEPSEEK_API_KEY: "sk-t", MISTRAL_API_KEY: "sk-t", GROQ_API_KEY: "sk-t", XAI_API_KEY: "sk-t" };
 const PROFILES = ["gw-auto", "gw-fast", "gw-balanced", "gw-quality", "gw-max", "gw-reasoning", "gw-code"];
@@ -90,12 +92,17 @@ function freshCandidates(state: RequestState) {
     credentialOf: (p) => deps.projectProviders.resolve(state.auth.project.id, p, state.auth.key.byok)?.healthKey,
   });
   const top = decision.ranked[0]!;
+  // Within max_cost, the estimate the cap check accepted (routing/cost.ts estimateCost).
+  const needs = needsOf(state);
+  const cap = state.options.max_cost;
+  const cost = cap === undefined ? top.expectedCost : estimateCost(top.model, needs.inputTokens, needs.ask, needs.outputBound, cap).expected;
+  if (cap !== undefined) expect(cost).toBeLessThanOrEqual(cap);
   return {
     ranked: decision.ranked.map((r, rank) => ({
       model: r.model.id, provider: r.model.provider, rank, score: r.score, quality: r.quality,
       ...(r.meetsQuality ? {} : { below_required_quality: true }),
     })),
-    expected: { cost: top.expectedCost, latency_ms: Math.round(top.latencyMs), quality: top.quality },
+    expected: { cost, latency_ms: Math.round(top.latencyMs), quality: top.quality },
     requiredQuality: decision.requiredQuality,
     weights: decision.weights,
   };
