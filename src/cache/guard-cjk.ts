@@ -92,33 +92,40 @@ function flush(runs: string[], run: string): string {
 }
 
 /** Names in scripts without capitals clash only when each question has one the other lacks: a
- * rewording adds a character or a loanword on one side far more often than it swaps a name. */
-const oneWay = (a: string[], b: string[]): boolean => a.some((x) => !b.includes(x));
+ * rewording adds a character or a loanword on one side far more often than it swaps a name. Sets
+ * and one pass over each side's pairs, so a long question costs linear time. */
+export function cjkClash(a: CjkNames, b: CjkNames): boolean {
+  if (a.katakana.length + b.katakana.length + a.han.length + b.han.length === 0) return false;
+  const [ka, kb] = [new Set(a.katakana), new Set(b.katakana)];
+  if (a.katakana.some((k) => !kb.has(k)) && b.katakana.some((k) => !ka.has(k))) return true;
+  const [ca, cb] = [new Set(a.hanChars), new Set(b.hanChars)];
+  return newRun(a, cb, swaps(b, ca)) && newRun(b, ca, swaps(a, cb));
+}
+
+const pairs = (names: CjkNames): [string, string][] =>
+  names.han.flatMap((run) => {
+    const chars = [...run]; // by code point: rare Han characters lie outside the BMP
+    return chars.slice(1).map((y, i): [string, string] => [chars[i] as string, y]);
+  });
+
+/** The pairs of `b` with one character new to `a`, as "<position kept>:<character kept>". */
+function swaps(b: CjkNames, aChars: Set<string>): Set<string> {
+  const out = new Set<string>();
+  for (const [x, y] of pairs(b)) {
+    if (!aChars.has(y)) out.add(`0:${x}`);
+    if (!aChars.has(x)) out.add(`1:${y}`);
+  }
+  return out;
+}
+
 /** Two or more Han content characters in a row that the other question lacks (北京 / 上海), or a pair
  * with one character swapped for one the other lacks (孔子 / 孟子); one new character beside old
  * ones alone is more often a rewording (新機能 / 機能). */
-function newRun(a: CjkNames, b: CjkNames): boolean {
-  const lacks = (c: string | undefined, g: CjkNames): boolean => c !== undefined && !g.hanChars.includes(c);
-  for (const run of a.han) {
-    const chars = [...run]; // by code point: rare Han characters lie outside the BMP
-    for (let i = 0; i + 1 < chars.length; i++) {
-      const [x, y] = [chars[i], chars[i + 1]];
-      if (lacks(x, b) && lacks(y, b)) return true;
-      if (lacks(x, b) !== lacks(y, b) && swapped(x as string, y as string, lacks(x, b) ? 1 : 0, b, a)) return true;
-    }
+function newRun(a: CjkNames, bChars: Set<string>, bSwaps: Set<string>): boolean {
+  for (const [x, y] of pairs(a)) {
+    const [newX, newY] = [!bChars.has(x), !bChars.has(y)];
+    if (newX && newY) return true;
+    if (newX !== newY && bSwaps.has(newX ? `1:${y}` : `0:${x}`)) return true;
   }
   return false;
 }
-/** `b` holds the pair with the character at `keep` the same and the other one new to `a`. */
-function swapped(x: string, y: string, keep: number, b: CjkNames, a: CjkNames): boolean {
-  for (const run of b.han) {
-    const chars = [...run];
-    for (let i = 0; i + 1 < chars.length; i++) {
-      const pair = [chars[i], chars[i + 1]];
-      if (pair[keep] === (keep === 0 ? x : y) && pair[1 - keep] !== undefined && !a.hanChars.includes(pair[1 - keep] as string)) return true;
-    }
-  }
-  return false;
-}
-export const cjkClash = (a: CjkNames, b: CjkNames): boolean =>
-  (oneWay(a.katakana, b.katakana) && oneWay(b.katakana, a.katakana)) || (newRun(a, b) && newRun(b, a));

@@ -121,4 +121,10 @@ describe("guard on large and hostile input", () => {
     expect(facts.quoted.length).toBeLessThanOrEqual(24);
     expect(disagreement(facts, guardEntities(`${hostile}2`))).not.toBeNull();
   });
+
+  test("thousands of distinct Han characters on both sides: the names check answers", () => {
+    const han = Array.from({ length: 4000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join("");
+    const other = [...han].reverse().join("").slice(0, 3000) + "北京";
+    expect(disagreement(guardEntities(han), guardEntities(other))).toBe("names");
+  });
 });
