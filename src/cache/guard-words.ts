@@ -50,3 +50,17 @@ export const GERMAN_WORDS: ReadonlySet<string> = new Set(list(`
 /** Words only Portuguese uses among the guard's languages: there "no" is "in the" (`no Python`), not
  * Spanish "no"; Portuguese negates with "não". */
 export const PORTUGUESE_WORDS: ReadonlySet<string> = new Set(list("não você há são é qual quais meu minha uma pelo pela também"));
+
+/** Number words of French, German, Spanish, Portuguese and Russian as digits, as the English ones
+ * are. Left out like "one": the words for one, and those that are also other words (French "neuf"
+ * new, German "elf", Spanish "dos" = Portuguese "of the"). */
+export const INTL_NUMBER_WORDS: ReadonlyMap<string, string> = new Map(
+  list(`deux:2 trois:3 quatre:4 cinq:5 sept:7 huit:8 dix:10 douze:12 vingt:20 cent:100
+    zwei:2 drei:3 vier:4 fünf:5 sechs:6 sieben:7 acht:8 neun:9 zehn:10 zwölf:12 zwanzig:20 hundert:100
+    tres:3 cuatro:4 cinco:5 seis:6 siete:7 ocho:8 nueve:9 diez:10 doce:12 veinte:20 cien:100
+    dois:2 duas:2 três:3 quatro:4 sete:7 oito:8 nove:9 dez:10 doze:12 vinte:20 cem:100
+    два:2 две:2 двух:2 три:3 трёх:3 трех:3 четыре:4 четырёх:4 четырех:4 пять:5 пяти:5 шесть:6 шести:6
+    семь:7 семи:7 восемь:8 восьми:8 девять:9 девяти:9 десять:10 десяти:10 двенадцать:12 двадцать:20 сто:100`).map(
+    (pair): [string, string] => [pair.slice(0, pair.indexOf(":")), pair.slice(pair.indexOf(":") + 1)],
+  ),
+);

@@ -6,7 +6,7 @@ import { scan } from "../analysis/scan.ts";
 import { cjkClash, cjkFacts, hasCjk, type CjkNames } from "./guard-cjk.ts";
 import { foldNumber, quantities } from "./guard-numbers.ts";
 import { quotedStrings } from "./guard-quotes.ts";
-import { GERMAN_WORDS, INTL_OPENERS, PORTUGUESE_WORDS, RU_WEEKDAYS } from "./guard-words.ts";
+import { GERMAN_WORDS, INTL_NUMBER_WORDS, INTL_OPENERS, PORTUGUESE_WORDS, RU_WEEKDAYS } from "./guard-words.ts";
 import { STOPWORDS } from "./semantic-text.ts";
 
 export interface GuardEntities extends Entities {
@@ -85,7 +85,7 @@ function extraNames(text: string): { names: string[]; openers: string[] } {
     const lower = w.toLowerCase().replace(/'s$/, "");
     if (/\p{Ll}\p{Lu}/u.test(w) || (/^[\p{Lu}\d_]{2,}$/u.test(w) && /\p{Lu}.*\p{Lu}/u.test(w))) names.push(lower);
     else if (/^\p{Lu}/u.test(w) && (at === 0 || /[.!?:]\W{0,2}$/.test(text.slice(Math.max(0, at - 3), at)))) {
-      const skip = STOPWORDS.has(lower) || OPENERS.has(lower) || INTL_OPENERS.has(lower) || NUMBER_WORDS.has(lower) || negationClass(lower) !== lower || NEGATION_CLASS.has(lower);
+      const skip = STOPWORDS.has(lower) || OPENERS.has(lower) || INTL_OPENERS.has(lower) || NUMBER_WORDS.has(lower) || INTL_NUMBER_WORDS.has(lower) || negationClass(lower) !== lower || NEGATION_CLASS.has(lower);
       if (!skip) openers.push(lower);
     }
   }
@@ -107,7 +107,7 @@ export function guardEntities(question: string): GuardEntities {
   // Words outside links: a digit in a URL is the URL's business.
   const lowered = takeLinks(text, newEntities()).toLowerCase();
   const tokens = [...lowered.matchAll(TOKEN)].map((m) => m[0]);
-  const numberWords = tokens.flatMap((t) => NUMBER_WORDS.get(t) ?? []);
+  const numberWords = tokens.flatMap((t) => NUMBER_WORDS.get(t) ?? INTL_NUMBER_WORDS.get(t) ?? []);
   const extraNeg = [...lowered.matchAll(EXTRA_NEGATIONS)].map((m) => m[0]);
   const extra = extraNames(takeLinks(text, newEntities()));
   const cjk = hasCjk(text) ? cjkFacts(text) : null;
