@@ -37,13 +37,15 @@ const NUMBER_WORDS = new Map(
 /** Negation forms folded into the meanings that matter: "can't", "cannot", "unable", "without" and
  * "non-" all negate; "except" and "avoid" restrict. A word not listed keeps its own form. */
 const NEGATION_CLASS = new Map<string, string>([
-  ...("not no none nothing nobody nowhere neither nor never cannot cant unable without non lack lacks lacking").split(" ").map((w): [string, string] => [w, "not"]),
+  ...("not no none nothing nobody nowhere neither nor never cannot cant unable without non lack lacks lacking " +
+    "dont doesnt didnt isnt arent wasnt werent wont wouldnt shouldnt couldnt mustnt havent hasnt hadnt neednt").split(" ").map((w): [string, string] => [w, "not"]),
   ["except", "except"], ["excluding", "except"], ["exclude", "except"],
   ["avoid", "avoid"], ["prevent", "avoid"],
   // the extractor reports a phrase by its last word: "instead of", "rather than"
   ["of", "instead"], ["than", "instead"],
 ]);
-const EXTRA_NEGATIONS = /\b(?:unable|lacks?|lacking|prevent)\b/g;
+/** What the analyzer's lists lack: contractions typed without their apostrophe among them. */
+const EXTRA_NEGATIONS = /\b(?:unable|lacks?|lacking|prevent|werent|wouldnt|shouldnt|couldnt|mustnt|havent|hasnt|hadnt|neednt)\b/g;
 
 /** Imperatives and greetings that open a question capitalised without being names. */
 const OPENERS = new Set(
@@ -60,6 +62,7 @@ const LETTER = `(?:(?![${CJK}])[\\p{L}\\p{N}\\p{M}])+`;
 const TOKEN = new RegExp(`[${CJK}ー々]+|%|${LETTER}(?:[.,'\\-/:_]${LETTER})*`, "gu");
 
 const unique = (values: Iterable<string>): string[] => [...new Set(values)].sort();
+const APOSTROPHE_LIKE = /(\p{sc=Latin})[ʼ´`ʹ′](\p{sc=Latin})/gu;
 const BARE_SUFFIX = /^(\d[\d.,]*)[\p{L}%]+$/u;
 /** A quoted string as the words it holds, so "« break a leg. »" and ""Break a leg"" agree. */
 const quotedWords = (q: string): string => [...q.toLowerCase().matchAll(TOKEN)].map((m) => m[0]).join(" ");
@@ -95,7 +98,9 @@ function extraNames(text: string): { names: string[]; openers: string[] } {
 /** What the guard compares, computed once per question. */
 export function guardEntities(question: string): GuardEntities {
   // NFKC first: full-width digits, letters and quote marks are the ASCII ones.
-  const folded = question.normalize("NFKC");
+  // Other marks typed as apostrophes between Latin letters ("donʼt", "don´t", "don`t"); before NFKC,
+  // which turns "´" into a space and a combining accent.
+  const folded = question.replace(APOSTROPHE_LIKE, "$1'$2").normalize("NFKC");
   // One apostrophe; code fences opened, so numbers inside code count like any other.
   // "or not" and "why or why not" ask both ways: they do not negate the question.
   const text = folded

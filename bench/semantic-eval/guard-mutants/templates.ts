@@ -28,6 +28,8 @@ export const QUOTE_STYLES: Record<string, (t: string) => string> = {
   "german low": (t) => `„${t}“`,
   "CJK corner": (t) => `「${t}」`,
   "CJK white corner": (t) => `『${t}』`,
+  "full-width": (t) => `＂${t}＂`,
+  "single guillemets": (t) => `‹${t}›`,
 };
 
 /** Quoted terms: frames take the quoted term; `sub` is filled with the style by the generator. */
@@ -45,14 +47,14 @@ export const QUOTED: Group[] = [
 
 /** Negations: pairs are [negated, affirmative]; the generator also writes them the other way round. */
 export const NEGATION: Group[] = [
-  { lang: "en", kind: "negation", sub: "don't / do", frames: ["Why {x} cats like water?", "Is there a reason {x} cats like water?"], pairs: [["don't", "do"], ["don’t", "do"], ["dont", "do"]] },
+  { lang: "en", kind: "negation", sub: "don't / do", frames: ["Why {x} cats like water?", "Is there a reason {x} cats like water?"], pairs: [["don't", "do"], ["don’t", "do"], ["dont", "do"], ["donʼt", "do"], ["don´t", "do"], ["don`t", "do"]] },
   { lang: "en", kind: "negation", sub: "can't / can", frames: ["Why {x} I log in to my account?", "Any idea why {x} I log in to my account?"], pairs: [["can't", "can"], ["can’t", "can"], ["cannot", "can"]] },
   { lang: "en", kind: "negation", sub: "won't / will", frames: ["Why {x} my laptop turn on?", "Do you know why {x} my laptop turn on?"], pairs: [["won't", "will"], ["won’t", "will"], ["doesn't", "does"]] },
   { lang: "en", kind: "negation", sub: "isn't / is", frames: ["Why {x} the water boiling at 90 degrees?", "Can you explain why {x} the water boiling at 90 degrees?"], pairs: [["isn't", "is"], ["isn’t", "is"], ["is not", "is"]] },
-  { lang: "en", kind: "negation", sub: "aren't / are", frames: ["Why {x} my photos syncing to the cloud?", "Why exactly {x} my photos syncing to the cloud?"], pairs: [["aren't", "are"], ["weren't", "were"], ["wasn't", "was"]] },
+  { lang: "en", kind: "negation", sub: "aren't / are", frames: ["Why {x} my photos syncing to the cloud?", "Why exactly {x} my photos syncing to the cloud?"], pairs: [["aren't", "are"], ["weren't", "were"], ["wasn't", "was"], ["werent", "were"]] },
   { lang: "en", kind: "negation", sub: "without / with", frames: ["How do I bake bread {x} yeast?", "What is a good way to bake bread {x} yeast?"], pairs: [["without", "with"]] },
   { lang: "en", kind: "negation", sub: "never / ever", frames: ["Why do some people {x} get sunburned?", "What makes some people {x} get sunburned?"], pairs: [["never", "ever"], ["never", "often"]] },
-  { lang: "en", kind: "negation", sub: "shouldn't / should", frames: ["Why {x} I drink coffee before bed?", "Is there a reason why {x} I drink coffee before bed?"], pairs: [["shouldn't", "should"], ["shouldn’t", "should"], ["couldn't", "could"]] },
+  { lang: "en", kind: "negation", sub: "shouldn't / should", frames: ["Why {x} I drink coffee before bed?", "Is there a reason why {x} I drink coffee before bed?"], pairs: [["shouldn't", "should"], ["shouldn’t", "should"], ["couldn't", "could"], ["shouldnt", "should"]] },
   { lang: "fr", kind: "negation", sub: "ne...pas", frames: ["Pourquoi mon chat {x} ?", "Sais-tu pourquoi mon chat {x} ?"], pairs: [["ne mange pas", "mange"], ["ne dort plus", "dort"], ["ne boit jamais", "boit"]] },
   { lang: "fr", kind: "negation", sub: "n'...pas / sans", frames: ["Comment faire du pain {x} ?", "Quelle recette pour faire du pain {x} ?"], pairs: [["sans levure", "avec levure"], ["sans gluten", "avec gluten"]] },
   { lang: "fr", kind: "negation", sub: "n'...pas", frames: ["Pourquoi l'application {x} sur mon téléphone ?", "Pour quelle raison l'application {x} sur mon téléphone ?"], pairs: [["n'est pas disponible", "est disponible"], ["n'a pas de mises à jour", "a des mises à jour"], ["ne fonctionne pas", "fonctionne"]] },
