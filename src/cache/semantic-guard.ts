@@ -38,14 +38,14 @@ const NUMBER_WORDS = new Map(
  * "non-" all negate; "except" and "avoid" restrict. A word not listed keeps its own form. */
 const NEGATION_CLASS = new Map<string, string>([
   ...("not no none nothing nobody nowhere neither nor never cannot cant unable without non lack lacks lacking " +
-    "dont doesnt didnt isnt arent wasnt werent wont wouldnt shouldnt couldnt mustnt havent hasnt hadnt neednt").split(" ").map((w): [string, string] => [w, "not"]),
+    "dont doesnt didnt isnt arent wasnt werent wont wouldnt shouldnt couldnt mustnt havent hasnt hadnt neednt w/o").split(" ").map((w): [string, string] => [w, "not"]),
   ["except", "except"], ["excluding", "except"], ["exclude", "except"],
   ["avoid", "avoid"], ["prevent", "avoid"],
   // the extractor reports a phrase by its last word: "instead of", "rather than"
   ["of", "instead"], ["than", "instead"],
 ]);
 /** What the analyzer's lists lack: contractions typed without their apostrophe among them. */
-const EXTRA_NEGATIONS = /\b(?:unable|lacks?|lacking|prevent|werent|wouldnt|shouldnt|couldnt|mustnt|havent|hasnt|hadnt|neednt)\b/g;
+const EXTRA_NEGATIONS = /\b(?:unable|lacks?|lacking|prevent|w\/o|werent|wouldnt|shouldnt|couldnt|mustnt|havent|hasnt|hadnt|neednt)\b/g;
 
 /** Imperatives and greetings that open a question capitalised without being names. */
 const OPENERS = new Set(
@@ -63,6 +63,7 @@ const TOKEN = new RegExp(`[${CJK}ー々]+|%|${LETTER}(?:[.,'\\-/:_]${LETTER})*`,
 
 const unique = (values: Iterable<string>): string[] => [...new Set(values)].sort();
 const APOSTROPHE_LIKE = /(\p{sc=Latin})[ʼ´`ʹ′](\p{sc=Latin})/gu;
+const NEGATIVE = /(^|[([=:,]|\p{L}\s+)[-−](?=\d)/gu;
 const BARE_SUFFIX = /^(\d[\d.,]*)[\p{L}%]+$/u;
 /** A quoted string as the words it holds, so "« break a leg. »" and ""Break a leg"" agree. */
 const quotedWords = (q: string): string => [...q.toLowerCase().matchAll(TOKEN)].map((m) => m[0]).join(" ");
@@ -110,7 +111,8 @@ export function guardEntities(question: string): GuardEntities {
     .replace(/(\d)\s*(?:percent|per cent)\b/gi, "$1%");
   const e = scan(text).entities;
   // Words outside links: a digit in a URL is the URL's business.
-  const lowered = takeLinks(text, newEntities()).toLowerCase();
+  // A sign makes another number ("at -40 degrees"); "5 - 3" is a subtraction, and stays as it was.
+  const lowered = takeLinks(text, newEntities()).toLowerCase().replace(NEGATIVE, "$1neg");
   const tokens = [...lowered.matchAll(TOKEN)].map((m) => m[0]);
   const numberWords = tokens.flatMap((t) => NUMBER_WORDS.get(t) ?? INTL_NUMBER_WORDS.get(t) ?? []);
   const extraNeg = [...lowered.matchAll(EXTRA_NEGATIONS)].map((m) => m[0]);
