@@ -27,7 +27,7 @@ const WEEKDAY_ZH = /(?:星期|礼拜|禮拜|周|週)([一二三四五六日天])
 const WEEKDAY_JA = /([月火水木金土日])曜/g;
 const KATAKANA = /[\p{sc=Katakana}ー]{2,}/gu;
 const HAN = /\p{sc=Han}+/gu;
-const NUMERAL = /[〇零一二两兩三四五六七八九十百千万萬亿億]/;
+const NUMERAL = new Set([..."〇零一二两兩三四五六七八九十百千万萬亿億"]);
 const WEEKDAY_INDEX: Record<string, number> = { 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 日: 7, 天: 7, 月: 1, 火: 2, 水: 3, 木: 4, 金: 5, 土: 6 };
 
 /** Grammar, question words, pronouns, counters and calendar characters of Chinese and Japanese:
@@ -76,7 +76,7 @@ export function cjkFacts(text: string): CjkFacts {
   for (const m of text.matchAll(HAN)) {
     let run = "";
     for (const c of m[0]) {
-      const content = !HAN_STOP.has(c) && !NUMERAL.test(c);
+      const content = !HAN_STOP.has(c) && !NUMERAL.has(c);
       if (content) hanChars.push(c);
       if (content) run += c;
       else run = flush(han, run);

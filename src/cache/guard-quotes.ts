@@ -4,10 +4,10 @@
 
 /** Marks that open or close a double-style quote; any of them closes what any of them opened, so
  * "x“, «x» and »x« all work. Backticks too (but not a ``` fence, which opens code, not a term). */
-const DOUBLE = new Set([..."\"“”„‟«»‹›「」『』〝〞〟`"]);
+const DOUBLE = new Set([..."\"“”„‟«»‹›「」『』〝〞〟`"].map((c) => c.charCodeAt(0)));
 /** Single marks double as apostrophes: they open only after a non-word character and close only
  * before one, so "don't" and "l'expression" never quote anything. */
-const SINGLE = new Set([..."'‘’‚‛"]);
+const SINGLE = new Set([..."'‘’‚‛"].map((c) => c.charCodeAt(0)));
 /** Chinese and Japanese have no apostrophes: a mark next to them is a quote mark. */
 const WORD = /(?![\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}])[\p{L}\p{N}]/u;
 const MAX_QUOTES = 24;
@@ -22,17 +22,18 @@ export function quotedStrings(text: string): string[] {
   let singleAt = -1;
   let i = 0;
   while (i < text.length && out.length < MAX_QUOTES) {
-    const ch = text[i] as string;
-    const isDouble = DOUBLE.has(ch);
-    if (!isDouble && !SINGLE.has(ch)) {
+    const code = text.charCodeAt(i);
+    const isDouble = DOUBLE.has(code);
+    if (!isDouble && !SINGLE.has(code)) {
       i++;
       continue;
     }
     // A run of marks of one family: `""`, `““`, `''`.
+    const family = isDouble ? DOUBLE : SINGLE;
     let end = i + 1;
-    while (end < text.length && (isDouble ? DOUBLE.has(text[end] as string) : SINGLE.has(text[end] as string))) end++;
+    while (end < text.length && family.has(text.charCodeAt(end))) end++;
     if (isDouble) {
-      if (ch === "`" && end - i >= 3) doubleAt = -1; // a code fence: not a quoted term
+      if (code === 0x60 && end - i >= 3) doubleAt = -1; // a code fence: not a quoted term
       else if (doubleAt < 0) doubleAt = end;
       else {
         push(out, text.slice(doubleAt, i));

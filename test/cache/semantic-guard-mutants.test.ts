@@ -115,6 +115,16 @@ describe("guard rules behind the set", () => {
 });
 
 describe("guard on large and hostile input", () => {
+  test("a question read again is not read twice, and an evicted one is read the same way", () => {
+    const q = "How many moons does Jupiter have in 2023?";
+    const facts = guardEntities(q);
+    expect(guardEntities(q)).toBe(facts);
+    for (let i = 0; i < 300; i++) guardEntities(`Question number ${i}?`);
+    const again = guardEntities(q);
+    expect(again).not.toBe(facts);
+    expect(again).toEqual(facts);
+  });
+
   test("thousands of quote marks, apostrophes, digits and Han characters: it answers", () => {
     const hostile = `${'""'.repeat(5000)}${"'a ".repeat(5000)}${"1,".repeat(5000)}${"北京".repeat(5000)}${"x".repeat(20000)}`;
     const facts = guardEntities(hostile);
