@@ -103,6 +103,7 @@ function extraNames(text: string, token: RegExp): { names: string[]; openers: st
 /** The facts of recent questions: a lookup compares the query with up to five stored questions, and
  * the same stored questions come back again and again. Insertion order evicts the oldest. */
 const MEMO_SIZE = 256;
+const MEMO_MAX_CHARS = 4096; // a semantic question is at most 500 tokens; longer text is not kept
 const memo = new Map<string, GuardEntities>();
 
 /** What the guard compares, computed once per question (the result is shared: do not change it). */
@@ -110,6 +111,7 @@ export function guardEntities(question: string): GuardEntities {
   const known = memo.get(question);
   if (known !== undefined) return known;
   const facts = computeFacts(question);
+  if (question.length > MEMO_MAX_CHARS) return facts;
   if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value ?? "");
   memo.set(question, facts);
   return facts;

@@ -114,7 +114,7 @@ describe("guard rules behind the set", () => {
   });
 });
 
-describe("guard on large and hostile input", () => {
+describe("guard on repeated, large and hostile input", () => {
   test("a question read again is not read twice, and an evicted one is read the same way", () => {
     const q = "How many moons does Jupiter have in 2023?";
     const facts = guardEntities(q);
