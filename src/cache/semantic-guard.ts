@@ -1,6 +1,6 @@
 // The literal guard of a semantic cache hit (docs/semantic-cache.md "Literal guard"): numbers, ids,
-// dates, e-mails, URLs, quoted strings, names and negations must match once normalised. Adds to
-// the analyzer's extractor what a cache must not miss (number words, mixed-case names).
+// dates, e-mails, URLs, quoted strings, names and negations must match once normalised. Adds to the
+// analyzer's extractor what a cache must not miss: every quoting style, units, number words, CJK.
 import { newEntities, takeLinks, type Entities } from "../analysis/entities.ts";
 import { scan } from "../analysis/scan.ts";
 import { cjkClash, cjkFacts, hasCjk, type CjkNames } from "./guard-cjk.ts";
@@ -118,9 +118,9 @@ export function guardEntities(question: string): GuardEntities {
 }
 
 function computeFacts(question: string): GuardEntities {
-  // NFKC first: full-width digits, letters and quote marks are the ASCII ones.
-  // Other marks typed as apostrophes between Latin letters ("donʼt", "don´t", "don`t"); before NFKC,
-  // which turns "´" into a space and a combining accent.
+  // Marks typed as apostrophes between Latin letters ("donʼt", "don´t", "don`t") become "'" before
+  // NFKC, which would turn "´" into a space and an accent; NFKC makes full-width digits, letters and
+  // quote marks the ASCII ones.
   const folded = (MAY_APOSTROPHE_LIKE.test(question) ? question.replace(APOSTROPHE_LIKE, "$1'$2") : question).normalize("NFKC");
   // One apostrophe; code fences opened, so numbers inside code count like any other.
   // "or not" and "why or why not" ask both ways: they do not negate the question.
@@ -144,7 +144,7 @@ function computeFacts(question: string): GuardEntities {
   const cyrillic = tokens.filter((t) => t.charCodeAt(0) >= 0x400 && t.charCodeAt(0) <= 0x4ff);
   const weekdays = cyrillic.flatMap((t) => RU_WEEKDAYS.flatMap((day, i) => (day.test(t) ? [`wd${i + 1}`] : [])));
   // German capitalises every noun: there a capitalised word counts only as an opener does.
-  const german = tokens.filter((t) => GERMAN_WORDS.has(t)).length >= 1;
+  const german = tokens.some((t) => GERMAN_WORDS.has(t));
   const names = [...e.names.map((n) => n.toLowerCase().replace(/['’]s$/, ""))];
   return {
     // Without a unit or suffix: "digits" compares those, spelled one way ("60k" = "60 k").
