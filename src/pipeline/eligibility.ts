@@ -5,7 +5,7 @@ import { expectedOutputTokens } from "../analysis/analyzer.ts";
 import { enablingVariables } from "../config/provider-env.ts";
 import { countMessageTokens } from "../analysis/tokens.ts";
 import type { CatalogModel } from "../routing/catalog-types.ts";
-import { outputAskOf, worstCostOf, type OutputAsk } from "../routing/cost.ts";
+import { estimateCost, outputAskOf, worstCostOf, type OutputAsk } from "../routing/cost.ts";
 import type { Deps } from "./deps.ts";
 import { need, type RequestState } from "./state.ts";
 import { formatUsd } from "../billing/money.ts";
@@ -109,8 +109,11 @@ export function exclusion(deps: Deps, state: RequestState, m: CatalogModel, need
   const cap = needs.maxCost;
   // The worst case (n choices, each at max_tokens or the model's maximum output), not the
   // expected output: meter clamps what an upstream reports to this same bound.
-  if (cap !== undefined && !fits(needs, (t) => worstCostOf(m, t, needs.ask) <= cap)) {
-    return `could cost up to $${worstCostOf(m, needs.inputTokens(true), needs.ask)} > max_cost $${cap}`;
+  // The same estimate as trace.expected's (routing/cost.ts estimateCost): the byte bound of the
+  // input first, the exact count when the bound alone would not fit.
+  if (cap !== undefined) {
+    const { worst } = estimateCost(m, needs.inputTokens, needs.ask, needs.outputBound, cap);
+    if (worst > cap) return `could cost up to $${worst} > max_cost $${cap}`;
   }
   return null;
 }
