@@ -21,7 +21,7 @@ import { termsOf } from "../../src/billing/terms.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { ledgerRepo } from "../../src/store/repos/ledger.ts";
 import type { Project } from "../../src/store/repos/projects.ts";
-import { runMicro } from "./harness.ts";
+import { answerEveryFetch, runMicro } from "./harness.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "gw-micro-billing-"));
 try {
@@ -60,12 +60,7 @@ try {
     bench("termsOf (once per authenticated key, with its rules)", () => do_not_optimize(termsOf(project)));
   });
 
-  const answer = JSON.stringify({
-    id: "chatcmpl-micro", object: "chat.completion", created: 1, model: "gpt-4o-mini",
-    choices: [{ index: 0, message: { role: "assistant", content: "word ".repeat(18).trim() }, finish_reason: "stop" }],
-    usage: { prompt_tokens: 225, completion_tokens: 18, total_tokens: 243 },
-  });
-  globalThis.fetch = (async () => new Response(answer, { headers: { "content-type": "application/json" } })) as unknown as typeof fetch;
+  answerEveryFetch();
   const config = loadConfig({ port: "0", data: join(dataDir, "app") }, { OPENAI_API_KEY: "sk-bench", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
   const deps = buildDeps(config, { logger: createLogger("silent") });
   deps.logWriter.enqueue = () => {};

@@ -16,14 +16,9 @@ import { createApp } from "../../src/http/app.ts";
 import { jsonResponse } from "../../src/http/context.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { completionBody } from "../../src/pipeline/completion-body.ts";
-import { runMicro } from "./harness.ts";
+import { answerEveryFetch, MICRO_ANSWER, runMicro } from "./harness.ts";
 
-const answer = JSON.stringify({
-  id: "chatcmpl-micro", object: "chat.completion", created: 1, model: "gpt-4o-mini",
-  choices: [{ index: 0, message: { role: "assistant", content: "word ".repeat(18).trim() }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 225, completion_tokens: 18, total_tokens: 243 },
-});
-globalThis.fetch = Object.assign(async () => new Response(answer, { headers: { "content-type": "application/json" } }), { preconnect: fetch.preconnect });
+answerEveryFetch();
 
 // The throughput bench's request (bench/lib/stack.ts chatBody), and one with a system prompt.
 const prompt = "Summarise the following note for a colleague. ".repeat(20).slice(0, 900);
@@ -66,7 +61,7 @@ try {
     const served = entry ? servedAnswer(model, entry, Date.now()) : null;
     do_not_optimize(served ? completionBody(served.completion, stored.model, gw) : null);
   });
-  bench("jsonResponse with the hit's headers", () => do_not_optimize(jsonResponse(answer, "req_x", extra)));
+  bench("jsonResponse with the hit's headers", () => do_not_optimize(jsonResponse(MICRO_ANSWER, "req_x", extra)));
   bench("a whole exact hit through app.handle", async () => {
     const res = await post();
     do_not_optimize(await res.text());

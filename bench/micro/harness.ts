@@ -26,3 +26,16 @@ export async function runMicro(): Promise<void> {
   }
   console.log(`MICRO ${JSON.stringify(results)}`);
 }
+
+/** One small chat completion (18 words of output), as an upstream would send it. */
+export const MICRO_ANSWER = JSON.stringify({
+  id: "chatcmpl-micro", object: "chat.completion", created: 1, model: "gpt-4o-mini",
+  choices: [{ index: 0, message: { role: "assistant", content: "word ".repeat(18).trim() }, finish_reason: "stop" }],
+  usage: { prompt_tokens: 225, completion_tokens: 18, total_tokens: 243 },
+});
+
+/** Every fetch of this process answers MICRO_ANSWER at once: the micro benches that run gw's
+ * request path measure gw, not a socket. */
+export function answerEveryFetch(): void {
+  globalThis.fetch = Object.assign(async () => new Response(MICRO_ANSWER, { headers: { "content-type": "application/json" } }), { preconnect: fetch.preconnect });
+}

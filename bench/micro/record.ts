@@ -17,14 +17,9 @@ import type { RequestState } from "../../src/pipeline/state.ts";
 import { encodeLogRow } from "../../src/store/log-batch-codec.ts";
 import type { LedgerEntry } from "../../src/store/repos/ledger.ts";
 import type { RequestRecord } from "../../src/store/repos/requests.ts";
-import { runMicro } from "./harness.ts";
+import { answerEveryFetch, runMicro } from "./harness.ts";
 
-const answer = JSON.stringify({
-  id: "chatcmpl-micro", object: "chat.completion", created: 1, model: "gpt-4o-mini",
-  choices: [{ index: 0, message: { role: "assistant", content: "word ".repeat(18).trim() }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 225, completion_tokens: 18, total_tokens: 243 },
-});
-globalThis.fetch = Object.assign(async () => new Response(answer, { headers: { "content-type": "application/json" } }), { preconnect: fetch.preconnect });
+answerEveryFetch();
 
 const prompt = "Summarise the following note for a colleague. ".repeat(20).slice(0, 900);
 // Info lines are built and written, as in production, to a sink that drops them.

@@ -14,14 +14,9 @@ import { loadConfig } from "../../src/config/env.ts";
 import { buildDeps } from "../../src/deps.ts";
 import { type Deps } from "../../src/pipeline/deps.ts";
 import { createLogger } from "../../src/observability/logger.ts";
-import { runMicro } from "./harness.ts";
+import { answerEveryFetch, runMicro } from "./harness.ts";
 
-const answer = JSON.stringify({
-  id: "chatcmpl-micro", object: "chat.completion", created: 1, model: "gpt-4o-mini",
-  choices: [{ index: 0, message: { role: "assistant", content: "word ".repeat(18).trim() }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 225, completion_tokens: 18, total_tokens: 243 },
-});
-globalThis.fetch = (async () => new Response(answer, { headers: { "content-type": "application/json" } })) as unknown as typeof fetch;
+answerEveryFetch();
 
 const prompt = "Summarise the following note for a colleague. ".repeat(20).slice(0, 900);
 const chatBody = JSON.stringify({ model: "openai/gpt-4o-mini", messages: [{ role: "user", content: prompt }], max_tokens: 64 });

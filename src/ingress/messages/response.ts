@@ -3,7 +3,7 @@
 // the `gw` object. Shared by the JSON answer and the stream's message_start and message_delta.
 import type { RequestState } from "../../pipeline/state.ts";
 import type { ChatCompletion, Usage } from "../../canonical/completion.ts";
-import { isObject } from "../../lib/json.ts";
+import { toolInputOf } from "../../providers/anthropic/request.ts";
 
 export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal";
 
@@ -40,17 +40,6 @@ export function usageOf(usage: Usage | undefined) {
     cache_read_input_tokens: read,
     output_tokens: usage?.completion_tokens ?? 0,
   };
-}
-
-/** A tool call's arguments as the object Anthropic sends; text that is no JSON object becomes {}. */
-export function toolInputOf(args: string): Record<string, unknown> {
-  if (!args) return {};
-  try {
-    const parsed: unknown = JSON.parse(args);
-    return isObject(parsed) ? parsed : {};
-  } catch {
-    return {};
-  }
 }
 
 /** The model gw answered with (its id, not the upstream's), else the one asked for. */

@@ -65,7 +65,9 @@ function contentBlocks(content: ChatMessage["content"]): ContentBlock[] {
   return blocks;
 }
 
-function toolInput(args: string): unknown {
+/** A tool call's arguments as the object Anthropic's wire carries; text that is no JSON object
+ * becomes {} (also the Messages ingress's answers, ingress/messages/response.ts). */
+export function toolInputOf(args: string): Record<string, unknown> {
   if (!args) return {};
   try {
     const parsed: unknown = JSON.parse(args);
@@ -92,7 +94,7 @@ function turnOf(m: ChatMessage): AnthropicMessage | null {
   const content = contentBlocks(m.content);
   if (role === "assistant") {
     for (const call of m.tool_calls ?? []) {
-      content.push({ type: "tool_use", id: call.id, name: call.function.name, input: toolInput(call.function.arguments) });
+      content.push({ type: "tool_use", id: call.id, name: call.function.name, input: toolInputOf(call.function.arguments) });
     }
   }
   return content.length > 0 ? { role, content } : null;
