@@ -23,14 +23,17 @@ export interface ComplexityCounts {
   questions: number;
 }
 
-/** Multi-step work is at least medium whatever its length. */
-const TASK_POINTS: { readonly [K in TaskKind]?: number } = { reasoning: 2, math: 1, coding: 1, agent: 1 };
+/** Kinds that are at least medium whatever their length: multi-step work, and requests whose
+ * material (an image, the tools' results) is not in the text that is measured. */
+const TASK_POINTS: { readonly [K in TaskKind]?: number } = { reasoning: 2, math: 1, coding: 1, agent: 1, vision: 1 };
 
-/** Points per feature; low <= 1, medium 2-3, high >= 4. */
+/** Points per feature; low 0, medium 1-3, high >= 4. Calibrated on the task corpus's training
+ * files (docs/routing.md "Calibration"): the size of the input is the strongest single sign, and
+ * a request of more than a sentence or two (over 100 bytes) is rarely one a small model does well. */
 export function decideComplexity(task: TaskKind, subtype: string, inputTokensBound: number, f: ComplexityCounts): "low" | "medium" | "high" {
   let points = 0;
   const n = inputTokensBound;
-  points += n >= 8000 ? 3 : n >= 2000 ? 2 : n >= 400 ? 1 : 0;
+  points += n >= 4000 ? 4 : n >= 1200 ? 3 : n >= 300 ? 2 : n > 100 ? 1 : 0;
   points += f.constraints >= 6 ? 2 : f.constraints >= 3 ? 1 : 0;
   points += f.listItems >= 6 ? 2 : f.listItems >= 3 ? 1 : 0;
   points += f.steps >= 3 ? 1 : 0;
@@ -39,6 +42,5 @@ export function decideComplexity(task: TaskKind, subtype: string, inputTokensBou
   points += f.questions >= 3 ? 1 : 0;
   points += TASK_POINTS[task] ?? 0;
   if (task === "math" && subtype !== "arithmetic") points += 1; // proofs, calculus, statistics
-  if (task === "chat" || task === "classification") points -= 1;
-  return points >= 4 ? "high" : points >= 2 ? "medium" : "low";
+  return points >= 4 ? "high" : points >= 1 ? "medium" : "low";
 }

@@ -60,16 +60,35 @@ const REQUIRED: Readonly<Record<string, number>> = {
   "gw-fast": 0.55, economy: 0.6, "gw-balanced": 0.75, balanced: 0.75, "gw-quality": 0.85, quality: 0.85,
   "gw-max": 0.9, max: 0.9, "gw-reasoning": 0.85, "gw-code": 0.85,
 };
+/** gw-auto's floor per complexity (docs/routing.md "Calibration"). */
 const AUTO_REQUIRED = { low: 0.6, medium: 0.72, high: 0.82 } as const;
 /** Code, maths and reasoning go wrong expensively: gw-auto asks more of them. */
 const AUTO_REQUIRED_DEMANDING = { low: 0.78, medium: 0.85, high: 0.88 } as const;
+/** Above its floor, gw-auto asks a medium request for the median quality for the task among the
+ * models able to serve it, a high one for the upper quartile: the bar follows the eligible set
+ * (vision, tools, a long input narrow it) instead of a constant that suits only the whole catalog. */
+const AUTO_QUANTILE = { low: 0, medium: 0.5, high: 0.75 } as const;
 const DEMANDING: ReadonlySet<TaskKind> = new Set(["coding", "math", "reasoning"]);
 const QUALITY_HEADROOM = 0.08;
 
-export function requiredQuality(input: ScoreInput): number {
+/** The q-quantile, linear between neighbours (q 0.5: the middle value, or the mean of the two). */
+export function quantile(xs: readonly number[], q: number): number {
+  if (xs.length === 0) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  const at = q * (s.length - 1);
+  const lo = Math.floor(at);
+  return s[lo]! + (s[Math.min(lo + 1, s.length - 1)]! - s[lo]!) * (at - lo);
+}
+
+/** `qualities`: each eligible model's quality for the task (gw-auto's quantiles read them). */
+export function requiredQuality(input: ScoreInput, qualities: readonly number[] = []): number {
   if (input.minQuality !== undefined) return input.minQuality;
   const key = input.mode ?? input.profile;
-  return REQUIRED[key] ?? (DEMANDING.has(input.task) ? AUTO_REQUIRED_DEMANDING : AUTO_REQUIRED)[input.complexity];
+  const fixed = REQUIRED[key];
+  if (fixed !== undefined) return fixed;
+  const floor = (DEMANDING.has(input.task) ? AUTO_REQUIRED_DEMANDING : AUTO_REQUIRED)[input.complexity];
+  const q = AUTO_QUANTILE[input.complexity];
+  return q > 0 && qualities.length > 0 ? Math.max(floor, Math.round(quantile(qualities, q) * 1000) / 1000) : floor;
 }
 
 export function weightsFor(input: ScoreInput): Weights {
@@ -127,9 +146,9 @@ export function prepareScoring(
   /** Quality for a task: the catalog prior, or its blend with feedback (feedback-quality.ts). */
   qualityOf: (m: CatalogModel, task: TaskKind) => number = (m, task) => m.quality[task] ?? m.quality.general,
 ): Prepared {
-  const requiredQ = requiredQuality(input);
   const qualityTask = qualityTaskOf(input);
   const quality = models.map((m) => qualityOf(m, qualityTask));
+  const requiredQ = requiredQuality(input, quality);
   // Quality above what the request needs earns nothing more: a greeting does not pay for a
   // reasoning model's quality (the margin keeps a little preference for headroom).
   const useful = quality.map((q) => Math.min(q, requiredQ + QUALITY_HEADROOM));
