@@ -1,14 +1,30 @@
 // Numbers as the literal guard compares them (docs/semantic-cache.md "Literal guard"): every token
 // holding a digit, thousands separators folded, with its suffix or the unit word after it, so
-// "60K" and "6K", "5 km" and "5 miles", "2 billion" and "2 million" all differ.
+// "60K" and "6K", "5 km" and "5 miles", "2 billion" and "2 million" all differ, and a scale is
+// multiplied out, so "60K", "60 thousand" and "60,000" agree.
 import { UNITS } from "./guard-words.ts";
 
 const SUFFIXED = /^(\d+(?:[.,]\d+)*)(k|bn|mio|mrd)$/;
 const PLAIN = /^\d+(?:[.,]\d+)*$/;
 const HAS_DIGIT = /\d/;
+const BARE_SUFFIX = /^(\d[\d.,]*)[\p{L}%]+$/u;
 const THOUSANDS = /(\d),(?=\d{3}(?:\D|$))/g;
 
 export const foldNumber = (v: string): string => v.toLowerCase().replace(THOUSANDS, "$1").replace(/^#/, "");
+
+const SCALE_DIGITS: ReadonlyMap<string, number> = new Map([["e3", 3], ["e6", 6], ["e9", 9]]);
+const DECIMAL = /^(\d+)(?:[.,](\d+))?$/;
+
+/** "1.5" and scale "e6" as "1500000", in exact string arithmetic; null when `unit` is no scale or
+ * the value keeps a fraction ("1.2345k"), which then stays as it is written. */
+export function multiplyOut(num: string, unit: string | undefined): string | null {
+  const zeros = unit === undefined ? undefined : SCALE_DIGITS.get(unit);
+  const parts = zeros === undefined ? null : DECIMAL.exec(num);
+  if (zeros === undefined || parts === null) return null;
+  const fraction = parts[2] ?? "";
+  if (fraction.length > zeros) return null;
+  return `${parts[1]}${fraction.padEnd(zeros, "0")}`.replace(/^0+(?=\d)/, "");
+}
 
 /** `tokens`: the question's lowercased words in order ("%" is a token of its own). */
 export function quantities(tokens: readonly string[]): string[] {
@@ -19,11 +35,31 @@ export function quantities(tokens: readonly string[]): string[] {
     const folded = foldNumber(t);
     const suffixed = SUFFIXED.exec(folded);
     if (suffixed !== null) {
-      out.push(`${suffixed[1]}${UNITS.get(suffixed[2] ?? "") ?? ""}`);
+      const unit = UNITS.get(suffixed[2] ?? "") ?? "";
+      const scaled = multiplyOut(suffixed[1] ?? "", unit);
+      out.push(scaled === null ? `${suffixed[1]}${unit}` : `${scaled}${unitAfterScale(tokens[i + 1])}`);
       continue;
     }
     const unit = PLAIN.test(folded) ? UNITS.get(tokens[i + 1] ?? "") : undefined;
-    out.push(unit === undefined ? folded : `${folded}${unit}`);
+    const scaled = multiplyOut(folded, unit);
+    out.push(scaled !== null ? `${scaled}${unitAfterScale(tokens[i + 2])}` : unit === undefined ? folded : `${folded}${unit}`);
   }
   return out;
+}
+
+/** The unit after a scale ("1.5 million dollars" as "1500000usd", as "1,500,000 dollars" is). */
+function unitAfterScale(token: string | undefined): string {
+  const unit = token === undefined ? undefined : UNITS.get(token);
+  return unit === undefined || SCALE_DIGITS.has(unit) ? "" : unit;
+}
+
+/** A bare number as the `numbers` fact: its scale suffix multiplied out ("60k" as "60000"), or its
+ * scale word after it in `tokens` ("60 thousand"), else without its suffix ("5km" as "5"). */
+export function bareNumber(folded: string, tokens: readonly string[]): string {
+  const suffixed = SUFFIXED.exec(folded);
+  const scaled = suffixed === null ? null : multiplyOut(suffixed[1] ?? "", UNITS.get(suffixed[2] ?? ""));
+  if (scaled !== null) return scaled;
+  const bare = folded.replace(BARE_SUFFIX, "$1");
+  const at = tokens.indexOf(bare);
+  return (at >= 0 && multiplyOut(bare, UNITS.get(tokens[at + 1] ?? ""))) || bare;
 }

@@ -4,7 +4,7 @@
 import { newEntities, takeLinks, type Entities } from "../analysis/entities.ts";
 import { scan } from "../analysis/scan.ts";
 import { cjkClash, cjkFacts, hasCjk, type CjkNames } from "./guard-cjk.ts";
-import { foldNumber, quantities } from "./guard-numbers.ts";
+import { bareNumber, foldNumber, quantities } from "./guard-numbers.ts";
 import { quotedStrings } from "./guard-quotes.ts";
 import { GERMAN_WORDS, INTL_NUMBER_WORDS, INTL_OPENERS, PORTUGUESE_WORDS, RU_WEEKDAYS } from "./guard-words.ts";
 import { STOPWORDS } from "./semantic-text.ts";
@@ -68,7 +68,6 @@ const APOSTROPHE_LIKE = /(\p{sc=Latin})[ʼ´`ʹ′](\p{sc=Latin})/gu;
 const MAY_APOSTROPHE_LIKE = /[ʼ´`ʹ′]/;
 const NEGATIVE = /(^|[([=:,]|\p{L}\s+)[-−](?=\d)/gu;
 const MAY_NEGATIVE = /[-−]\d/;
-const BARE_SUFFIX = /^(\d[\d.,]*)[\p{L}%]+$/u;
 /** A quoted string as the words it holds, so "« break a leg. »" and ""Break a leg"" agree. */
 const quotedWords = (q: string): string => [...q.toLowerCase().matchAll(TOKEN)].map((m) => m[0]).join(" ");
 
@@ -148,7 +147,7 @@ function computeFacts(question: string): GuardEntities {
   const names = [...e.names.map((n) => n.toLowerCase().replace(/['’]s$/, ""))];
   return {
     // Without a unit or suffix: "digits" compares those, spelled one way ("60k" = "60 k").
-    numbers: unique([...e.numbers, ...e.ids].map((n) => foldNumber(n).replace(BARE_SUFFIX, "$1")).concat(numberWords)),
+    numbers: unique([...e.numbers, ...e.ids].map((n) => bareNumber(foldNumber(n), tokens)).concat(numberWords)),
     dates: unique(e.dates.map((d) => d.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((p) => p !== "" && p !== "of" && p !== "the").sort().join(" ")).concat(weekdays, cjk?.weekdays ?? [])),
     emails: unique(e.emails.map((m) => m.toLowerCase())),
     urls: unique(e.urls.map(normalizeUrl)),

@@ -22,6 +22,18 @@ describe("literal guard, one kind at a time (4.13)", () => {
     expect(differ("What is new in Python 3.12?", "What is new in Python 3.11?")).toBe("numbers");
   });
 
+  test("numbers: a scale suffix or word is multiplied out, in exact arithmetic", () => {
+    expect(differ("Is a salary of 60K good in London?", "Is a salary of 60,000 good in London?")).toBeNull();
+    expect(differ("Is a salary of 60 thousand good in London?", "Is a salary of 60000 good in London?")).toBeNull();
+    expect(differ("Is 1.5 million dollars enough to retire?", "Is 1,500,000 dollars enough to retire?")).toBeNull();
+    expect(differ("Is 2bn a lot for a startup?", "Is 2 billion a lot for a startup?")).toBeNull();
+    expect(differ("Is a salary of 60K good in London?", "Is a salary of 6,000 good in London?")).toBe("numbers");
+    expect(differ("Is a salary of 60K good in London?", "Is a salary of 600,000 good in London?")).toBe("numbers");
+    expect(differ("Is 1.5 million dollars enough to retire?", "Is 1.5 billion dollars enough to retire?")).toBe("numbers");
+    expect(differ("Costs 60k or 60 km?", "Costs 60000 or 60 km?")).toBeNull();
+    expect(differ("Costs 60k or 60 km?", "Costs 60000 or 60 miles?")).toBe("numbers");
+  });
+
   test("ids: order numbers with or without #, codes, case-insensitive", () => {
     expect(differ("Where is order #12345?", "Where is order 12345?")).toBeNull();
     expect(differ("Where is order #12345?", "Where is order #12346?")).toBe("numbers");
