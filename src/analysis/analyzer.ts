@@ -4,10 +4,12 @@
 import type { ChatMessage, ChatRequest } from "../canonical/chat.ts";
 import { decideComplexity } from "./complexity.ts";
 import type { Entities } from "./entities.ts";
-import { isTaskKind, type TaskKind } from "./kinds.ts";
+import { isTaskKind, KIND_INDEX, type TaskKind } from "./kinds.ts";
 import { decideLanguage } from "./language.ts";
 import { decideLiveData } from "./live-data.ts";
 import { scanOnce } from "./scan.ts";
+import { classify, sharedFeatureBuffer, TASK_MODEL } from "./task-classifier.ts";
+import { requestFeatures } from "./task-features.ts";
 import { decideTask, subtypeOf } from "./task-rules.ts";
 import { messageText } from "./tokens.ts";
 
@@ -80,16 +82,21 @@ function outputBudget(req: ChatRequest, task: TaskKind): number {
 export function analyzeRequest(req: ChatRequest, hints: AnalyzerHints): Analysis {
   const messages = req.messages;
   let lastUser: ChatMessage | undefined;
+  let last = -1;
   let vision = false;
   let toolMessages = false;
-  for (const m of messages) {
+  for (let k = 0; k < messages.length; k++) {
+    const m = messages[k] as ChatMessage;
     if (m.role === "user") {
       lastUser = m;
+      last = k;
       if (!vision && hasImage(m)) vision = true;
     } else if (m.role === "tool") toolMessages = true;
   }
   const tools = Array.isArray(req.tools) && req.tools.length > 0;
-  const signals = scanOnce(lastUser ? windowText(messageText(lastUser)) : "");
+  const json = req.response_format?.type === "json_object" || req.response_format?.type === "json_schema";
+  const window = lastUser ? windowText(messageText(lastUser)) : "";
+  const signals = scanOnce(window);
 
   let task: TaskKind;
   let subtype: string;
@@ -101,7 +108,16 @@ export function analyzeRequest(req: ChatRequest, hints: AnalyzerHints): Analysis
   } else if (vision) {
     task = "vision";
     subtype = subtypeOf(signals, "vision");
-  } else ({ task, subtype } = decideTask(signals));
+  } else {
+    ({ task, subtype } = decideTask(signals));
+    // The learned classifier decides from the words and the rules' evidence; the caller's word wins.
+    if (window.length > 0 && !isTaskKind(hints.task)) {
+      const rules = task;
+      requestFeatures(sharedFeatureBuffer, window, signals, KIND_INDEX.get(rules) ?? -1, messages, last, json, TASK_MODEL.options);
+      task = classify(TASK_MODEL, sharedFeatureBuffer);
+      if (task !== rules) subtype = subtypeOf(signals, task);
+    }
+  }
   if (isTaskKind(hints.task)) {
     source = "caller";
     if (hints.task !== task) {
@@ -126,7 +142,7 @@ export function analyzeRequest(req: ChatRequest, hints: AnalyzerHints): Analysis
     needs: {
       tools,
       vision,
-      json: req.response_format?.type === "json_object" || req.response_format?.type === "json_schema",
+      json,
       contextTokens: hints.inputTokensBound + outputBudget(req, task),
     },
     liveData: decideLiveData(signals.live, toolMessages, task),

@@ -1,0 +1,63 @@
+// p50 of analyze + route for a 1,000-token request (issue 22: under 100 µs), of the analyzer alone,
+// and of the task classifier's share (features + scoring), by plain loops: each sample is the mean
+// of 50 calls, 400 samples after a warm-up. `bun bench/micro/analyze-route-p50.ts`
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createProject } from "../../src/admin/projects.ts";
+import { analyzeRequest, windowText } from "../../src/analysis/analyzer.ts";
+import { scanOnce } from "../../src/analysis/scan.ts";
+import { classify, sharedFeatureBuffer, TASK_MODEL } from "../../src/analysis/task-classifier.ts";
+import { requestFeatures } from "../../src/analysis/task-features.ts";
+import { authenticate, issueKey } from "../../src/auth/api-keys.ts";
+import type { ChatRequest } from "../../src/canonical/chat.ts";
+import { loadConfig } from "../../src/config/env.ts";
+import { buildDeps } from "../../src/deps.ts";
+import { createLogger } from "../../src/observability/logger.ts";
+import { SpanRecorder } from "../../src/observability/trace.ts";
+import { analyze } from "../../src/pipeline/stages/analyze.ts";
+import { route } from "../../src/pipeline/stages/route.ts";
+import { newState } from "../../src/pipeline/state.ts";
+import { promptOfTokens } from "./prompt.ts";
+
+function p50(fn: () => void): number {
+  for (let i = 0; i < 2000; i++) fn();
+  const samples: number[] = [];
+  for (let s = 0; s < 400; s++) {
+    const t = Bun.nanoseconds();
+    for (let i = 0; i < 50; i++) fn();
+    samples.push((Bun.nanoseconds() - t) / 50 / 1000);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[200] ?? NaN;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "gw-micro-"));
+try {
+  const config = loadConfig({ port: "0", data: dataDir }, { OPENAI_API_KEY: "sk-bench", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
+  const deps = buildDeps(config, { logger: createLogger("silent") });
+  const projectId = createProject(deps.repos.projects, { name: "micro" }).id;
+  const auth = authenticate(`Bearer ${issueKey(deps.repos.apiKeys, { projectId, mode: "live" }).secret}`, deps.repos);
+  const http = new Request("http://127.0.0.1/v1/chat/completions", { method: "POST" });
+  for (const [name, text] of [["1,000 tokens", promptOfTokens(1_000)], ["short question", "What is the capital of France?"]] as const) {
+    const req: ChatRequest = { model: "gw-auto", messages: [{ role: "user", content: text }], max_tokens: 256 };
+    const window = windowText(text);
+    const pipeline = (): void => {
+      const state = newState({ requestId: "req_micro", traceId: "trace_micro", parentSpanId: null, auth, http, spans: new SpanRecorder(0), t0: 0 });
+      state.request = req;
+      state.requestedModel = req.model;
+      analyze(deps, state);
+      route(deps, state);
+    };
+    const classifier = (): void => {
+      const s = scanOnce(window);
+      requestFeatures(sharedFeatureBuffer, window, s, 0, req.messages, 0, false, TASK_MODEL.options);
+      classify(TASK_MODEL, sharedFeatureBuffer);
+    };
+    console.log(`${name}: analyze + route p50 ${p50(pipeline).toFixed(1)} µs; analyzeRequest ${p50(() => analyzeRequest(req, { inputTokensBound: 1100 })).toFixed(1)} µs; ` +
+      `scan ${p50(() => scanOnce(window)).toFixed(1)} µs; scan + classifier ${p50(classifier).toFixed(1)} µs`);
+  }
+  deps.db.close();
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
