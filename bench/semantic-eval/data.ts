@@ -4,6 +4,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { QqpPair } from "./split.ts";
 
 export const DATA_DIR = process.env.GW_SEMANTIC_DATA ?? fileURLToPath(new URL("../../../shared/data/semantic/", import.meta.url));
 
@@ -37,11 +38,17 @@ export async function protocolA(): Promise<Protocol> {
   };
 }
 
-/** (C) QQP dev: cache the distinct `text_a`, query the distinct `text_b`; correct = the same text or
- * a question labelled duplicate (label 1) of the query. */
-export async function protocolC(): Promise<Protocol> {
+/** The QQP dev split's labelled pairs (20,012). */
+export async function qqpPairs(): Promise<QqpPair[]> {
   const gz = await Bun.file(requireFile("qqp_dev.json.gz")).bytes();
-  const pairs = JSON.parse(new TextDecoder().decode(Bun.gunzipSync(gz))) as Array<{ text_a: string; text_b: string; label: number }>;
+  return JSON.parse(new TextDecoder().decode(Bun.gunzipSync(gz))) as QqpPair[];
+}
+
+/** (C) QQP dev: cache the distinct `text_a`, query the distinct `text_b`; correct = the same text or
+ * a question labelled duplicate (label 1) of the query. `pairs`: the whole split, or one side of
+ * splitByGroups (split.ts). */
+export async function protocolC(pairs?: QqpPair[], name = "C", what = "QQP dev"): Promise<Protocol> {
+  pairs ??= await qqpPairs();
   const cached = [...new Set(pairs.map((p) => p.text_a))];
   const inCache = new Set(cached);
   const duplicates = new Map<string, Set<string>>();
@@ -60,9 +67,15 @@ export async function protocolC(): Promise<Protocol> {
     return { text, correct };
   });
   return {
-    name: "C",
-    description: `QQP dev: ${pairs.length} labelled pairs, cache ${cached.length} distinct text_a, query ${queries.length} distinct text_b (${queries.filter((q) => q.correct.size > 0).length} have a correct answer in the cache)`,
+    name,
+    description: `${what}: ${pairs.length} labelled pairs, cache ${cached.length} distinct text_a, query ${queries.length} distinct text_b (${queries.filter((q) => q.correct.size > 0).length} have a correct answer in the cache)`,
     cached,
     queries,
   };
+}
+
+/** What the evaluation and the training embed: protocol A's texts, then the whole QQP split's, in
+ * this order (the embeddings cache in the temp directory is keyed by this list). */
+export function evaluationTexts(a: Protocol, c: Protocol): string[] {
+  return [...new Set([a, c].flatMap((p) => [...p.cached, ...p.queries.map((q) => q.text)]))];
 }
