@@ -2,6 +2,7 @@
 // EXACT_CHARS, a sampled estimate beyond (token-pieces.ts). The tables load before the server
 // listens (preloadTokenizer), or on first use in tools.
 import type { ChatMessage } from "../canonical/chat.ts";
+import { asciiPretokenEnd, isAscii } from "./pretokens-ascii.ts";
 import { EXACT_CHARS, estimateBySample } from "./token-pieces.ts";
 
 type Tokenizer = typeof import("gpt-tokenizer");
@@ -14,12 +15,16 @@ const load = (): Tokenizer => {
   tokenizer = require("gpt-tokenizer") as Tokenizer;
   tokenizer.setMergeCacheSize(0);
   pretokens = pretokenRegex(tokenizer);
+  asciiSplit = pretokens?.source === O200K_SPLIT;
   return tokenizer;
 };
 
 /** The encoding's own pretokenizer (o200k's split regex), read from the library so the split is
  * its split; null if a future version hides it, and counting then goes through the library whole. */
 let pretokens: RegExp | null = null;
+/** pretokens-ascii.ts splits as this regex does, so it serves only while the library uses it. */
+const O200K_SPLIT = String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
+let asciiSplit = false;
 function pretokenRegex(t: Tokenizer): RegExp | null {
   const core: unknown = Reflect.get(Reflect.get(t, "default") ?? {}, "bytePairEncodingCoreProcessor");
   const re: unknown = core && typeof core === "object" ? Reflect.get(core, "tokenSplitRegex") : null;
@@ -37,6 +42,14 @@ function countPretokens(text: string): number {
   const t = load();
   if (pretokens === null) return t.countTokens(text, AS_TEXT);
   let total = 0;
+  if (asciiSplit && isAscii(text)) {
+    for (let i = 0; i < text.length; ) {
+      const end = asciiPretokenEnd(text, i);
+      total += countPretoken(t, text.slice(i, end));
+      i = end;
+    }
+    return total;
+  }
   for (const [piece] of text.matchAll(pretokens)) total += countPretoken(t, piece);
   return total;
 }

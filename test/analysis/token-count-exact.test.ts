@@ -2,6 +2,7 @@
 // the tokenizer library's own, to the token and to the character, on text built to stress the
 // pretokenizer: every script, whitespace runs, contractions, digits, emoji, special-token text.
 import { describe, expect, test } from "bun:test";
+import { asciiPretokenEnd } from "../../src/analysis/pretokens-ascii.ts";
 import { countTextTokens, preloadTokenizer, truncateToTokens } from "../../src/analysis/tokens.ts";
 
 preloadTokenizer();
@@ -51,6 +52,31 @@ describe("token counts equal the library's", () => {
         const want = tokens.length <= limit ? s : library.decode(tokens.slice(0, limit));
         if (got.cut !== tokens.length > limit || (!got.cut && got.text !== s) || (ascii && got.text !== want)) wrong.push(`${limit}: ${JSON.stringify(s)}`);
       }
+    }
+    expect(wrong).toEqual([]);
+  });
+});
+
+describe("the ASCII pretokenizer splits as o200k's regex does", () => {
+  test("on 20,000 random ASCII strings: letters, cases, contractions, digits, spaces, newlines, controls", () => {
+    const regex: unknown = Reflect.get(Reflect.get(Reflect.get(library, "default") ?? {}, "bytePairEncodingCoreProcessor") ?? {}, "tokenSplitRegex");
+    if (!(regex instanceof RegExp)) throw new Error("the library no longer exposes its split regex; tokens.ts then counts without it");
+    const alphabet = "aAbZ  \t\n\r\n'sStT'llLLvereRE0123456789.,;:!?()/-_\"'\x00\x0b\x0c\x1f\x7f ";
+    let seed = 7;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const wrong: string[] = [];
+    for (let n = 0; n < 20_000; n++) {
+      let s = "";
+      for (let j = 1 + Math.floor(next() * 25); j > 0; j--) s += next() < 0.15 ? String.fromCharCode(Math.floor(next() * 128)) : alphabet[Math.floor(next() * alphabet.length)];
+      const want = [...s.matchAll(regex)].map((m) => m[0]);
+      const got: string[] = [];
+      for (let i = 0; i < s.length; ) {
+        const end = asciiPretokenEnd(s, i);
+        if (end <= i) break;
+        got.push(s.slice(i, end));
+        i = end;
+      }
+      if (got.join("\u0001") !== want.join("\u0001")) wrong.push(JSON.stringify(s));
     }
     expect(wrong).toEqual([]);
   });
