@@ -16,6 +16,7 @@ import { analyze } from "../../src/pipeline/stages/analyze.ts";
 import { route } from "../../src/pipeline/stages/route.ts";
 import { newState, type RequestState } from "../../src/pipeline/state.ts";
 import type { CatalogModel } from "../../src/routing/catalog-types.ts";
+import type { GwOptions } from "../../src/schema/chat-completions.ts";
 import { corpusRequest, type Complexity, type CorpusEntry } from "../../test/helpers/task-corpus.ts";
 
 /** Every keyed provider of the catalog, enabled with a placeholder key (no call is made). */
@@ -49,8 +50,8 @@ export interface Routed {
 
 export interface Router {
   deps: Deps;
-  /** Analyze and route one request as the pipeline does; `maxCost` sets gw.max_cost. */
-  state(entry: CorpusEntry, requestId: string, maxCost?: number): RequestState;
+  /** Analyze and route one request as the pipeline does, with these gw options (max_cost, routing). */
+  state(entry: CorpusEntry, requestId: string, options?: GwOptions, model?: string): RequestState;
   close(): void;
 }
 
@@ -61,13 +62,13 @@ export function openRouter(): Router {
   const auth = authenticate(`Bearer ${issueKey(deps.repos.apiKeys, { projectId, mode: "live" }).secret}`, deps.repos);
   return {
     deps,
-    state(entry, requestId, maxCost) {
+    state(entry, requestId, options = {}, model = "gw-auto") {
       const t0 = performance.now();
       const http = new Request("http://127.0.0.1/v1/chat/completions", { method: "POST" });
       const state = newState({ requestId, traceId: "eval", parentSpanId: null, auth, http, spans: new SpanRecorder(t0), t0 });
-      state.request = corpusRequest(entry);
-      state.requestedModel = "gw-auto";
-      if (maxCost !== undefined) state.options = { max_cost: maxCost };
+      state.request = { ...corpusRequest(entry), model };
+      state.requestedModel = model;
+      state.options = options;
       analyze(deps, state);
       route(deps, state);
       return state;
@@ -139,7 +140,7 @@ function capCheck(entries: readonly CorpusEntry[], router: Router): Report["capp
     for (const cap of [0.0005, 0.005, 0.05]) {
       runs++;
       try {
-        const state = router.state(e, `cap_${i}_${cap}`, cap);
+        const state = router.state(e, `cap_${i}_${cap}`, { max_cost: cap });
         if ((state.expected?.cost ?? 0) > cap) over++;
       } catch (err) {
         if (!(err instanceof GwError)) throw err;

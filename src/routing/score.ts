@@ -36,6 +36,26 @@ export interface Decision {
   qualityTask: TaskKind;
   /** Best first; models below the required quality after all that meet it. */
   ranked: Scored[];
+  /** Positions in `ranked` of the models equivalent to the best for this request: the spread
+   * picks among them (spread.ts). */
+  equivalents: number[];
+}
+
+/** Equivalent to the best (docs/routing.md "Score"): meeting the bar, a score (0..1) at most
+ * SPREAD_MARGIN below it, and an expected cost at most SPREAD_COST_FACTOR times its own, so the
+ * spread never trades a cheap answer for a dear one that happens to score as well. */
+export const SPREAD_MARGIN = 0.05;
+export const SPREAD_COST_FACTOR = 2;
+
+export function equivalentsOf(ranked: readonly Scored[]): number[] {
+  const best = ranked[0];
+  const out: number[] = [];
+  if (!best?.meetsQuality) return out;
+  for (let i = 0; i < ranked.length && ranked[i]!.meetsQuality; i++) {
+    const r = ranked[i]!;
+    if (r.score >= best.score - SPREAD_MARGIN - 1e-9 && r.expectedCost <= best.expectedCost * SPREAD_COST_FACTOR) out.push(i);
+  }
+  return out;
 }
 
 const WORKLOAD_WEIGHTS: Readonly<Record<Workload, Weights>> = {
@@ -195,7 +215,8 @@ export function rankPrepared(
   }
   meeting.sort((a, b) => b.score - a.score);
   below.sort((a, b) => b.quality - a.quality);
-  return { requiredQuality: p.requiredQuality, weights, qualityTask: p.qualityTask, ranked: [...diversify(meeting), ...diversify(below)] };
+  const ranked = [...diversify(meeting), ...diversify(below)];
+  return { requiredQuality: p.requiredQuality, weights, qualityTask: p.qualityTask, ranked, equivalents: equivalentsOf(ranked) };
 }
 
 /** Scores the eligible models (already filtered by the caller's exclusions). */

@@ -20,6 +20,7 @@ import { newState, type RequestState } from "../../src/pipeline/state.ts";
 import type { GwOptions } from "../../src/schema/chat-completions.ts";
 import { MEMO_KEYS, memoStats, scoreUnmemoised } from "../../src/routing/route-memo.ts";
 import { diversify } from "../../src/routing/score.ts";
+import { requestSpreadHash, spreadPick, startWith } from "../../src/routing/spread.ts";
 import { isProfile } from "../../src/routing/profiles.ts";
 import { taskKindOf } from "../../src/routing/routing-input.ts";
 import { estimateCost } from "../../src/routing/cost.ts";
@@ -91,14 +92,17 @@ function freshCandidates(state: RequestState) {
     test: state.auth.test, projectId: state.auth.project.id,
     credentialOf: (p) => deps.projectProviders.resolve(state.auth.project.id, p, state.auth.key.byok)?.healthKey,
   });
-  const top = decision.ranked[0]!;
+  // gw-auto's spread picks among the equivalents by the last message (routing/spread.ts), as the stage does.
+  const spreading = profile === "gw-auto" && !state.options.routing?.mode && state.options.routing?.min_quality === undefined && decision.equivalents.length > 1;
+  const ranked = spreading ? startWith(decision.ranked, spreadPick(decision.equivalents, requestSpreadHash(state.request!.messages))) : decision.ranked;
+  const top = ranked[0]!;
   // Within max_cost, the estimate the cap check accepted (routing/cost.ts estimateCost).
   const needs = needsOf(state);
   const cap = state.options.max_cost;
   const cost = cap === undefined ? top.expectedCost : estimateCost(top.model, needs.inputTokens, needs.ask, needs.outputBound, cap).expected;
   if (cap !== undefined) expect(cost).toBeLessThanOrEqual(cap);
   return {
-    ranked: decision.ranked.map((r, rank) => ({
+    ranked: ranked.map((r, rank) => ({
       model: r.model.id, provider: r.model.provider, rank, score: r.score, quality: r.quality,
       ...(r.meetsQuality ? {} : { below_required_quality: true }),
     })),

@@ -8,7 +8,8 @@ import { isTestModel, testScenarioOf } from "../../providers/sandbox/scenarios.t
 import type { CatalogModel } from "../../routing/catalog-types.ts";
 import { estimateCost, maxCostOf } from "../../routing/cost.ts";
 import { taskKindOf } from "../../routing/routing-input.ts";
-import { diversify } from "../../routing/score.ts";
+import { diversify, SPREAD_MARGIN } from "../../routing/score.ts";
+import { requestSpreadHash, sessionSpreadHash, spreadPick, startWith } from "../../routing/spread.ts";
 import { scoreEligible } from "../../routing/route-memo.ts";
 import type { Deps } from "../deps.ts";
 import { need, type Candidate, type RequestState } from "../state.ts";
@@ -39,13 +40,18 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
   // scored by its own breakers (routing/health.ts), like its admissions.
   const decision = scoreEligible(deps.health, deps.feedback, eligible, input,
     { test: state.auth.test, projectId: state.auth.project.id, credentialOf: (p) => credentialOf(deps, state, p) });
+  // gw-auto spreads over equivalent models by the session or the request's last message
+  // (routing/spread.ts); a mode or min_quality asks for the ranking as scored.
+  const spreading = profile === "gw-auto" && !input.mode && input.minQuality === undefined && decision.equivalents.length > 1;
+  const at = spreading ? spreadPick(decision.equivalents, spreadHashOf(state)) : 0;
+  const ranked = at > 0 ? startWith(decision.ranked, at) : decision.ranked;
   state.profile = profile;
   state.workload = workload;
   state.requiredQuality = decision.requiredQuality;
   state.weights = decision.weights;
-  state.ranked = decision.ranked.map((r) => r.model);
+  state.ranked = ranked.map((r) => r.model);
   state.candidates = [
-    ...decision.ranked.map((r, rank): Candidate => ({
+    ...ranked.map((r, rank): Candidate => ({
       model: r.model.id, provider: r.model.provider, rank, score: r.score, quality: r.quality,
       ...(r.meetsQuality ? {} : { below_required_quality: true }),
     })),
@@ -62,17 +68,21 @@ function scoreProfile(deps: Deps, state: RequestState, profile: RoutingProfile, 
   ];
   if (excluded.length > 0) state.reasons.push(["x"]);
   if (state.session?.sticky && state.session.pinned !== null) state.reasons.push(["s", state.session.pinned]);
-  const top = decision.ranked.find((r) => r.model === state.ranked[0]);
+  const top = ranked.find((r) => r.model === state.ranked[0]);
   if (!top) return;
   // Within max_cost or a workflow budget: the estimate those checks accepted (their input count),
   // not the ranking's byte-bound figure, so the trace never shows more than the cap.
   const cap = Math.min(needs.maxCost ?? Infinity, state.workflowBudget?.remaining ?? Infinity);
   const cost = cap === Infinity ? top.expectedCost : estimateCost(top.model, needs.inputTokens, needs.ask, needs.outputBound, cap).expected;
   state.expected = { cost, latency_ms: Math.round(top.latencyMs), quality: top.quality };
+  const spread = spreading ? `; one of the ${decision.equivalents.length} within ${SPREAD_MARGIN} of it, picked by ${state.sessionId ? "session id" : "the request's last message"}` : "";
   state.reason = top.meetsQuality
-    ? `highest score (${top.score}) of ${decision.ranked.length} eligible models for ${decision.qualityTask} at quality >= ${decision.requiredQuality}`
+    ? `highest score (${spreading ? decision.ranked[0]?.score : top.score}) of ${decision.ranked.length} eligible models for ${decision.qualityTask} at quality >= ${decision.requiredQuality}${spread}`
     : `no eligible model reaches quality ${decision.requiredQuality} for ${decision.qualityTask}: the best available`;
 }
+
+const spreadHashOf = (state: RequestState): number =>
+  state.sessionId ? sessionSpreadHash(state.sessionId) : requestSpreadHash(need(state, "request").messages);
 
 /** A session's last model goes first when it is still eligible and healthy (routing/sessions.ts). */
 function stickToSession(deps: Deps, state: RequestState): void {

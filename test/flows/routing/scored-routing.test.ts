@@ -31,7 +31,8 @@ describe("what gw-auto picks", () => {
   test("a one-line greeting goes to a cheap, fast model", async () => {
     const { body } = await ask({ messages: [{ role: "user", content: "hi there!" }] });
     const m = model(body.model);
-    expect(m.input_price).toBeLessThanOrEqual(0.15);
+    // One of the cheap models gw-auto spreads over (docs/routing.md "Score"), not always the cheapest.
+    expect(m.input_price).toBeLessThanOrEqual(0.3);
     expect(m.output_price).toBeLessThanOrEqual(0.6);
   });
 
