@@ -49,7 +49,10 @@ export function loadTaskModel(file: ModelFile): TaskModel {
     let slot = slotOf(id, mask);
     while (table[slot * SLOT] !== 0) slot = (slot + 1) & mask;
     table[slot * SLOT] = id + 1;
-    for (let c = 0; c < CLASSES; c++) table[slot * SLOT + 1 + (c >> 2)] |= ((q[k * CLASSES + c] ?? 0) & 0xff) << ((c & 3) * 8);
+    for (let c = 0; c < CLASSES; c++) {
+      const at = slot * SLOT + 1 + (c >> 2);
+      table[at] = (table[at] ?? 0) | (((q[k * CLASSES + c] ?? 0) & 0xff) << ((c & 3) * 8));
+    }
   }
   return { options: file.options, dense: Float64Array.from(file.dense), table, mask, scale: file.scale, features: count };
 }
