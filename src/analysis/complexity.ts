@@ -1,6 +1,7 @@
-// Complexity (low | medium | high) for routing's required quality: input size, constraints and
-// steps the prompt sets, list items, code blocks, math notation and the task itself.
+// Complexity (low | medium | high) for routing's required quality: the input's size for its kind,
+// raised by constraints and steps the prompt sets, list items, code blocks and math notation.
 import type { TaskKind } from "./kinds.ts";
+import { S_ARABIC, S_CYRILLIC, S_DEVANAGARI, S_GREEK, S_HEBREW } from "./language.ts";
 
 /** Words that set a requirement on the answer. */
 export const CONSTRAINT_WORDS = {
@@ -21,26 +22,40 @@ export interface ComplexityCounts {
   codeFences: number;
   mathMarks: number;
   questions: number;
+  /** Letters per script bucket (language.ts). */
+  scripts: Int32Array;
 }
 
-/** Kinds that are at least medium whatever their length: multi-step work, and requests whose
- * material (an image, the tools' results) is not in the text that is measured. */
-const TASK_POINTS: { readonly [K in TaskKind]?: number } = { reasoning: 2, math: 1, coding: 1, agent: 1, vision: 1 };
+/** Per kind, the input size below which a request is low and from which it is high (docs/routing.md
+ * "Calibration"), fitted on the task corpus's training files: a request a small model does well is
+ * short for its kind, and what is long differs by kind (a summary brings its text, a question not).
+ * The size is the input's byte bound with non-Latin letters counted once (the byte bound counts two
+ * or three), so a Russian or Hindi prompt is not taken for a longer English one. */
+const SIZE: { readonly [K in TaskKind]: readonly [low: number, high: number] } = {
+  agent: [50, 160], chat: [70, 440], classification: [120, 360], coding: [80, 250], creative: [80, 200],
+  extraction: [150, 400], math: [60, 175], qa: [55, 170], reasoning: [30, 220], summarization: [240, 30_000],
+  translation: [110, 290], vision: [45, 115],
+};
+const LEVELS = ["low", "medium", "high"] as const;
 
-/** Points per feature; low 0, medium 1-3, high >= 4. Calibrated on the task corpus's training
- * files (docs/routing.md "Calibration"): the size of the input is the strongest single sign, and
- * a request of more than a sentence or two (over 100 bytes) is rarely one a small model does well. */
+/** Signs of a demanding request whatever its size: constraints, list items, steps, code blocks,
+ * math notation, several questions, non-arithmetic maths. Two of them raise the level by one. */
+function signsOf(task: TaskKind, subtype: string, f: ComplexityCounts): number {
+  let signs = f.constraints >= 6 ? 2 : f.constraints >= 3 ? 1 : 0;
+  signs += f.listItems >= 6 ? 2 : f.listItems >= 3 ? 1 : 0;
+  signs += f.steps >= 3 ? 1 : 0;
+  signs += f.codeFences >= 2 ? 2 : f.codeFences >= 1 ? 1 : 0;
+  signs += f.mathMarks >= 3 ? 1 : 0;
+  signs += f.questions >= 3 ? 1 : 0;
+  if (task === "math" && subtype !== "arithmetic") signs += 1; // proofs, calculus, statistics
+  return signs;
+}
+
 export function decideComplexity(task: TaskKind, subtype: string, inputTokensBound: number, f: ComplexityCounts): "low" | "medium" | "high" {
-  let points = 0;
-  const n = inputTokensBound;
-  points += n >= 4000 ? 4 : n >= 1200 ? 3 : n >= 300 ? 2 : n > 100 ? 1 : 0;
-  points += f.constraints >= 6 ? 2 : f.constraints >= 3 ? 1 : 0;
-  points += f.listItems >= 6 ? 2 : f.listItems >= 3 ? 1 : 0;
-  points += f.steps >= 3 ? 1 : 0;
-  points += f.codeFences >= 2 ? 2 : f.codeFences >= 1 ? 1 : 0;
-  points += f.mathMarks >= 3 ? 1 : 0;
-  points += f.questions >= 3 ? 1 : 0;
-  points += TASK_POINTS[task] ?? 0;
-  if (task === "math" && subtype !== "arithmetic") points += 1; // proofs, calculus, statistics
-  return points >= 4 ? "high" : points >= 1 ? "medium" : "low";
+  const sc = f.scripts;
+  // Greek, Cyrillic, Hebrew and Arabic letters are two UTF-8 bytes, Devanagari three.
+  const n = inputTokensBound - (sc[S_GREEK]! + sc[S_CYRILLIC]! + sc[S_HEBREW]! + sc[S_ARABIC]!) - 2 * sc[S_DEVANAGARI]!;
+  const [low, high] = SIZE[task];
+  const level = (n < low ? 0 : n >= high ? 2 : 1) + (signsOf(task, subtype, f) >= 2 ? 1 : 0);
+  return LEVELS[Math.min(level, 2)]!;
 }
