@@ -1,0 +1,96 @@
+// Tools for the cache_align tests, and a client whose serialiser reorders object keys (as Go maps
+// and Swift dictionaries do): the same definitions, keys in a different order per seed.
+import type { FunctionTool } from "../../src/canonical/chat.ts";
+
+export const TOOLS: FunctionTool[] = [
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      description: "Current weather and a forecast for a city",
+      strict: true,
+      parameters: {
+        type: "object",
+        properties: {
+          city: { type: "string", description: "City name, e.g. Paris" },
+          unit: { type: "string", enum: ["celsius", "fahrenheit"], description: "Temperature unit" },
+          days: { type: "integer", minimum: 1, maximum: 14 },
+        },
+        required: ["city", "unit", "days"],
+        additionalProperties: false,
+      },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "book_hotel",
+      description: "Books a hotel room for the given nights and guests",
+      parameters: {
+        type: "object",
+        properties: {
+          hotel: { type: "string" },
+          check_in: { type: "string", format: "date" },
+          nights: { type: "integer", default: 1 },
+          guests: {
+            type: "array",
+            maxItems: 4,
+            items: { type: "object", properties: { name: { type: "string" }, age: { type: "integer" } }, required: ["name"] },
+          },
+        },
+        required: ["hotel", "check_in", "nights"],
+        additionalProperties: false,
+      },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "search_flights",
+      description: "Searches direct and one-stop flights between two airports",
+      parameters: {
+        type: "object",
+        properties: {
+          from: { type: "string", pattern: "^[A-Z]{3}$" },
+          to: { type: "string", pattern: "^[A-Z]{3}$" },
+          date: { type: "string", format: "date" },
+          cabin: { type: "string", enum: ["economy", "premium", "business"], default: "economy" },
+        },
+        required: ["from", "to", "date"],
+      },
+    },
+  },
+];
+
+/** A deterministic generator (mulberry32) for the key orders. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `value` with every object's keys in a seeded random order (arrays keep theirs); with
+ * `keepProperties`, the names inside `properties` keep their order (their schemas are shuffled). */
+export function shuffledKeys<T>(value: T, seed: number, keepProperties = false): T {
+  const next = random(seed);
+  const walk = (v: unknown, inProperties: boolean): unknown => {
+    if (Array.isArray(v)) return v.map((x) => walk(x, false));
+    if (typeof v !== "object" || v === null) return v;
+    const keys = Object.keys(v);
+    if (!(inProperties && keepProperties)) {
+      for (let i = keys.length - 1; i > 0; i--) {
+        const j = Math.floor(next() * (i + 1));
+        [keys[i], keys[j]] = [keys[j]!, keys[i]!];
+      }
+    }
+    const out: Record<string, unknown> = {};
+    for (const k of keys) out[k] = walk((v as Record<string, unknown>)[k], k === "properties" && !inProperties);
+    return out;
+  };
+  return walk(value, false) as T;
+}
