@@ -72,7 +72,8 @@ const SNAPSHOT_SESSION = [
   "weights from the realtime workload: quality 0.25, cost 0.35, latency 0.4",
   "19 excluded: provider not in the project's allowed_providers",
   "4 excluded: provider blocked by the project's policy",
-  "session kept on openai/gpt-5-nano",
+  // The session's first turn picks among gw-auto's equivalent models by the session id (docs/routing.md "Score").
+  "session kept on openai/gpt-4o-mini",
 ];
 const SNAPSHOT_503 = "No model can serve this request (19 excluded: provider not in the project's allowed_providers; " +
   "14 excluded: could cost up to $… > max_cost $…; 4 excluded: provider blocked by the project's policy); the trace lists every model and why.";
