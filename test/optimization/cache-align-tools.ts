@@ -1,6 +1,6 @@
 // Tools for the cache_align tests, and a client whose serialiser reorders object keys (as Go maps
 // and Swift dictionaries do): the same definitions, keys in a different order per seed.
-import type { FunctionTool } from "../../src/canonical/chat.ts";
+import type { ChatMessage, FunctionTool } from "../../src/canonical/chat.ts";
 
 export const TOOLS: FunctionTool[] = [
   {
@@ -94,3 +94,25 @@ export function shuffledKeys<T>(value: T, seed: number, keepProperties = false):
   };
   return walk(value, false) as T;
 }
+
+/** ASCII text of exactly `bytes` bytes. */
+export const filler = (bytes: number, seed: string): string => seed.repeat(Math.ceil(bytes / seed.length)).slice(0, bytes);
+
+/** A system prompt of ~1,700 estimated tokens: past Sonnet's 1,024-token cache minimum. */
+export const SYSTEM = filler(5_000, "You are a careful travel agent; quote prices in euros and confirm dates. ");
+
+/** Turn 1 of a session: history with a tool round trip, then the first question asked now. Its
+ * stable part is every message but the last (the last user turn). */
+export function firstTurn(): ChatMessage[] {
+  return [
+    { role: "system", content: SYSTEM },
+    { role: "user", content: "What is the weather in Paris for the next 3 days, in celsius?" },
+    { role: "assistant", content: null, tool_calls: [{ id: "call_w1", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Paris\",\"unit\":\"celsius\",\"days\":3}" } }] },
+    { role: "tool", tool_call_id: "call_w1", content: filler(1_500, "Paris: 14 C, light rain; ") },
+    { role: "assistant", content: "Paris: about 14 C with light rain for the next three days." },
+    { role: "user", content: "Find me a hotel near the Louvre for 2 nights from 2026-12-03." },
+  ];
+}
+
+/** The user's question of turn `n` (2..10). */
+export const question = (n: number): string => `Turn ${n}: and what about option ${n} for the same dates?`;

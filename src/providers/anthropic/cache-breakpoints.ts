@@ -85,8 +85,24 @@ function historyBreakpoint(messages: readonly AnthropicMessage[]): [number, numb
   return null;
 }
 
-/** The body with cache breakpoints on its stable prefix; the same object when none is due. */
+/** Whether any block already carries a mark: the caller placed their own, and gw adds none (their
+ * choice stands, and theirs plus gw's could pass Anthropic's limit of four, a 400). */
+export function hasMarks(body: MessagesBody): boolean {
+  for (const tool of body.tools ?? []) if (tool.cache_control) return true;
+  for (const block of body.system ?? []) if (block.cache_control) return true;
+  for (const m of body.messages) {
+    for (const block of m.content) {
+      if (block.cache_control) return true;
+      if (block.type === "tool_result" && Array.isArray(block.content) && block.content.some((b) => b.cache_control)) return true;
+    }
+  }
+  return false;
+}
+
+/** The body with cache breakpoints on its stable prefix; the same object when none is due or the
+ * caller placed their own. */
 export function withCacheBreakpoints(body: MessagesBody): MessagesBody {
+  if (hasMarks(body)) return body;
   const minimum = minimumCacheableTokens(body.model);
   const out: MessagesBody = { ...body }; // replacing keys in place keeps their order on the wire
   let placed = 0;
