@@ -1,6 +1,7 @@
 // Accuracy of a task detector on labelled corpus entries: overall, per kind, English against the
 // rest and per language, per shape, and the confusions. Shared by bench/task-eval/run.ts and the
 // training script (scripts/train-task-classifier.ts) so both print the same tables.
+import { readFileSync } from "node:fs";
 import { KINDS, type TaskKind } from "../../src/analysis/kinds.ts";
 import type { CorpusEntry } from "../../test/helpers/task-corpus.ts";
 
@@ -63,3 +64,15 @@ export function formatFigures(title: string, rows: readonly Row[], misses = 0): 
   }
   return lines.join("\n");
 }
+
+interface EvalCase { prompt: string; task: TaskKind; language: string; tools?: boolean; image?: boolean }
+
+/** test/fixtures/analyzer-eval.json as corpus entries (task labels only). */
+export function evalSetEntries(): CorpusEntry[] {
+  const cases = JSON.parse(readFileSync(new URL("../../test/fixtures/analyzer-eval.json", import.meta.url), "utf8")) as EvalCase[];
+  return cases.map((c, i) => ({
+    id: `eval-${i}`, prompt: c.prompt, task: c.task, language: c.language, complexity: "medium", shape: "plain",
+    tools: c.tools, image: c.image, file: "analyzer-eval.json",
+  }));
+}
+

@@ -1,26 +1,14 @@
 // Task detection on the labelled corpus (docs/routing.md "Task detection"): `bun bench/task-eval/run.ts
 // [train|eval|holdout] [--rules] [--misses N]`. train = test/fixtures/task-corpus/train-*.json, eval =
 // test/fixtures/analyzer-eval.json, holdout = the frozen holdout; --rules scores the word rules alone.
-import { readFileSync } from "node:fs";
 import { analyzeRequest, windowText } from "../../src/analysis/analyzer.ts";
 import type { TaskKind } from "../../src/analysis/kinds.ts";
 import { scanOnce } from "../../src/analysis/scan.ts";
 import { decideTask } from "../../src/analysis/task-rules.ts";
 import { boundMessageTokens, messageText } from "../../src/analysis/tokens.ts";
 import type { ChatRequest } from "../../src/canonical/chat.ts";
-import { corpusRequest, loadCorpus, type CorpusEntry } from "../../test/helpers/task-corpus.ts";
-import { formatFigures, type Row } from "./report.ts";
-
-interface EvalCase { prompt: string; task: TaskKind; language: string; tools?: boolean; image?: boolean }
-
-/** test/fixtures/analyzer-eval.json as corpus entries (task labels only). */
-export function evalSetEntries(): CorpusEntry[] {
-  const cases = JSON.parse(readFileSync(new URL("../../test/fixtures/analyzer-eval.json", import.meta.url), "utf8")) as EvalCase[];
-  return cases.map((c, i) => ({
-    id: `eval-${i}`, prompt: c.prompt, task: c.task, language: c.language, complexity: "medium", shape: "plain",
-    tools: c.tools, image: c.image, file: "analyzer-eval.json",
-  }));
-}
+import { corpusRequest, loadCorpus } from "../../test/helpers/task-corpus.ts";
+import { evalSetEntries, formatFigures, type Row } from "./report.ts";
 
 /** The word rules as the analyzer used them before the classifier: tools, then images, then the cues. */
 export function rulesTask(req: ChatRequest): TaskKind {

@@ -9,13 +9,14 @@ import { decideLanguage } from "./language.ts";
 import { decideLiveData } from "./live-data.ts";
 import { scanOnce } from "./scan.ts";
 import { classify, sharedFeatureBuffer, TASK_MODEL } from "./task-classifier.ts";
-import { requestFeatures } from "./task-features.ts";
+import { requestFeatures, windowText } from "./task-features.ts";
 import { decideTask, subtypeOf } from "./task-rules.ts";
 import { messageText } from "./tokens.ts";
 
 export type { TaskKind } from "./kinds.ts";
 export type { Entities } from "./entities.ts";
 export { KINDS, SUBTYPES } from "./kinds.ts";
+export { WINDOW_HEAD, WINDOW_TAIL, windowText } from "./task-features.ts";
 
 export type Workload = "realtime" | "coding" | "batch" | "reasoning" | "content" | "support";
 
@@ -43,9 +44,6 @@ export interface Analysis {
   entities: Entities;
 }
 
-/** The instruction sits at the start or the end of a message; the middle is pasted material. */
-export const WINDOW_HEAD = 1500;
-export const WINDOW_TAIL = 500;
 
 /** Output tokens assumed when the request sets no max_tokens (sizes the context a model needs). */
 const OUTPUT_ESTIMATE: { readonly [K in TaskKind]: number } = {
@@ -61,10 +59,6 @@ const TASK_WORKLOAD: { readonly [K in TaskKind]: Workload } = {
   translation: "content", summarization: "content", creative: "content", vision: "content",
   extraction: "batch", classification: "batch", qa: "support", chat: "realtime",
 };
-
-export function windowText(text: string): string {
-  return text.length <= WINDOW_HEAD + WINDOW_TAIL ? text : `${text.slice(0, WINDOW_HEAD)}\n${text.slice(-WINDOW_TAIL)}`;
-}
 
 const isImagePart = (type: string): boolean => type === "image_url" || type === "input_image" || type === "image";
 

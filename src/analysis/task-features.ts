@@ -8,6 +8,15 @@ import type { Signals } from "./scan.ts";
 import { messageText } from "./tokens.ts";
 import { LOWER } from "./word-table.ts";
 
+/** The instruction sits at the start or the end of a message; the middle is pasted material. The
+ * analyzer reads this window of the last user message (its head and tail). */
+export const WINDOW_HEAD = 1500;
+export const WINDOW_TAIL = 500;
+
+export function windowText(text: string): string {
+  return text.length <= WINDOW_HEAD + WINDOW_TAIL ? text : `${text.slice(0, WINDOW_HEAD)}\n${text.slice(-WINDOW_TAIL)}`;
+}
+
 /** Hashed feature ids have this many bits; the model keeps only the ids it learned weights for. */
 export const ID_BITS = 24;
 const ID_MASK = (1 << ID_BITS) - 1;
