@@ -37,6 +37,8 @@ export interface ProjectRules {
   /** The share of detailed traces kept (1, 0.5, 0.1, 0.01). */
   readonly traceSampleRate: number;
   readonly providers: ProviderRules;
+  /** `optimization_mode`: the token engine's mode when a request names none. */
+  readonly optimizationMode: NonNullable<Policy["optimization_mode"]>;
 }
 
 export function compileRules(project: Project, key: ApiKey): ProjectRules {
@@ -50,6 +52,7 @@ export function compileRules(project: Project, key: ApiKey): ProjectRules {
     terms: termsOf(project),
     cache: cacheRulesOf(p),
     traceSampleRate: p.trace_sample_rate ?? 1,
+    optimizationMode: p.optimization_mode ?? "off",
     providers: Object.freeze({
       allowed: p.allowed_providers ?? null,
       blocked: p.blocked_providers ?? null,

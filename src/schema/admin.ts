@@ -32,6 +32,8 @@ export const PolicySchema = Type.Object({
   budgets: Type.Optional(Type.Object({ daily: Type.Optional(Usd), monthly: Type.Optional(Usd) }, { additionalProperties: false })),
   budget_action: Type.Optional(lit(["block", "downgrade", "warn"])),
   trace_sample_rate: Type.Optional(Type.Union([1, 0.5, 0.1, 0.01].map((r) => Type.Literal(r)))),
+  // The token engine's default mode; a request's optimization.mode wins (docs/optimization.md).
+  optimization_mode: Type.Optional(lit(["off", "safe", "balanced", "aggressive"])),
 }, { additionalProperties: false });
 export type Policy = Static<typeof PolicySchema>;
 
