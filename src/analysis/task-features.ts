@@ -24,22 +24,22 @@ const ID_MASK = (1 << ID_BITS) - 1;
 export const TEXT_KINDS = KINDS.slice(0, 10);
 export const CLASSES = TEXT_KINDS.length;
 /** Dense features: a bias, the cue score and the rules' pick per kind, and the structure. */
-export const DENSE = 1 + 2 * CLASSES + 15;
+export const DENSE = 1 + 2 * CLASSES + 23;
 
 /** What a prompt's features are made of; the shipped model says which it was trained with. */
 /** prefixes: word stems; edges: in a long text, words away from both ends (pasted material) weigh
  * less; context: a little of the earlier turns. */
 export interface FeatureOptions { prefixes: boolean; edges: boolean; context: boolean }
 
-export interface FeatureBuffer { ids: Int32Array; vals: Float32Array; n: number; dense: Float64Array }
+export interface FeatureBuffer { ids: Int32Array; vals: Float32Array; n: number; dense: Float64Array; lines: number }
 
 /** Enough for a 2,000-character window (at most three features a character) and some context. */
 export const newFeatureBuffer = (capacity = 8192): FeatureBuffer =>
-  ({ ids: new Int32Array(capacity), vals: new Float32Array(capacity), n: 0, dense: new Float64Array(DENSE) });
+  ({ ids: new Int32Array(capacity), vals: new Float32Array(capacity), n: 0, dense: new Float64Array(DENSE), lines: 0 });
 
 const PRIME = 16777619;
 const WORD = 0x1000193, BIGRAM = 0x2a5f1c3, PREFIX = 0x3c6ef35, CHAR1 = 0x4b1d2f7, CHAR2 = 0x5e3779b, CHAR3 = 0x6f4a7c1;
-const PUNCT = 0x7a1b2c3, CONTEXT = 0x9c3f5a7;
+const FIRST = 0x3d1f9e5, PUNCT = 0x7a1b2c3, CONTEXT = 0x9c3f5a7;
 const START = 0x2545f491;
 /** A word's prefix of this many letters stands for its stem ("summar", "tradu", "zusam"). */
 const PREFIX_LEN = 5;
@@ -115,6 +115,7 @@ export function textFeatures(buf: FeatureBuffer, text: string, begin: number, en
       }
       push(buf, h, w);
       if (!context) push(buf, mix(prev, h) ^ BIGRAM, w);
+      if (prev === START && !context) push(buf, h ^ FIRST, w); // a line's first word: often the verb of the instruction
       if (opts.prefixes && len > PREFIX_LEN + 1) push(buf, prefix ^ PREFIX ^ salt, w);
       prev = h;
       continue;
@@ -148,7 +149,10 @@ export function textFeatures(buf: FeatureBuffer, text: string, begin: number, en
       i = j;
       continue;
     }
-    if (c === 0x0a) prev = START;
+    if (c === 0x0a) {
+      prev = START;
+      if (!context) buf.lines++;
+    }
     i++;
   }
   if (!context) push(buf, mix(prev, START) ^ BIGRAM, 1); // the last word, as the end of the text
@@ -183,6 +187,16 @@ export function denseFeatures(buf: FeatureBuffer, s: Signals, scores: Float64Arr
   d[o++] = system ? 1 : 0;
   d[o++] = json ? 1 : 0;
   d[o++] = s.chars > 2000 ? 1 : 0;
+  // Length bands, and signs of pasted material (quotes, dates, ids, names, lines).
+  d[o++] = s.words <= 3 ? 1 : 0;
+  d[o++] = s.words > 6 && s.words <= 15 ? 1 : 0;
+  d[o++] = s.words > 15 && s.words <= 40 ? 1 : 0;
+  d[o++] = s.words > 40 ? 1 : 0;
+  const e = s.entities;
+  d[o++] = e.quoted.length > 0 ? 1 : 0;
+  d[o++] = cap(e.dates.length + e.emails.length + e.ids.length + e.urls.length, 5);
+  d[o++] = cap(e.names.length, 5);
+  d[o++] = cap(buf.lines, 10);
 }
 
 /** Earlier turns add this much of their text: the start of a system message, the end of a turn. */
@@ -198,6 +212,7 @@ export function requestFeatures(
   messages: readonly ChatMessage[], last: number, json: boolean, opts: FeatureOptions,
 ): void {
   buf.n = 0;
+  buf.lines = 0;
   textFeatures(buf, window, 0, window.length, opts);
   let turns = 0;
   let system = false;
