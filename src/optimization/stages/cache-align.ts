@@ -10,49 +10,70 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
 
 /** The keys a tool and its function open with, in the order OpenAI documents them; the rest follow
  * sorted. Inside `parameters` every object's keys are sorted, except property names (properties()). */
-const TOOL_HEAD = ["type", "function"];
-const FUNCTION_HEAD = ["name", "description", "parameters", "strict"];
+const TOOL_HEAD: readonly string[] = ["type", "function"];
+const FUNCTION_HEAD: readonly string[] = ["name", "description", "parameters", "strict"];
+const NO_HEAD: readonly string[] = [];
+const DEPTH = 64; // deeper than any real schema: left as sent rather than recursed into
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-function orderedKeys(o: Obj, head: readonly string[]): string[] {
-  const own = Object.keys(o);
-  const rest = own.filter((k) => !head.includes(k)).sort(byCodeUnit);
-  return [...head.filter((k) => Object.hasOwn(o, k)), ...rest];
+/** What an object is, which says how its values are canonicalised (no closure per object). */
+const enum Kind { Schema, Properties, Function, Tool }
+
+function childOf(kind: Kind, o: Obj, k: string, v: unknown, depth: number): unknown {
+  switch (kind) {
+    case Kind.Schema:
+      return k === "properties" && isObj(v) ? properties(v, o.required, depth + 1) : canonical(v, depth + 1);
+    case Kind.Properties:
+      return canonical(v, depth + 1);
+    case Kind.Function:
+      return k === "parameters" ? canonical(v, 0) : v;
+    case Kind.Tool:
+      return k === "function" && isObj(v) ? reorder(v, FUNCTION_HEAD, Kind.Function, 0) : canonical(v, 0);
+  }
 }
 
-/** Whether `o`'s own keys are already in `order` (then no copy is made). */
-function inOrder(o: Obj, order: readonly string[]): boolean {
-  let i = 0;
-  for (const k in o) if (k !== order[i++]) return false;
-  return i === order.length;
+/**
+ * `o` with its keys in canonical order (the `head` names present, in head's order, then the others
+ * sorted by code unit) and each value canonical; `o` itself when both already hold. The check
+ * allocates nothing, so a client that sends canonical tools pays one walk.
+ */
+function reorder(o: Obj, head: readonly string[], kind: Kind, depth: number): Obj {
+  let ordered = true;
+  let nextHead = 0;
+  let lastRest: string | null = null;
+  let changed: Map<string, unknown> | null = null;
+  for (const k in o) {
+    const at = head.length === 0 ? -1 : head.indexOf(k);
+    if (at >= 0) {
+      if (at < nextHead || lastRest !== null) ordered = false;
+      nextHead = at + 1;
+    } else {
+      if (lastRest !== null && lastRest >= k) ordered = false;
+      lastRest = k;
+    }
+    const v = o[k];
+    const c = childOf(kind, o, k, v, depth);
+    if (c !== v) (changed ??= new Map()).set(k, c);
+  }
+  if (ordered && changed === null) return o;
+  const rest = Object.keys(o).filter((k) => !head.includes(k)).sort(byCodeUnit);
+  const out: Obj = {};
+  for (const k of head) if (Object.hasOwn(o, k)) out[k] = changed?.has(k) ? changed.get(k) : o[k];
+  for (const k of rest) out[k] = changed?.has(k) ? changed.get(k) : o[k];
+  return out;
 }
 
 /** A JSON Schema value with every object's keys sorted, or the same value when it already is. */
-function canonical(v: unknown, depth = 0): unknown {
-  if (depth > 64) return v; // deeper than any real schema: left as sent rather than recursing on
-  if (Array.isArray(v)) {
-    let out: unknown[] | null = null;
-    for (let i = 0; i < v.length; i++) {
-      const c = canonical(v[i], depth + 1);
-      if (c !== v[i]) (out ??= v.slice())[i] = c;
-    }
-    return out ?? v;
+function canonical(v: unknown, depth: number): unknown {
+  if (typeof v !== "object" || v === null || depth > DEPTH) return v;
+  if (!Array.isArray(v)) return reorder(v as Obj, NO_HEAD, Kind.Schema, depth);
+  let out: unknown[] | null = null;
+  for (let i = 0; i < v.length; i++) {
+    const c = canonical(v[i], depth + 1);
+    if (c !== v[i]) (out ??= v.slice())[i] = c;
   }
-  if (!isObj(v)) return v;
-  const order = Object.keys(v).sort(byCodeUnit);
-  let changed = !inOrder(v, order);
-  const values: unknown[] = [];
-  for (const k of order) {
-    const x = v[k];
-    const c = k === "properties" && isObj(x) ? properties(x, v.required, depth + 1) : canonical(x, depth + 1);
-    if (c !== x) changed = true;
-    values.push(c);
-  }
-  if (!changed) return v;
-  const out: Obj = {};
-  for (let i = 0; i < order.length; i++) out[order[i]!] = values[i];
-  return out;
+  return out ?? v;
 }
 
 /**
@@ -62,49 +83,18 @@ function canonical(v: unknown, depth = 0): unknown {
  * `required`, an array no serialiser reorders, states it; each property's schema is canonical.
  */
 function properties(props: Obj, required: unknown, depth: number): Obj {
-  const order: string[] = [];
-  const listed = new Set<string>();
-  if (Array.isArray(required)) {
-    for (const name of required) {
-      if (typeof name !== "string" || !Object.hasOwn(props, name) || listed.has(name)) continue;
-      listed.add(name);
-      order.push(name);
-    }
+  let listed = NO_HEAD;
+  if (Array.isArray(required) && required.length > 0) {
+    const names: string[] = [];
+    for (const name of required) if (typeof name === "string" && Object.hasOwn(props, name) && !names.includes(name)) names.push(name);
+    listed = names;
   }
-  const rest = Object.keys(props).filter((k) => !listed.has(k)).sort(byCodeUnit);
-  for (const k of rest) order.push(k);
-  let changed = !inOrder(props, order);
-  const values: unknown[] = [];
-  for (const k of order) {
-    const c = canonical(props[k], depth + 1);
-    if (c !== props[k]) changed = true;
-    values.push(c);
-  }
-  if (!changed) return props;
-  const out: Obj = {};
-  for (let i = 0; i < order.length; i++) out[order[i]!] = values[i];
-  return out;
+  return reorder(props, listed, Kind.Properties, depth);
 }
 
 /** One tool in canonical order, or the same object when it already is. */
 export function canonicalTool(tool: unknown): unknown {
-  if (!isObj(tool)) return tool;
-  const fn = tool.function;
-  let fnOut: unknown = fn;
-  if (isObj(fn)) {
-    const params = fn.parameters === undefined ? undefined : canonical(fn.parameters);
-    const order = orderedKeys(fn, FUNCTION_HEAD);
-    if (params !== fn.parameters || !inOrder(fn, order)) {
-      const copy: Obj = {};
-      for (const k of order) copy[k] = k === "parameters" ? params : fn[k];
-      fnOut = copy;
-    }
-  }
-  const order = orderedKeys(tool, TOOL_HEAD);
-  if (fnOut === fn && inOrder(tool, order)) return tool;
-  const out: Obj = {};
-  for (const k of order) out[k] = k === "function" ? fnOut : canonical(tool[k]);
-  return out;
+  return isObj(tool) ? reorder(tool, TOOL_HEAD, Kind.Tool, 0) : tool;
 }
 
 /** Deep equality of JSON values that ignores object key order (arrays keep theirs). */
