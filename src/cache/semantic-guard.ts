@@ -3,6 +3,7 @@
 // analyzer's extractor what a cache must not miss: every quoting style, units, number words, CJK.
 import { newEntities, takeLinks, type Entities } from "../analysis/entities.ts";
 import { scan } from "../analysis/scan.ts";
+import { caselessFacts, hasCaseless } from "./guard-caseless.ts";
 import { cjkClash, cjkFacts, hasCjk, type CjkNames } from "./guard-cjk.ts";
 import { bareNumber, foldNumber, quantities } from "./guard-numbers.ts";
 import { quotedStrings } from "./guard-quotes.ts";
@@ -18,6 +19,8 @@ export interface GuardEntities extends Entities {
   text: string;
   /** Katakana words and content Han characters: names in scripts without capitals. */
   cjk: CjkNames;
+  /** Places named in Korean, Arabic or Hebrew, as ids from a gazetteer ("france"). */
+  places: string[];
 }
 
 /** "numbers" covers ids too: "order #12345" and "order 12345" name the same order. */
@@ -39,6 +42,8 @@ const NUMBER_WORDS = new Map(
 const NEGATION_CLASS = new Map<string, string>([
   ...("not no none nothing nobody nowhere neither nor never cannot cant unable without non lack lacks lacking " +
     "dont doesnt didnt isnt arent wasnt werent wont wouldnt shouldnt couldnt mustnt havent hasnt hadnt neednt w/o").split(" ").map((w): [string, string] => [w, "not"]),
+  // the analyzer's words of scripts the guard reads itself (guard-caseless.ts), folded as those are
+  ...("لا لم لن ليس بدون לא אין בלי δεν μην χωρίς 않 없 못 아니 말고").split(" ").map((w): [string, string] => [w, "not"]),
   ["except", "except"], ["excluding", "except"], ["exclude", "except"],
   ["avoid", "avoid"], ["prevent", "avoid"],
   // the extractor reports a phrase by its last word: "instead of", "rather than"
@@ -124,7 +129,7 @@ function computeFacts(question: string): GuardEntities {
   // One apostrophe; code fences opened, so numbers inside code count like any other.
   // "or not" and "why or why not" ask both ways: they do not negate the question.
   const text = folded
-    .replace(/[’‘]/g, "'")
+    .replace(/[’‘׳]/g, "'")
     .replace(/```/g, "\n")
     .replace(/\b(?:or|why or why) not\b/gi, " ")
     .replace(/(\d)\s*(?:percent|per cent)\b/gi, "$1%");
@@ -140,6 +145,7 @@ function computeFacts(question: string): GuardEntities {
   const extraNeg = [...lowered.matchAll(EXTRA_NEGATIONS)].map((m) => m[0]);
   const extra = extraNames(linkless, token);
   const cjk = hasCjkText ? cjkFacts(text) : null;
+  const caseless = hasCaseless(text) ? caselessFacts(tokens) : null;
   const cyrillic = tokens.filter((t) => t.charCodeAt(0) >= 0x400 && t.charCodeAt(0) <= 0x4ff);
   const weekdays = cyrillic.flatMap((t) => RU_WEEKDAYS.flatMap((day, i) => (day.test(t) ? [`wd${i + 1}`] : [])));
   // German capitalises every noun: there a capitalised word counts only as an opener does.
@@ -154,11 +160,12 @@ function computeFacts(question: string): GuardEntities {
     ids: [], // folded into numbers: "order #12345" and "order 12345" are the same order
     quoted: unique(quotedStrings(folded).map(quotedWords).filter((q) => q !== "")),
     names: unique(german ? extra.names : [...names, ...extra.names]),
-    negations: unique([...e.negations, ...extraNeg].filter((w) => w !== "no" || !tokens.some((t) => PORTUGUESE_WORDS.has(t))).map(negationClass)),
+    negations: unique([...e.negations, ...extraNeg, ...(caseless?.negations ?? [])].filter((w) => w !== "no" || !tokens.some((t) => PORTUGUESE_WORDS.has(t))).map(negationClass)),
     digits: unique(quantities(tokens).concat(numberWords, cjk?.numbers ?? [])),
     openers: unique(german ? [...extra.openers, ...names] : extra.openers),
     text: ` ${tokens.map((t) => t.replace(/'s$/, "")).join(" ")} `,
     cjk: { katakana: unique(cjk?.katakana ?? []), han: unique(cjk?.han ?? []), hanChars: unique(cjk?.hanChars ?? []) },
+    places: unique(caseless?.places ?? []),
   };
 }
 
@@ -189,7 +196,7 @@ export function disagreement(a: GuardEntities, b: GuardEntities): GuardKind | nu
   if (!sameSet(a.emails, b.emails)) return "emails";
   if (!sameSet(a.urls, b.urls)) return "urls";
   if (!quotedIn(a, b) || !quotedIn(b, a)) return "quoted";
-  if (!namesOccur(a, b) || !namesOccur(b, a) || openersClash(a, b) || cjkClash(a.cjk, b.cjk)) return "names";
+  if (!namesOccur(a, b) || !namesOccur(b, a) || openersClash(a, b) || cjkClash(a.cjk, b.cjk) || !sameSet(a.places, b.places)) return "names";
   if (!sameSet(a.negations, b.negations)) return "negations";
   // Last, so a changed date or id is reported as such: any other token with a digit ("2x", "v3").
   if (!sameSet(a.digits, b.digits)) return "numbers";

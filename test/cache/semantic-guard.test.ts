@@ -84,6 +84,42 @@ describe("literal guard, one kind at a time (4.13)", () => {
   });
 });
 
+describe("literal guard in scripts without capitals: Korean, Arabic, Hebrew (issue 22)", () => {
+  test("a place from the gazetteer, through particles and prefixes, differs from another or from none", () => {
+    expect(differ("프랑스의 수도는 어디인가요?", "이탈리아의 수도는 어디인가요?")).toBe("names");
+    expect(differ("ما هي عاصمة فرنسا؟", "ما هي عاصمة إيطاليا؟")).toBe("names");
+    expect(differ("מהי בירת צרפת?", "מהי בירת איטליה?")).toBe("names");
+    expect(differ("كيف أسافر إلى الصين؟", "كيف أسافر إلى اليابان؟")).toBe("names");
+    expect(differ("איך מגיעים מתל אביב לחיפה?", "איך מגיעים מתל אביב לאילת?")).toBe("names");
+    expect(differ("한국어로 번역해 주세요", "일본어로 번역해 주세요")).toBe("names");
+    expect(differ("서울의 인구는?", "인구는?")).toBe("names");
+  });
+
+  test("the same place in another inflection agrees", () => {
+    expect(differ("프랑스의 수도는 어디인가요?", "프랑스 수도가 어디예요?")).toBeNull();
+    expect(differ("서울에서 부산까지 얼마나 걸리나요?", "서울부터 부산까지 시간이 얼마나 걸려요?")).toBeNull();
+    expect(differ("كيف أسافر من القاهرة إلى الإسكندرية؟", "ما أفضل طريقة للسفر من القاهرة للإسكندرية؟")).toBeNull();
+    expect(differ("ماذا أزور في الصين؟", "ما الأماكن التي أزورها بالصين؟")).toBeNull();
+    expect(differ("כמה תושבים יש בירושלים?", "מה מספר התושבים של ירושלים?")).toBeNull();
+    expect(differ('מה השעה בארה"ב?', "מה השעה עכשיו בארצות הברית?")).toBeNull();
+  });
+
+  test("negations the analyzer's list misses: Arabic prefixed and interrogative forms, Hebrew, Korean 안, Greek", () => {
+    expect(differ("ألا يدعم التطبيق اللغة العربية؟", "هل يدعم التطبيق اللغة العربية؟")).toBe("negations");
+    expect(differ("لماذا ما يعمل الهاتف؟", "لماذا يعمل الهاتف؟")).toBe("negations");
+    expect(differ("ألم يصل الطلب؟", "هل وصل الطلب؟")).toBe("negations");
+    expect(differ("هل المنتج غير متوفر؟", "هل المنتج متوفر؟")).toBe("negations");
+    expect(differ("כיצד מכינים עוגה ללא ביצים?", "כיצד מכינים עוגה עם ביצים?")).toBe("negations");
+    expect(differ("אל תשכח לשלם", "תשכח לשלם")).toBe("negations");
+    expect(differ("왜 노트북이 안 켜지나요?", "왜 노트북이 켜지나요?")).toBe("negations");
+    expect(differ("Γιατί δεν έρχεται ποτέ;", "Γιατί έρχεται;")).toBe("negations");
+    // "pain" and "to" are not negations; one negation written two ways agrees
+    expect(differ("ما سبب ألم الظهر؟", "لماذا يحدث ألم الظهر؟")).toBeNull();
+    expect(differ("لماذا لا يعمل الهاتف؟", "لماذا الهاتف لا يعمل؟")).toBeNull();
+    expect(differ("למה המחשב לא נדלק?", "מדוע המחשב לא נדלק?")).toBeNull();
+  });
+});
+
 interface Case {
   kind: "number" | "id" | "date" | "email" | "url" | "quoted" | "name" | "negation";
   question: string;

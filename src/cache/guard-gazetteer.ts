@@ -1,0 +1,176 @@
+// Place names in Korean, Arabic and Hebrew for the literal guard (docs/semantic-cache.md "Literal
+// guard"): these scripts have no capitals, so a name is known only from a list. A data file: one
+// place a line, its id, then its Korean, Arabic and Hebrew forms ("," between forms, "-" for none).
+
+/** Left out where the name is also a common word: Korean 수단 (means), 빈 (empty), 가자 (let's go),
+ * 동경 (longing), 오만 (arrogance); Arabic جدة (grandmother), المدينة (the city); Hebrew מכה (a
+ * blow), חלב (milk), בצרה (in trouble). */
+const PLACES = `
+france 프랑스 | فرنسا | צרפת
+italy 이탈리아,이태리 | إيطاليا | איטליה
+germany 독일 | ألمانيا | גרמניה
+spain 스페인 | إسبانيا | ספרד
+portugal 포르투갈 | البرتغال | פורטוגל
+britain 영국 | بريطانيا,المملكة المتحدة | בריטניה
+england 잉글랜드 | إنجلترا,انكلترا | אנגליה
+usa 미국 | أمريكا,أميركا,الولايات المتحدة | אמריקה,ארצות הברית,ארה"ב
+canada 캐나다 | كندا | קנדה
+mexico 멕시코 | المكسيك | מקסיקו
+brazil 브라질 | البرازيل | ברזיל
+argentina 아르헨티나 | الأرجنتين | ארגנטינה
+russia 러시아 | روسيا | רוסיה
+ukraine 우크라이나 | أوكرانيا | אוקראינה
+poland 폴란드 | بولندا | פולין
+netherlands 네덜란드 | هولندا | הולנד
+belgium 벨기에 | بلجيكا | בלגיה
+switzerland 스위스 | سويسرا | שווייץ,שוויץ
+austria 오스트리아 | النمسا | אוסטריה
+sweden 스웨덴 | السويد | שוודיה
+norway 노르웨이 | النرويج | נורווגיה
+denmark 덴마크 | الدنمارك | דנמרק
+finland 핀란드 | فنلندا | פינלנד
+ireland 아일랜드 | أيرلندا | אירלנד
+greece 그리스 | اليونان | יוון
+turkey 튀르키예,터키 | تركيا | טורקיה
+czechia 체코 | التشيك | צ'כיה
+hungary 헝가리 | المجر | הונגריה
+romania 루마니아 | رومانيا | רומניה
+egypt 이집트 | مصر | מצרים
+saudi 사우디아라비아,사우디 | السعودية | סעודיה,ערב הסעודית
+emirates 아랍에미리트 | الإمارات | האמירויות
+qatar 카타르 | قطر | קטאר
+kuwait 쿠웨이트 | الكويت | כווית
+yemen 예멘 | اليمن | תימן
+oman - | عمان | עומאן
+iran 이란 | إيران | איראן
+iraq 이라크 | العراق | עיראק
+syria 시리아 | سوريا | סוריה
+lebanon 레바논 | لبنان | לבנון
+jordan 요르단 | الأردن | ירדן
+israel 이스라엘 | إسرائيل | ישראל
+palestine 팔레스타인 | فلسطين | פלסטין
+morocco 모로코 | المغرب | מרוקו
+algeria 알제리 | الجزائر | אלג'יריה
+tunisia 튀니지 | تونس | תוניסיה
+libya 리비아 | ليبيا | לוב
+sudan - | السودان | סודן
+nigeria 나이지리아 | نيجيريا | ניגריה
+kenya 케냐 | كينيا | קניה
+ethiopia 에티오피아 | إثيوبيا | אתיופיה
+southafrica 남아프리카공화국,남아공 | جنوب أفريقيا,جنوب افريقيا | דרום אפריקה
+india 인도 | الهند | הודו
+pakistan 파키스탄 | باكستان | פקיסטן
+afghanistan 아프가니스탄 | أفغانستان | אפגניסטן
+china 중국 | الصين | סין
+japan 일본 | اليابان | יפן
+korea 한국,대한민국,남한 | كوريا,كوريا الجنوبية | קוריאה,דרום קוריאה
+northkorea 북한 | كوريا الشمالية | צפון קוריאה
+taiwan 대만,타이완 | تايوان | טייוואן
+mongolia 몽골 | منغوليا | מונגוליה
+vietnam 베트남 | فيتنام | וייטנאם,ויטנאם
+thailand 태국 | تايلاند | תאילנד
+malaysia 말레이시아 | ماليزيا | מלזיה
+singapore 싱가포르 | سنغافورة | סינגפור
+indonesia 인도네시아 | إندونيسيا | אינדונזיה
+philippines 필리핀 | الفلبين | הפיליפינים
+australia 호주,오스트레일리아 | أستراليا | אוסטרליה
+newzealand 뉴질랜드 | نيوزيلندا | ניו זילנד
+chile 칠레 | تشيلي | צ'ילה
+colombia 콜롬비아 | كولومبيا | קולומביה
+peru 페루 | بيرو | פרו
+cuba 쿠바 | كوبا | קובה
+paris 파리 | باريس | פריז,פריס
+london 런던 | لندن | לונדון
+rome 로마 | روما | רומא
+berlin 베를린 | برلين | ברלין
+madrid 마드리드 | مدريد | מדריד
+barcelona 바르셀로나 | برشلونة | ברצלונה
+lisbon 리스본 | لشبونة | ליסבון
+moscow 모스크바 | موسكو | מוסקבה
+kyiv 키이우,키예프 | كييف | קייב
+warsaw 바르샤바 | وارسو | ורשה
+vienna 비엔나 | فيينا | וינה
+amsterdam 암스테르담 | أمستردام | אמסטרדם
+brussels 브뤼셀 | بروكسل | בריסל
+athens 아테네 | أثينا | אתונה
+prague 프라하 | براغ | פראג
+budapest 부다페스트 | بودابست | בודפשט
+munich 뮌헨 | ميونخ | מינכן
+hamburg 함부르크 | هامبورغ | המבורג
+milan 밀라노 | ميلانو | מילאנו
+geneva 제네바 | جنيف | ז'נבה
+zurich 취리히 | زيورخ | ציריך
+stockholm 스톡홀름 | ستوكهولم | שטוקהולם
+oslo 오슬로 | أوسلو | אוסלו
+copenhagen 코펜하겐 | كوبنهاغن | קופנהגן
+dublin 더블린 | دبلن | דבלין
+istanbul 이스탄불 | إسطنبول,اسطنبول | איסטנבול
+ankara 앙카라 | أنقرة | אנקרה
+cairo 카이로 | القاهرة | קהיר
+alexandria 알렉산드리아 | الإسكندرية | אלכסנדריה
+riyadh 리야드 | الرياض | ריאד
+mecca 메카 | مكة | -
+dubai 두바이 | دبي | דובאי
+abudhabi 아부다비 | أبوظبي,أبو ظبي | אבו דאבי
+doha 도하 | الدوحة | דוחא
+tehran 테헤란 | طهران | טהרן
+baghdad 바그다드 | بغداد | בגדאד
+damascus 다마스쿠스 | دمشق | דמשק
+aleppo 알레포 | حلب | -
+beirut 베이루트 | بيروت | ביירות
+jerusalem 예루살렘 | القدس | ירושלים
+telaviv 텔아비브 | تل أبيب | תל אביב
+haifa 하이파 | حيفا | חיפה
+eilat 에일라트 | إيلات | אילת
+gaza - | غزة | עזה
+casablanca 카사블랑카 | الدار البيضاء | קזבלנקה
+rabat 라바트 | الرباط | רבאט
+khartoum 하르툼 | الخرطوم | חרטום
+nairobi 나이로비 | نيروبي | ניירובי
+lagos 라고스 | لاغوس | לאגוס
+karachi 카라치 | كراتشي | קראצ'י
+kabul 카불 | كابول | קאבול
+delhi 델리,뉴델리 | دلهي,نيودلهي | דלהי,ניו דלהי
+mumbai 뭄바이 | مومباي | מומבאי
+beijing 베이징,북경 | بكين | בייג'ינג
+shanghai 상하이 | شنغهاي | שנגחאי
+hongkong 홍콩 | هونغ كونغ | הונג קונג
+tokyo 도쿄 | طوكيو | טוקיו
+osaka 오사카 | أوساكا | אוסקה
+kyoto 교토 | كيوتو | קיוטו
+seoul 서울 | سيول,سول | סיאול
+busan 부산 | بوسان | בוסאן
+incheon 인천 | إنتشون | אינצ'און
+daegu 대구 | - | -
+gwangju 광주 | - | -
+jeju 제주,제주도 | جيجو | ג'ג'ו
+pyongyang 평양 | بيونغ يانغ | פיונגיאנג
+bangkok 방콕 | بانكوك | בנגקוק
+hanoi 하노이 | هانوي | האנוי
+jakarta 자카르타 | جاكرتا | ג'קרטה
+manila 마닐라 | مانيلا | מנילה
+sydney 시드니 | سيدني | סידני
+melbourne 멜버른 | ملبورن | מלבורן
+newyork 뉴욕 | نيويورك,نيو يورك | ניו יורק
+losangeles 로스앤젤레스 | لوس أنجلوس | לוס אנג'לס
+sanfrancisco 샌프란시스코 | سان فرانسيسكو | סן פרנסיסקו
+chicago 시카고 | شيكاغو | שיקגו
+washington 워싱턴 | واشنطن | וושינגטון
+toronto 토론토 | تورونتو | טורונטו
+ottawa 오타와 | أوتاوا | אוטווה
+saopaulo 상파울루 | ساو باولو | סאו פאולו
+buenosaires 부에노스아이레스 | بوينس آيرس | בואנוס איירס
+`;
+
+/** Every form as written, by script, with its place id. */
+export const PLACE_FORMS: { ko: [string, string][]; ar: [string, string][]; he: [string, string][] } = { ko: [], ar: [], he: [] };
+for (const line of PLACES.split("\n")) {
+  const at = line.indexOf(" ");
+  if (at < 0) continue;
+  const id = line.slice(0, at);
+  const [ko = "", ar = "", he = ""] = line.slice(at + 1).split("|").map((s) => s.trim());
+  const forms = (s: string): string[] => (s === "-" ? [] : s.split(","));
+  for (const f of forms(ko)) PLACE_FORMS.ko.push([f, id]);
+  for (const f of forms(ar)) PLACE_FORMS.ar.push([f, id]);
+  for (const f of forms(he)) PLACE_FORMS.he.push([f, id]);
+}
