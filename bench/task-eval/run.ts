@@ -1,6 +1,6 @@
 // Task detection on the labelled corpus (docs/routing.md "Task detection"): `bun bench/task-eval/run.ts
-// [train|eval|holdout] [--rules] [--misses N]`. train = test/fixtures/task-corpus/train-*.json, eval =
-// test/fixtures/analyzer-eval.json, holdout = the frozen holdout; --rules scores the word rules alone.
+// [train|eval|dev|holdout] [--rules] [--misses N]`. train = test/fixtures/task-corpus/train-*.json, eval =
+// test/fixtures/analyzer-eval.json, dev = both, holdout = the frozen holdout; --rules: the word rules alone.
 import { analyzeRequest, windowText } from "../../src/analysis/analyzer.ts";
 import type { TaskKind } from "../../src/analysis/kinds.ts";
 import { scanOnce } from "../../src/analysis/scan.ts";
@@ -27,9 +27,10 @@ if (import.meta.main) {
   const rules = args.includes("--rules");
   const missesAt = args.indexOf("--misses");
   const misses = missesAt >= 0 ? Number(args[missesAt + 1] ?? 20) : 0;
-  const entries = set === "eval" ? evalSetEntries() : set === "holdout" ? loadCorpus("holdout-") : set === "train" ? loadCorpus("train-") : [];
+  const entries = set === "eval" ? evalSetEntries() : set === "holdout" ? loadCorpus("holdout-") : set === "train" ? loadCorpus("train-")
+    : set === "dev" ? [...loadCorpus("train-"), ...evalSetEntries()] : [];
   if (entries.length === 0) {
-    console.error(`no entries for "${set}" (train, eval or holdout)`);
+    console.error(`no entries for "${set}" (train, eval, dev or holdout)`);
     process.exit(2);
   }
   const detect = rules ? rulesTask : analyzerTask;
