@@ -174,3 +174,20 @@ for (const line of PLACES.split("\n")) {
   for (const f of forms(ar)) PLACE_FORMS.ar.push([f, id]);
   for (const f of forms(he)) PLACE_FORMS.he.push([f, id]);
 }
+
+/** Places as German (and English) write them, lowercased. In German text every noun is capitalised,
+ * so a capitalised word in one question only is a name change only when it is one of these. */
+export const LATIN_PLACES: ReadonlySet<string> = new Set(
+  `deutschland österreich schweiz frankreich italien spanien portugal england großbritannien irland schottland
+  niederlande holland belgien luxemburg dänemark schweden norwegen finnland island polen tschechien ungarn
+  rumänien bulgarien griechenland türkei russland ukraine kroatien serbien slowenien slowakei china japan korea
+  indien amerika usa kanada mexiko brasilien argentinien australien ägypten marokko israel iran irak
+  berlin hamburg münchen köln frankfurt stuttgart düsseldorf dortmund essen leipzig bremen dresden hannover
+  nürnberg duisburg bochum wuppertal bielefeld bonn münster karlsruhe mannheim augsburg wiesbaden kiel
+  freiburg heidelberg potsdam rostock mainz lübeck erfurt magdeburg regensburg würzburg ulm aachen
+  wien graz linz salzburg innsbruck zürich genf basel bern lausanne luzern
+  paris london rom mailand madrid barcelona lissabon amsterdam brüssel prag warschau moskau athen istanbul
+  kopenhagen stockholm oslo helsinki dublin budapest peking tokio washington chicago sydney kairo`
+    .split(/\s+/)
+    .filter((w) => w !== ""),
+);

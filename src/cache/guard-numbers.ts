@@ -9,6 +9,7 @@ const PLAIN = /^\d+(?:[.,]\d+)*$/;
 const HAS_DIGIT = /\d/;
 const BARE_SUFFIX = /^(\d[\d.,]*)[\p{L}%]+$/u;
 const THOUSANDS = /(\d),(?=\d{3}(?:\D|$))/g;
+const CURRENCY = /^[$€£¥₹]\d/;
 
 export const foldNumber = (v: string): string => v.toLowerCase().replace(THOUSANDS, "$1").replace(/^#/, "");
 
@@ -56,6 +57,8 @@ function unitAfterScale(token: string | undefined): string {
 /** A bare number as the `numbers` fact: its scale suffix multiplied out ("60k" as "60000"), or its
  * scale word after it in `tokens` ("60 thousand"), else without its suffix ("5km" as "5"). */
 export function bareNumber(folded: string, tokens: readonly string[]): string {
+  // A currency sign stays, the number after it is read as any other ("$60k" as "$60000").
+  if (CURRENCY.test(folded)) return `${folded[0]}${bareNumber(folded.slice(1), tokens)}`;
   const suffixed = SUFFIXED.exec(folded);
   const scaled = suffixed === null ? null : multiplyOut(suffixed[1] ?? "", UNITS.get(suffixed[2] ?? ""));
   if (scaled !== null) return scaled;

@@ -5,7 +5,8 @@ import { newEntities, takeLinks, type Entities } from "../analysis/entities.ts";
 import { scan } from "../analysis/scan.ts";
 import { caselessFacts, hasCaseless } from "./guard-caseless.ts";
 import { cjkClash, cjkFacts, hasCjk, type CjkNames } from "./guard-cjk.ts";
-import { bareNumber, foldNumber, quantities } from "./guard-numbers.ts";
+import { LATIN_PLACES } from "./guard-gazetteer.ts";
+import { bareNumber, foldNumber, multiplyOut, quantities } from "./guard-numbers.ts";
 import { quotedStrings } from "./guard-quotes.ts";
 import { GERMAN_WORDS, INTL_NUMBER_WORDS, INTL_OPENERS, PORTUGUESE_WORDS, RU_WEEKDAYS } from "./guard-words.ts";
 import { STOPWORDS } from "./semantic-text.ts";
@@ -73,6 +74,14 @@ const APOSTROPHE_LIKE = /(\p{sc=Latin})[ʼ´`ʹ′](\p{sc=Latin})/gu;
 const MAY_APOSTROPHE_LIKE = /[ʼ´`ʹ′]/;
 const NEGATIVE = /(^|[([=:,]|\p{L}\s+)[-−](?=\d)/gu;
 const MAY_NEGATIVE = /[-−]\d/;
+/** After a currency sign, "m" is million ("$1.5M" = "$1,500,000"); without one it may be metres. */
+const MAY_CURRENCY_M = /[$€£¥₹]\s?\d[\d.,]{0,20}\s?m/i;
+const CURRENCY_M = /([$€£¥₹])\s?(\d{1,15}(?:[.,]\d{1,3}){0,5})\s?m(?![\p{L}\p{N}])/giu;
+const million = (all: string, sign: string, num: string): string => {
+  const value = multiplyOut(foldNumber(num), "e6");
+  // with separators, as the extractor reads "$1,500,000" as an amount and "$1500000" as an id
+  return value === null ? all : `${sign}${value.replace(/\B(?=(?:\d{3})+$)/g, ",")}`;
+};
 /** A quoted string as the words it holds, so "« break a leg. »" and ""Break a leg"" agree. */
 const quotedWords = (q: string): string => [...q.toLowerCase().matchAll(TOKEN)].map((m) => m[0]).join(" ");
 
@@ -128,11 +137,12 @@ function computeFacts(question: string): GuardEntities {
   const folded = (MAY_APOSTROPHE_LIKE.test(question) ? question.replace(APOSTROPHE_LIKE, "$1'$2") : question).normalize("NFKC");
   // One apostrophe; code fences opened, so numbers inside code count like any other.
   // "or not" and "why or why not" ask both ways: they do not negate the question.
-  const text = folded
+  const plain = folded
     .replace(/[’‘׳]/g, "'")
     .replace(/```/g, "\n")
     .replace(/\b(?:or|why or why) not\b/gi, " ")
     .replace(/(\d)\s*(?:percent|per cent)\b/gi, "$1%");
+  const text = MAY_CURRENCY_M.test(plain) ? plain.replace(CURRENCY_M, million) : plain;
   const e = scan(text).entities;
   // Words outside links: a digit in a URL is the URL's business.
   // A sign makes another number ("at -40 degrees"); "5 - 3" is a subtraction, and stays as it was.
@@ -178,7 +188,10 @@ const namesOccur = (a: GuardEntities, b: GuardEntities): boolean =>
 /** Openers count as names only when both questions have one the other lacks ("John wants..." vs
  * "Mary wants..."); one alone is more likely a verb or an adverb ("Visit...", "Recently, ..."). */
 const openersClash = (a: GuardEntities, b: GuardEntities): boolean =>
-  a.openers.some((n) => !occursLoosely(n, b)) && b.openers.some((n) => !occursLoosely(n, a));
+  (a.openers.some((n) => !occursLoosely(n, b)) && b.openers.some((n) => !occursLoosely(n, a))) || placeAlone(a, b) || placeAlone(b, a);
+/** A known place is a name even on one side only ("...die Stadt Bremen?" vs "...die Stadt?"). */
+const placeAlone = (a: GuardEntities, b: GuardEntities): boolean =>
+  a.openers.some((n) => n.split(" ").some((w) => LATIN_PLACES.has(w) && !occursLoosely(w, b)));
 /** An opener may be a compound's head or tail in the other question ("Einwohner", "Einwohnerzahl"). */
 function occursLoosely(name: string, b: GuardEntities): boolean {
   if (occurs(name, b)) return true;

@@ -106,6 +106,10 @@ describe("guard rules behind the set", () => {
   test("German nouns are not names; German cities are", () => {
     expect(differ("Wie viele Einwohner hat Hamburg?", "Wie groß ist die Einwohnerzahl von Hamburg?")).toBeNull();
     expect(differ("Wie viele Einwohner hat Hamburg?", "Wie groß ist die Einwohnerzahl von Bremen?")).toBe("names");
+    // a known place on one side only is a name; another noun on one side only is not
+    expect(differ("Wie viele Einwohner hat die Stadt?", "Wie viele Einwohner hat die Stadt Bremen?")).toBe("names");
+    expect(differ("Wie ist das Wetter im Sommer?", "Wie ist das Wetter in Österreich im Sommer?")).toBe("names");
+    expect(differ("Wie ist das Wetter im Sommer?", "Wie ist das Wetter im Sommer am Meer?")).toBeNull();
   });
 
   test("apostrophes quote nothing; a code fence is not a quoted term", () => {

@@ -34,6 +34,16 @@ describe("literal guard, one kind at a time (4.13)", () => {
     expect(differ("Costs 60k or 60 km?", "Costs 60000 or 60 miles?")).toBe("numbers");
   });
 
+  test("numbers: after a currency sign, m is million; without one it stays as written (issue 22)", () => {
+    expect(differ("Is a salary of $1.5M good?", "Is a salary of $1,500,000 good?")).toBeNull();
+    expect(differ("Is $60K a good salary?", "Is $60,000 a good salary?")).toBeNull();
+    expect(differ("Raise €2m for a startup", "Raise €2,000,000 for a startup")).toBeNull();
+    expect(differ("Is a salary of $1.5M good?", "Is a salary of $15M good?")).toBe("numbers");
+    expect(differ("Is a salary of $1.5M good?", "Is a salary of $1,500 good?")).toBe("numbers");
+    expect(differ("Is a salary of $1.5M good?", "Is a salary of €1.5M good?")).toBe("numbers");
+    expect(differ("Run 1.5m", "Run 1,500,000")).toBe("numbers");
+  });
+
   test("ids: order numbers with or without #, codes, case-insensitive", () => {
     expect(differ("Where is order #12345?", "Where is order 12345?")).toBeNull();
     expect(differ("Where is order #12345?", "Where is order #12346?")).toBe("numbers");
