@@ -1,0 +1,223 @@
+// Stage json_minify (safe+; docs/optimization.md "json_minify"): JSON documents in tool results, user
+// and system texts (a whole text, one starting or ending a line, a ```json fence's body) lose the
+// whitespace between their tokens, literals byte for byte; with `fields`, projected first.
+import type { ChatMessage, ChatRequest, ContentPart } from "../../canonical/chat.ts";
+import { nextFence } from "../gates.ts";
+import { dropPaths, keepPaths, stepsOf, type JsonValue, type Step } from "../json-paths.ts";
+import type { Stage, StageContext } from "../types.ts";
+
+const ROLES: ReadonlySet<string> = new Set(["tool", "user", "system"]);
+const isWs = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;
+const isOpen = (c: number): boolean => c === 123 || c === 91;
+
+/** Where the JSON value opening at `start` ({ or [) closes (the index after it), string-aware, or
+ * -1; `budget.left` bounds the characters all attempts on one text may scan. */
+function matchEnd(text: string, start: number, budget: { left: number }): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    if (--budget.left < 0) return -1;
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+      else if (c === 10) return -1; // JSON strings hold no raw newline
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) {
+      if (--depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+interface Span {
+  start: number;
+  end: number;
+  value: JsonValue;
+}
+
+/** The JSON documents of a text, in order: each opens a line (after blanks) or ends one, or fills a
+ * ```json fence; never inside other fences. Linear: failed attempts share a budget of 4x the text. */
+export function jsonSpans(text: string): Span[] {
+  const spans: Span[] = [];
+  const budget = { left: 4 * text.length + 64 };
+  let i = 0;
+  while (i < text.length) {
+    const eol = text.indexOf("\n", i);
+    const lineEnd = eol < 0 ? text.length : eol;
+    const fence = nextFence(text.slice(i, lineEnd), 0);
+    if (fence) {
+      const close = nextFence(text, lineEnd + 1, fence.mark);
+      const bodyEnd = close ? close.start : text.length;
+      if (text.slice(i, lineEnd).trim().slice(3).trim().toLowerCase() === "json") {
+        const span = spanAt(text, firstInk(text, lineEnd + 1, bodyEnd), budget);
+        if (span && span.end <= bodyEnd) spans.push(span);
+      }
+      i = close ? close.end + 1 : text.length;
+      continue;
+    }
+    let span: Span | null = null;
+    const first = firstInk(text, i, lineEnd);
+    if (first < lineEnd && isOpen(text.charCodeAt(first))) span = spanAt(text, first, budget);
+    if (!span) {
+      let last = lineEnd - 1;
+      while (last > first && isWs(text.charCodeAt(last))) last--;
+      if (last > first && isOpen(text.charCodeAt(last))) span = spanAt(text, last, budget);
+    }
+    if (span) {
+      spans.push(span);
+      const next = text.indexOf("\n", span.end);
+      i = next < 0 ? text.length : next + 1;
+      // The rest of the closing line is text: looked at again only if it opens another line.
+      continue;
+    }
+    i = lineEnd + 1;
+  }
+  return spans;
+}
+
+function firstInk(text: string, from: number, to: number): number {
+  while (from < to && isWs(text.charCodeAt(from))) from++;
+  return from;
+}
+
+function spanAt(text: string, start: number, budget: { left: number }): Span | null {
+  if (start >= text.length || !isOpen(text.charCodeAt(start))) return null;
+  const end = matchEnd(text, start, budget);
+  if (end < 0) return null;
+  try {
+    return { start, end, value: JSON.parse(text.slice(start, end)) as JsonValue };
+  } catch {
+    return null;
+  }
+}
+
+/** Valid JSON text without the whitespace outside its strings: every literal stays as written. */
+export function minifyJsonText(text: string): string {
+  let out = "";
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (isWs(c)) {
+      if (i > from) out += text.slice(from, i);
+      from = i + 1;
+    }
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+interface Fields {
+  keep: Step[][];
+  drop: Step[][];
+}
+
+function project(value: JsonValue, fields: Fields): JsonValue {
+  let v = value;
+  if (fields.keep.length > 0) v = keepPaths(v, fields.keep) ?? v;
+  if (fields.drop.length > 0) v = dropPaths(v, fields.drop);
+  return v;
+}
+
+/** A text with its JSON documents minified (and projected), or null when nothing changes. */
+function minified(text: string, fields: Fields | null): string | null {
+  if (text.indexOf("{") < 0 && text.indexOf("[") < 0) return null;
+  const spans = jsonSpans(text);
+  if (spans.length === 0) return null;
+  let out = "";
+  let at = 0;
+  for (const s of spans) {
+    const doc = text.slice(s.start, s.end);
+    out += text.slice(at, s.start) + (fields ? JSON.stringify(project(s.value, fields)) : minifyJsonText(doc));
+    at = s.end;
+  }
+  out += text.slice(at);
+  return out === text ? null : out;
+}
+
+const fieldsOf = (ctx: StageContext): Fields | null => {
+  const { keep, drop } = ctx.options.fields;
+  return keep.length > 0 || drop.length > 0 ? { keep: stepsOf(keep), drop: stepsOf(drop) } : null;
+};
+
+/** A message with each text's JSON minified, or null when none changed. */
+function minifyMessage(m: ChatMessage, fields: Fields | null): ChatMessage | null {
+  if (typeof m.content === "string") {
+    const out = minified(m.content, fields);
+    return out === null ? null : { ...m, content: out };
+  }
+  const content = m.content;
+  if (!Array.isArray(content)) return null;
+  let parts: ContentPart[] | null = null;
+  content.forEach((p, i) => {
+    const out = p.type === "text" && typeof p.text === "string" ? minified(p.text, fields) : null;
+    if (out !== null) (parts ??= content.slice())[i] = { ...p, text: out };
+  });
+  return parts ? { ...m, content: parts } : null;
+}
+
+function eachEligible(req: ChatRequest, ctx: StageContext, fields: Fields | null): ChatRequest | null {
+  let messages: ChatMessage[] | null = null;
+  req.messages.forEach((m, i) => {
+    if (!ROLES.has(m.role) || ctx.untouchable.has(i)) return;
+    const out = minifyMessage(m, fields);
+    if (out) (messages ??= req.messages.slice())[i] = out;
+  });
+  return messages ? { ...req, messages } : null;
+}
+
+/** The request with `fields` applied to its JSON: what the preserve gate compares against, since
+ * facts in dropped fields are meant to go. */
+export function applyFields(req: ChatRequest, ctx: StageContext): ChatRequest {
+  return eachEligible(req, ctx, fieldsOf(ctx)) ?? req;
+}
+
+function texts(m: ChatMessage): string[] {
+  if (typeof m.content === "string") return [m.content];
+  if (!Array.isArray(m.content)) return [];
+  return m.content.map((p) => (typeof p.text === "string" ? p.text : ""));
+}
+
+/** Each changed text is the original with each JSON document replaced by one that parses to the
+ * same value (after `fields`), key order included; the text between documents unchanged. */
+function sameDocuments(before: string, after: string, fields: Fields | null): boolean {
+  const budget = { left: 4 * after.length + 64 };
+  let at = 0;
+  let b = 0;
+  for (const s of jsonSpans(before)) {
+    const between = before.slice(at, s.start);
+    if (!after.startsWith(between, b)) return false;
+    const got = spanAt(after, b + between.length, budget);
+    if (!got || JSON.stringify(got.value) !== JSON.stringify(fields ? project(s.value, fields) : s.value)) return false;
+    at = s.end;
+    b = got.end;
+  }
+  return before.slice(at) === after.slice(b);
+}
+
+function verify(before: ChatRequest, after: ChatRequest, ctx: StageContext): boolean {
+  if (before.messages.length !== after.messages.length) return false;
+  const fields = fieldsOf(ctx);
+  for (let i = 0; i < before.messages.length; i++) {
+    const a = before.messages[i]!;
+    const b = after.messages[i]!;
+    if (a === b) continue;
+    const ta = texts(a);
+    const tb = texts(b);
+    if (ta.length !== tb.length) return false;
+    for (let j = 0; j < ta.length; j++) if (ta[j] !== tb[j] && !sameDocuments(ta[j]!, tb[j]!, fields)) return false;
+  }
+  return true;
+}
+
+export const jsonMinify: Stage = {
+  name: "json_minify",
+  from: "safe",
+  run: (req, ctx) => eachEligible(req, ctx, fieldsOf(ctx)),
+  verify,
+};

@@ -1,0 +1,157 @@
+// Stage whitespace (safe+; docs/optimization.md "whitespace"): runs of spaces and tabs inside a line
+// become one space, trailing ones go, runs of blank lines become one; never inside fenced code,
+// <pre>, inline code, or an indented line (4+ spaces or a tab), and never in a JSON text.
+import type { ChatMessage, ChatRequest, ContentPart } from "../../canonical/chat.ts";
+import { nextFence } from "../gates.ts";
+import type { Stage } from "../types.ts";
+
+const isBlank = (c: number): boolean => c === 32 || c === 9;
+
+/** A JSON text's remaining whitespace is inside its strings: values, left alone. */
+function looksJson(text: string): boolean {
+  let i = 0;
+  while (i < text.length && (isBlank(text.charCodeAt(i)) || text.charCodeAt(i) === 10 || text.charCodeAt(i) === 13)) i++;
+  const c = text.charCodeAt(i);
+  return c === 123 || c === 91;
+}
+
+/** One line (without its "\n") with interior runs collapsed and trailing blanks cut; its leading
+ * indentation, inline code and a final "\r" as they were. */
+function collapseLine(line: string): string {
+  let end = line.length;
+  const cr = end > 0 && line.charCodeAt(end - 1) === 13;
+  if (cr) end--;
+  while (end > 0 && isBlank(line.charCodeAt(end - 1))) end--;
+  let i = 0;
+  while (i < end && isBlank(line.charCodeAt(i))) i++;
+  let out = "";
+  let from = 0;
+  let code = false;
+  for (; i < end; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 96) code = !code;
+    if (code || !isBlank(c)) continue;
+    let j = i;
+    while (j < end && isBlank(line.charCodeAt(j))) j++;
+    if (j - i > 1 || c === 9) (out += `${line.slice(from, i)} `), (from = j);
+    i = j - 1;
+  }
+  out += line.slice(from, end);
+  return cr ? `${out}\r` : out;
+}
+
+/** Where `<pre>` (or `<pre ...>`) opens in the line, any case, or -1. */
+function preOpen(line: string): number {
+  if (!line.includes("<")) return -1;
+  const lower = line.toLowerCase();
+  for (let at = lower.indexOf("<pre"); at >= 0; at = lower.indexOf("<pre", at + 1)) {
+    const next = lower.charCodeAt(at + 4);
+    if (next === 62 || isBlank(next) || Number.isNaN(next)) return at;
+  }
+  return -1;
+}
+const preCloses = (line: string, from = 0): boolean => line.includes("<") && line.toLowerCase().includes("</pre>", from);
+
+/** The text collapsed, or null when nothing changes. Linear: each line is looked at once. */
+export function collapseWhitespace(text: string): string | null {
+  if (looksJson(text)) return null;
+  const lines = text.split("\n");
+  const out: string[] = [];
+  let fence: string | null = null;
+  let pre = false;
+  let blank = false;
+  for (const line of lines) {
+    if (fence !== null) {
+      out.push(line);
+      if (nextFence(line, 0, fence)) fence = null;
+      continue;
+    }
+    if (pre) {
+      out.push(line);
+      if (preCloses(line)) pre = false;
+      continue;
+    }
+    const opens = nextFence(line, 0);
+    if (opens) {
+      fence = opens.mark;
+      out.push(line);
+      blank = false;
+      continue;
+    }
+    const at = preOpen(line);
+    if (at >= 0) {
+      pre = !preCloses(line, at);
+      out.push(line);
+      blank = false;
+      continue;
+    }
+    if (line.startsWith("\t") || line.startsWith("    ")) {
+      if (line.trim() === "") {
+        if (!blank) out.push("");
+        blank = true;
+        continue;
+      }
+      out.push(line);
+      blank = false;
+      continue;
+    }
+    const collapsed = collapseLine(line);
+    if (collapsed === "" || collapsed === "\r") {
+      if (!blank) out.push(collapsed);
+      blank = true;
+      continue;
+    }
+    out.push(collapsed);
+    blank = false;
+  }
+  const result = out.join("\n");
+  return result === text ? null : result;
+}
+
+function collapseMessage(m: ChatMessage): ChatMessage | null {
+  if (typeof m.content === "string") {
+    const out = collapseWhitespace(m.content);
+    return out === null ? null : { ...m, content: out };
+  }
+  const content = m.content;
+  if (!Array.isArray(content)) return null;
+  let parts: ContentPart[] | null = null;
+  content.forEach((p, i) => {
+    const out = p.type === "text" && typeof p.text === "string" ? collapseWhitespace(p.text) : null;
+    if (out !== null) (parts ??= content.slice())[i] = { ...p, text: out };
+  });
+  return parts ? { ...m, content: parts } : null;
+}
+
+/** Only whitespace changed: the texts' other characters are the same, in the same order. */
+function sameInk(a: string, b: string): boolean {
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < a.length && isInvisible(a.charCodeAt(i))) i++;
+    while (j < b.length && isInvisible(b.charCodeAt(j))) j++;
+    if (i >= a.length || j >= b.length) return i >= a.length && j >= b.length;
+    if (a.charCodeAt(i++) !== b.charCodeAt(j++)) return false;
+  }
+}
+const isInvisible = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+
+const textOf = (m: ChatMessage): string =>
+  typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((p) => p.text ?? "").join("\n") : "";
+
+export const whitespace: Stage = {
+  name: "whitespace",
+  from: "safe",
+  run(req: ChatRequest, ctx) {
+    let messages: ChatMessage[] | null = null;
+    req.messages.forEach((m, i) => {
+      if (ctx.untouchable.has(i)) return;
+      const out = collapseMessage(m);
+      if (out) (messages ??= req.messages.slice())[i] = out;
+    });
+    return messages ? { ...req, messages } : null;
+  },
+  verify: (before, after) =>
+    before.messages.length === after.messages.length &&
+    before.messages.every((m, i) => m === after.messages[i] || sameInk(textOf(m), textOf(after.messages[i]!))),
+};

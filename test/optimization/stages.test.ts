@@ -1,0 +1,98 @@
+// json_minify and whitespace (docs/optimization.md "Stages"): what each changes and what it never
+// touches, checked on the stage functions the engine runs.
+import { describe, expect, test } from "bun:test";
+import type { ChatRequest } from "../../src/canonical/chat.ts";
+import { stageContext } from "../../src/optimization/engine.ts";
+import { optimizationOptionsOf } from "../../src/optimization/options.ts";
+import { jsonMinify, jsonSpans, minifyJsonText } from "../../src/optimization/stages/json-minify.ts";
+import { collapseWhitespace, whitespace } from "../../src/optimization/stages/whitespace.ts";
+
+const pad = "filler text that makes this message long enough to be worth compressing. ".repeat(60);
+const one = (role: "user" | "system" | "tool" | "assistant", content: string): ChatRequest => ({
+  model: "m", messages: [role === "tool" ? { role, content, tool_call_id: "c" } : { role, content }],
+});
+const ctxOf = (req: ChatRequest, raw: Record<string, unknown> = { mode: "safe" }) =>
+  stageContext(req, optimizationOptionsOf(raw, undefined, req.messages.length), null);
+const minify = (req: ChatRequest, raw?: Record<string, unknown>) => {
+  const ctx = ctxOf(req, raw);
+  const out = jsonMinify.run(req, ctx);
+  if (out) expect(jsonMinify.verify!(req, out, ctx)).toBe(true);
+  return out?.messages[0]!.content ?? null;
+};
+
+describe("json_minify", () => {
+  const doc = { data: Array.from({ length: 40 }, (_, i) => ({ id: `ORD-${i}`, total: 1.5 * i, tags: ["a b", "c"] })), page: 1 };
+
+  test("a tool result that is JSON is re-emitted without whitespace", () => {
+    expect(minify(one("tool", JSON.stringify(doc, null, 2)))).toBe(JSON.stringify(doc));
+  });
+
+  test("literals stay as written: trailing zeros, 64-bit ids, exponents, escapes, spaces in strings", () => {
+    const text = `{\n  "invoice_id": 9007199254740993,\n  "unit_price": 12.50,\n  "weight": 1.5e1,\n  "who": "M\\u00fcller  &  S\\u00f6hne",\n  "note": "a \\"quoted\\" word"\n}`;
+    const req = one("user", `${pad}\n${text}`);
+    expect(minify(req)).toBe(`${pad}\n{"invoice_id":9007199254740993,"unit_price":12.50,"weight":1.5e1,"who":"M\\u00fcller  &  S\\u00f6hne","note":"a \\"quoted\\" word"}`);
+    expect(minifyJsonText("[ 1 ,\t2 ]")).toBe("[1,2]");
+  });
+
+  test("JSON inside prose, after a colon and in a ```json fence; never in other fences", () => {
+    const pretty = JSON.stringify(doc, null, 2);
+    const text = `${pad}\nThe API said: ${pretty}\nthen\n\`\`\`json\n${pretty}\n\`\`\`\nand the code:\n\`\`\`js\nconst x = ${pretty};\n\`\`\`\nDone.`;
+    const out = minify(one("user", text));
+    expect(out).toBe(`${pad}\nThe API said: ${JSON.stringify(doc)}\nthen\n\`\`\`json\n${JSON.stringify(doc)}\n\`\`\`\nand the code:\n\`\`\`js\nconst x = ${pretty};\n\`\`\`\nDone.`);
+    expect(jsonSpans(text).length).toBe(2);
+  });
+
+  test("assistant texts, small messages and text that only looks like JSON are left alone", () => {
+    expect(minify(one("assistant", JSON.stringify(doc, null, 2)))).toBeNull();
+    expect(minify(one("user", JSON.stringify({ a: [1, 2] }, null, 2)))).toBeNull();
+    expect(minify(one("user", `${pad}\n[see the note]\n{ not: json }\n[1] Smith et al.`))).toBeNull();
+  });
+
+  test("fields: keep projects, drop removes, both by path", () => {
+    const text = JSON.stringify(doc, null, 2);
+    expect(JSON.parse(String(minify(one("tool", text), { mode: "safe", fields: { keep: ["$.data[*].id"] } })))).toEqual({ data: doc.data.map((r) => ({ id: r.id })) });
+    expect(JSON.parse(String(minify(one("tool", text), { mode: "safe", fields: { drop: ["$.data[*].tags", "$.page"] } })))).toEqual({ data: doc.data.map(({ id, total }) => ({ id, total })) });
+    expect(JSON.parse(String(minify(one("tool", text), { mode: "safe", fields: { keep: ["$.data[1]"] } })))).toEqual({ data: [doc.data[1]] });
+    // A keep list that reaches nothing in a document leaves it whole (minified).
+    expect(minify(one("tool", text), { mode: "safe", fields: { keep: ["$.nothing"] } })).toBe(JSON.stringify(doc));
+  });
+
+  test("verify refuses a changed value", () => {
+    const req = one("tool", JSON.stringify(doc, null, 2));
+    const ctx = ctxOf(req);
+    const out = jsonMinify.run(req, ctx)!;
+    const tampered = { ...out, messages: [{ ...out.messages[0]!, content: String(out.messages[0]!.content).replace("ORD-3", "ORD-4") }] };
+    expect(jsonMinify.verify!(req, tampered, ctx)).toBe(false);
+  });
+});
+
+describe("whitespace", () => {
+  test("interior runs, trailing blanks and blank-line runs collapse", () => {
+    expect(collapseWhitespace("a   b\t\tc  \n\n\n\nd\r\n  e    f")).toBe("a b c\n\nd\r\n  e f");
+  });
+
+  test("fenced code, <pre>, inline code and indented lines are kept byte for byte", () => {
+    const text = [
+      "Intro   text.", "```python", "def f(x):", "    return  x  *  2", "", "", "", "```",
+      "<PRE class=x>", "a    b", "</pre>", "Use `a   b` here   now.", "    indented    code", "\tx  =  1", "~~~", "k   v", "~~~",
+    ].join("\n");
+    expect(collapseWhitespace(text)).toBe(text.replace("Intro   text.", "Intro text.").replace("here   now.", "here now."));
+  });
+
+  test("JSON texts and small or do_not_compress messages are skipped", () => {
+    expect(collapseWhitespace('{"a": "x   y"}')).toBeNull();
+    const small = one("user", "a    b");
+    expect(whitespace.run(small, ctxOf(small))).toBeNull();
+    const big = one("user", `${pad}   end`);
+    expect(whitespace.run(big, ctxOf(big))?.messages[0]!.content).toBe(`${pad.trimEnd()} end`);
+    expect(whitespace.run(big, ctxOf(big, { mode: "safe", do_not_compress: ["user"] }))).toBeNull();
+  });
+
+  test("verify holds when only whitespace changed, and not otherwise", () => {
+    const req = one("user", `${pad}   end`);
+    const out = whitespace.run(req, ctxOf(req))!;
+    expect(whitespace.verify!(req, out, ctxOf(req))).toBe(true);
+    const tampered = { ...out, messages: [{ role: "user" as const, content: `${pad} ends` }] };
+    expect(whitespace.verify!(req, tampered, ctxOf(req))).toBe(false);
+  });
+});
