@@ -121,7 +121,7 @@ function verify(before: ChatRequest, after: ChatRequest, ctx: StageContext): boo
     kept.add((last = i));
     afterMarker = false;
   }
-  for (const i of mustKeep(before, ctx)) if (!kept.has(i)) return false;
+  for (const i of mustKeep(before, ctx)) if (i < before.messages.length && !kept.has(i)) return false;
   const answeredBy = new Map<string, number[]>();
   before.messages.forEach((m, i) => {
     if (m.role !== "tool" || m.tool_call_id === undefined) return;
