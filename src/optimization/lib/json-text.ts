@@ -1,12 +1,13 @@
-// A message text that is one JSON document, parsed only when re-emitting it keeps every number
-// (docs/optimization.md "columnar_arrays"): JSON.parse rounds past ~15 significant digits.
-const MAX_EXACT_DIGITS = 15;
+// A message text that is one JSON document, parsed only when re-emitting it writes every number
+// literal exactly as it was (docs/optimization.md "columnar_arrays"): JSON.parse rounds past ~15
+// significant digits and re-emits 89.90 as 89.9 and 1e3 as 1000, which the preserve gate would refuse.
 
-/** False when a number literal outside strings has more digits than a double keeps exactly. One
- * pass with the string state (escapes included), no regex. */
+const isNumberChar = (c: number): boolean => (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69;
+
+/** False when a number literal outside strings would be written differently once parsed. One pass
+ * with the string state (escapes included), no regex. */
 export function numbersSurvive(text: string): boolean {
   let inString = false;
-  let digits = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
@@ -14,12 +15,14 @@ export function numbersSurvive(text: string): boolean {
       else if (c === 34) inString = false;
       continue;
     }
-    if (c === 34) {
-      inString = true;
-      digits = 0;
-    } else if (c >= 48 && c <= 57) {
-      if (++digits > MAX_EXACT_DIGITS) return false;
-    } else if (c !== 46 && c !== 101 && c !== 69 && c !== 43 && c !== 45) digits = 0; // . e E + - continue a literal
+    if (c === 34) inString = true;
+    else if ((c >= 48 && c <= 57) || c === 45) {
+      let j = i + 1;
+      while (j < text.length && isNumberChar(text.charCodeAt(j))) j++;
+      const literal = text.slice(i, j);
+      if (String(Number(literal)) !== literal) return false;
+      i = j - 1;
+    }
   }
   return true;
 }

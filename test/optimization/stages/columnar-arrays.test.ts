@@ -65,10 +65,19 @@ describe("columnar_arrays (docs/optimization.md)", () => {
     expect(columnarArrays.run(toolRequest({ orders: orders.slice(0, 9) }), ctx)).toBeNull();
     const prose: ChatRequest = { model: "m", messages: [{ role: "user", content: `Here are the orders: ${JSON.stringify(orders)}` }] };
     expect(columnarArrays.run(prose, ctx)).toBeNull();
-    const bigIds = orders.map((o, i) => ({ ...o, id: 9007199254740993 + i * 2 }));
-    expect(columnarArrays.run(toolRequest({ orders: bigIds }), ctx)).toBeNull();
+    // Literals a double cannot write back as they were: JSON.parse would change these facts.
+    const bigIds = toolRequest({ orders });
+    bigIds.messages[2]!.content = String(bigIds.messages[2]!.content).replace(`"ORD-10037"`, "12345678901234567891");
+    expect(columnarArrays.run(bigIds, ctx)).toBeNull();
+    const trailingZero = toolRequest({ orders });
+    trailingZero.messages[2]!.content = String(trailingZero.messages[2]!.content).replace(`"total": 13.37`, `"total": 13.370`);
+    expect(String(trailingZero.messages[2]!.content)).toContain("13.370");
+    expect(columnarArrays.run(trailingZero, ctx)).toBeNull();
     expect(numbersSurvive(`{"id":"12345678901234567890","n":123456789012345}`)).toBe(true);
-    expect(numbersSurvive(`{"n":1234567890.1234567}`)).toBe(false);
+    expect(numbersSurvive(`{"n":1234567890.12345678}`)).toBe(false);
+    expect(numbersSurvive(`{"price":89.90}`)).toBe(false);
+    expect(numbersSurvive(`[1e3]`)).toBe(false);
+    expect(numbersSurvive(`[-0.5, 1.25e-7, "1.0", 0]`)).toBe(true);
     expect(columnarArrays.run(toolRequest({ orders }), makeCtx({}, { untouchable: new Set([2]) }))).toBeNull();
   });
 
