@@ -22,16 +22,61 @@ export function goldKept(gold: readonly string[], after: ChatRequest): number {
 
 const KINDS = ["numbers", "dates", "emails", "urls", "quoted"] as const;
 
+/** Pieces of a text small enough for the guard's lists (24 a kind): cut after a newline, and between
+ * JSON elements (`,"`, `,{`, `[{`...), where no number, date, URL or quoted string runs across. */
+export function pieces(text: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const next = text[i + 1];
+    const cut = c === "\n" || ((c === "," || c === "[" || c === "{") && (next === '"' || next === "{" || next === "["));
+    if (cut && i + 1 - from >= 80) (out.push(text.slice(from, i + 1)), (from = i + 1));
+  }
+  if (from < text.length) out.push(text.slice(from));
+  return out;
+}
+
+/** The guard's entities of the texts, by kind, read piece by piece so no list is cut short. */
+function entitySets(texts: readonly string[]): Map<string, Set<string>> {
+  const sets = new Map<string, Set<string>>(KINDS.map((k) => [k, new Set<string>()]));
+  for (const text of texts) {
+    for (const piece of pieces(text)) {
+      const e = guardEntities(piece);
+      for (const k of KINDS) for (const v of e[k]) sets.get(k)?.add(v);
+    }
+  }
+  return sets;
+}
+
+/** A number the guard read in the original, standing alone in the result's text. The guard reads
+ * "820,361,16" as one number with thousands separators: packed rows and minified arrays of numbers
+ * put values side by side like that, and each value is still there. */
+function standsAlone(n: string, text: string): boolean {
+  const plain = n.startsWith("neg") ? `-${n.slice(3)}` : n;
+  const digit = (c: number): boolean => c >= 48 && c <= 57;
+  for (let at = text.indexOf(plain); at >= 0; at = text.indexOf(plain, at + 1)) {
+    const prev = text.charCodeAt(at - 1);
+    const next = text.charCodeAt(at + plain.length);
+    if (digit(prev) || prev === 46 || digit(next)) continue;
+    if (next === 46 && digit(text.charCodeAt(at + plain.length + 1))) continue;
+    return true;
+  }
+  return false;
+}
+
 /** The cache guard's entities of the original (numbers and ids, dates, e-mails, URLs, quoted
  * strings) found again in the result's: [found, total]. */
 export function entityRecall(before: ChatRequest, after: ChatRequest): [number, number] {
-  const a = guardEntities(requestTexts(before).join("\n\n"));
-  const b = guardEntities(requestTexts(after).join("\n\n"));
+  const a = entitySets(requestTexts(before));
+  const afterTexts = requestTexts(after);
+  const b = entitySets(afterTexts);
+  const joined = afterTexts.join("\n");
   let found = 0;
   let total = 0;
   for (const k of KINDS) {
-    const have = new Set(b[k]);
-    for (const e of a[k]) (total++, have.has(e) && found++);
+    const have = b.get(k) ?? new Set<string>();
+    for (const e of a.get(k) ?? []) (total++, (have.has(e) || (k === "numbers" && standsAlone(e, joined))) && found++);
   }
   return [found, total];
 }

@@ -1,7 +1,9 @@
 // The optimisation corpus (docs/optimization.md "Evaluation"): well formed, and what the bench's
 // checks (bench/optimization/measure.ts) say about known changes, before any engine runs.
 import { describe, expect, test } from "bun:test";
+import { evaluateCase, type CaseResult } from "../../bench/optimization/evaluate.ts";
 import { checkCase, codeBlocks, decodeColumns, jsonSpans, requestTexts } from "../../bench/optimization/measure.ts";
+import { figuresByType, figuresOf } from "../../bench/optimization/report.ts";
 import type { ChatRequest } from "../../src/canonical/chat.ts";
 import { CASE_TYPES, loadCorpus } from "../fixtures/optimization/corpus.ts";
 
@@ -68,6 +70,18 @@ describe("optimisation corpus: the checks catch what they must", () => {
     expect(checkCase(code.request, flat, code.gold).code[0]).toBeLessThan(checkCase(code.request, flat, code.gold).code[1]);
   });
 
+  test("entity recall reads past the guard's 24 a kind, and numbers packed side by side count", () => {
+    const rows = Array.from({ length: 60 }, (_, i) => ({ id: `A-${1000 + i}`, n: 7 * i + 3, day: `2026-03-${String(1 + (i % 28)).padStart(2, "0")}` }));
+    const tool = (content: string): ChatRequest => ({ model: "m", messages: [{ role: "tool", tool_call_id: "t", content }] });
+    const pretty = tool(JSON.stringify(rows, null, 2));
+    const packed = tool(JSON.stringify({ columns: ["id", "n", "day"], rows: rows.map((r) => [r.id, r.n, r.day]) }));
+    const [found, total] = checkCase(pretty, packed, []).entities;
+    expect(total).toBeGreaterThan(100);
+    expect(found).toBe(total);
+    const changed = tool(JSON.stringify(rows.map((r) => (r.n === 360 ? { ...r, n: 361 } : r))));
+    expect(checkCase(pretty, changed, []).entities[0]).toBe(total - 1);
+  });
+
   test("columns decode back to rows; a changed value is not deep-equal", () => {
     const rows = [{ a: 1, b: "x" }, { a: 2, b: "y" }];
     expect(decodeColumns({ data: { columns: ["a", "b"], rows: [[1, "x"], [2, "y"]] } })).toEqual({ data: rows });
@@ -76,5 +90,56 @@ describe("optimisation corpus: the checks catch what they must", () => {
     const wrong: ChatRequest = { model: "m", messages: [{ role: "tool", tool_call_id: "t", content: JSON.stringify({ data: { columns: ["a", "b"], rows: [[1, "x"], [3, "y"]] } }) }] };
     expect(checkCase(before, packed, []).jsonEqual).toEqual([1, 1]);
     expect(checkCase(before, wrong, []).jsonEqual).toEqual([0, 1]);
+  });
+});
+
+/** Reduction floors of safe mode, a little under the figures the bench measured (docs/optimization.md
+ * "Evaluation"); where the issue's target is met (25% on JSON and tool output, 8% on mixed prose)
+ * the floor is the target. */
+// Measured (bench/optimization/run.ts, 2026-11-26): json 31.6, tool_output 30.8, rag 17.0, code 0.1,
+// agent 22.8, multilingual 17.0, mixed 8.5, all 25.8.
+const SAFE_FLOORS: Record<string, number> = { json: 25, tool_output: 25, rag: 15, code: 0, agent: 20, multilingual: 15, mixed: 8, all: 23 };
+
+describe("optimisation corpus through the engine: safe mode (docs/optimization.md \"Evaluation\")", () => {
+  const results: CaseResult[] = cases.map((c) => evaluateCase(c, "safe", 0));
+  const byType = figuresByType(results);
+
+  test("every gold fact and every entity of the original survive, in every case", () => {
+    const lost = results.filter((r) => r.checks.gold[0] < r.checks.gold[1] || r.checks.entities[0] < r.checks.entities[1]).map((r) => r.id);
+    expect(lost).toEqual([]);
+    const all = figuresOf(results);
+    expect(all.goldKept).toBe(100);
+    expect(all.entityRecall).toBe(100);
+  });
+
+  test("code blocks byte-equal; JSON valid and deep-equal to the original", () => {
+    const broken = results.filter((r) => r.checks.code[0] < r.checks.code[1] || r.checks.jsonValid[0] < r.checks.jsonValid[1] || r.checks.jsonEqual[0] < r.checks.jsonEqual[1]);
+    expect(broken.map((r) => r.id)).toEqual([]);
+    expect(results.reduce((n, r) => n + r.checks.code[1], 0)).toBeGreaterThanOrEqual(12);
+  });
+
+  test("trace.optimization's final count is the original minus each applied stage's saving", () => {
+    expect(results.filter((r) => !r.traceAdds).map((r) => r.id)).toEqual([]);
+  });
+
+  test("token reduction per content type at or above its floor", () => {
+    const under = Object.entries(SAFE_FLOORS).filter(([type, floor]) => (byType[type]?.reduction ?? -1) < floor);
+    expect(under.map(([type, floor]) => `${type}: ${byType[type]?.reduction.toFixed(1)}% < ${floor}%`)).toEqual([]);
+  });
+});
+
+describe("optimisation corpus through the engine: balanced mode on a 128k window", () => {
+  // columnar_arrays and tool_prune change shapes and tool lists, never facts; history_window has
+  // nothing to drop below the window. aggressive's losses are reported by the bench, not held here.
+  const results: CaseResult[] = cases.map((c) => evaluateCase(c, "balanced", 0));
+
+  test("gold facts, entities, JSON (packed columns decoded) and code all survive", () => {
+    const lost = results.filter((r) => (["gold", "entities", "jsonValid", "jsonEqual", "code"] as const).some((k) => r.checks[k][0] < r.checks[k][1]));
+    expect(lost.map((r) => r.id)).toEqual([]);
+    expect(results.filter((r) => !r.traceAdds).map((r) => r.id)).toEqual([]);
+  });
+
+  test("saves more than safe on the whole corpus", () => {
+    expect(figuresOf(results).reduction).toBeGreaterThan(SAFE_FLOORS["all"] ?? 0);
   });
 });

@@ -1,0 +1,62 @@
+// The engine's cost per request (issue 23's overhead targets): a ~20k-token agent request, a request
+// under 1k tokens, a small chat, and mode off. Each timed call gets its own variant (digits redrawn),
+// so neither the per-message memos nor the tokenizer's pretoken memo serve a repeat.
+import type { ChatRequest } from "../../src/canonical/chat.ts";
+import type { OptimizationMode } from "../../src/optimization/types.ts";
+import type { OptCase } from "../../test/fixtures/optimization/corpus.ts";
+import { rng } from "../../test/fixtures/optimization/rows.ts";
+import { percentiles } from "../lib/stats.ts";
+import { exactTokens, optimizeCase } from "./evaluate.ts";
+
+/** Every digit redrawn from 1-9 (never 0, so JSON numbers stay valid): same shape, new numbers. */
+function variant(c: OptCase, seed: number): OptCase {
+  const r = rng(seed);
+  const redraw = (s: string): string => s.replace(/\d/g, () => String(1 + Math.floor(r() * 9)));
+  const request: ChatRequest = {
+    ...c.request,
+    messages: c.request.messages.map((m) => ({
+      ...m,
+      content: typeof m.content === "string" ? redraw(m.content) : m.content,
+      ...(m.tool_calls ? { tool_calls: m.tool_calls.map((t) => ({ ...t, function: { ...t.function, arguments: redraw(t.function.arguments) } })) } : {}),
+    })),
+  };
+  return { ...c, request };
+}
+
+/** One request of about `target` tokens: the cases' messages after one system prompt, tool pairs whole. */
+export function composite(cases: readonly OptCase[], target: number, id: string): OptCase {
+  const first = cases[0];
+  if (!first) throw new Error("no cases");
+  const messages = [...first.request.messages];
+  const tools = [...(first.request.tools ?? [])];
+  for (const c of cases.slice(1)) {
+    if (exactTokens({ model: "gpt-4o", messages, tools }) >= target) break;
+    messages.push(...c.request.messages.filter((m) => m.role !== "system"));
+    for (const t of c.request.tools ?? []) if (!tools.some((u) => u.function.name === t.function.name)) tools.push(t);
+  }
+  return { id, type: "agent", about: "composite", question: first.question, gold: first.gold, request: { model: "gpt-4o", messages, tools } };
+}
+
+export interface Overhead {
+  label: string;
+  tokens: number;
+  mode: OptimizationMode;
+  p50: number;
+  p95: number;
+  p99: number;
+  iterations: number;
+}
+
+/** `fresh`: each call on its own variant (new numbers, as real traffic has); otherwise each call on
+ * a copy of the same request (the tokenizer's pretoken memo then holds all of it). */
+export function timeEngine(label: string, c: OptCase, mode: OptimizationMode, iterations: number, fresh = true): Overhead {
+  const WARM = 20;
+  const inputs = Array.from({ length: iterations + WARM }, (_, i) => (fresh ? variant(c, 9000 + i) : structuredClone(c)));
+  const ms: number[] = [];
+  inputs.forEach((v, i) => {
+    const took = optimizeCase(v, mode).ms;
+    if (i >= WARM) ms.push(took); // the first calls: JIT warm-up
+  });
+  const p = percentiles(ms);
+  return { label: fresh ? label : `${label}, repeated`, tokens: exactTokens(c.request), mode, p50: p.p50, p95: p.p95, p99: p.p99, iterations };
+}

@@ -1,0 +1,75 @@
+// The token engine's evaluation (docs/optimization.md "Evaluation"): `bun bench/optimization/run.ts
+// [--repeats N] [--iterations N] [--losses] [--json FILE]`. Per mode and content type: reduction,
+// gold facts kept, entity recall, JSON and code checks, engine time; then the overhead figures.
+import { writeFileSync } from "node:fs";
+import type { OptimizationMode } from "../../src/optimization/types.ts";
+import { loadCorpus, type OptCase } from "../../test/fixtures/optimization/corpus.ts";
+import { fmt, table } from "../lib/stats.ts";
+import { evaluateCase, type CaseResult } from "./evaluate.ts";
+import { composite, timeEngine, type Overhead } from "./overhead.ts";
+import { figuresByType, lossLines, stageTable, typeTable } from "./report.ts";
+
+/** The runs reported: each mode on gpt-4o's window, and aggressive once more on a small model's
+ * window (8k), where history_window has turns to drop. */
+export const RUNS: { label: string; mode: OptimizationMode; window: number }[] = [
+  { label: "safe", mode: "safe", window: 128_000 },
+  { label: "balanced", mode: "balanced", window: 128_000 },
+  { label: "aggressive", mode: "aggressive", window: 128_000 },
+  { label: "aggressive, 8k window", mode: "aggressive", window: 8_000 },
+];
+
+export function evaluateCorpus(cases: readonly OptCase[], mode: OptimizationMode, repeats: number, window: number): CaseResult[] {
+  return cases.map((c) => evaluateCase(c, mode, repeats, window));
+}
+
+/** The overhead requests, from the corpus: ~20k tokens of agent turns, a 600-900-token paste, a small chat. */
+export function overheadFigures(cases: readonly OptCase[], iterations: number): Overhead[] {
+  const byId = (id: string): OptCase => {
+    const c = cases.find((x) => x.id === id);
+    if (!c) throw new Error(`no case ${id}`);
+    return c;
+  };
+  const big = composite(["agent-01", "tools-02", "tools-05", "agent-08"].map(byId), 20_000, "composite-20k");
+  const out: Overhead[] = [];
+  for (const mode of ["off", "safe", "balanced", "aggressive"] as const) out.push(timeEngine("20k-token agent request", big, mode, iterations));
+  out.push(timeEngine("20k-token agent request", big, "safe", iterations, false));
+  for (const mode of ["off", "safe", "balanced"] as const) {
+    out.push(timeEngine("kubectl paste (mixed-02)", byId("mixed-02"), mode, iterations * 4));
+    out.push(timeEngine("lease + JSON (ml-de-01)", byId("ml-de-01"), mode, iterations * 4));
+    out.push(timeEngine("small chat (mixed-05)", byId("mixed-05"), mode, iterations * 4));
+  }
+  out.push(timeEngine("lease + JSON (ml-de-01)", byId("ml-de-01"), "safe", iterations * 4, false));
+  return out;
+}
+
+function overheadTable(rows: Overhead[]): string[] {
+  return ["### Engine time per request (the optimize stage's work: options, context, optimizeRequest; ms)", "", ...table(
+    ["request", "tokens", "mode", "p50", "p95", "p99", "calls"],
+    rows.map((o) => [o.label, String(o.tokens), o.mode, fmt(o.p50, 3), fmt(o.p95, 3), fmt(o.p99, 3), String(o.iterations)]), 3), ""];
+}
+
+if (import.meta.main) {
+  const args = process.argv.slice(2);
+  const num = (flag: string, dflt: number): number => {
+    const at = args.indexOf(flag);
+    return at >= 0 ? Number(args[at + 1] ?? dflt) : dflt;
+  };
+  const jsonAt = args.indexOf("--json");
+  const cases = loadCorpus();
+  const lines: string[] = [`## Token engine on the optimisation corpus (${cases.length} cases)`, ""];
+  const all: Record<string, unknown> = {};
+  const losses: string[] = [];
+  for (const run of RUNS) {
+    const rs = evaluateCorpus(cases, run.mode, num("--repeats", 5), run.window);
+    const byType = figuresByType(rs);
+    lines.push(...typeTable(run.label, byType), ...stageTable(run.label, rs));
+    losses.push(...lossLines(run.label, rs));
+    all[run.label] = { figures: byType, cases: rs.map(({ ms: _ms, ...r }) => r) };
+  }
+  if (args.includes("--losses")) lines.push("### Cases that lost something", "", ...(losses.length ? losses : ["none"]), "");
+  const overhead = overheadFigures(cases, num("--iterations", 200));
+  lines.push(...overheadTable(overhead));
+  all["overhead"] = overhead;
+  console.log(lines.join("\n"));
+  if (jsonAt >= 0 && args[jsonAt + 1]) writeFileSync(args[jsonAt + 1] as string, JSON.stringify(all, null, 2));
+}
