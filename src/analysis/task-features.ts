@@ -47,8 +47,8 @@ const PREFIX_LEN = 5;
 const EDGE_ZONE = 250;
 const MIDDLE = 0.25;
 /** A text longer than READ_HEAD + READ_TAIL is read at its first READ_HEAD and last READ_TAIL characters. */
-export const READ_HEAD = 600;
-export const READ_TAIL = 400;
+export const READ_HEAD = 400;
+export const READ_TAIL = 300;
 
 const mix = (a: number, b: number): number => Math.imul((a ^ (b >>> 15) ^ (b << 7)) >>> 0, PRIME) ^ b;
 
@@ -64,12 +64,12 @@ function push(buf: FeatureBuffer, h: number, v: number): void {
 
 /** Kind of a code unit: 1 a word letter or digit, 2 a letter of a script without spaces, 0 other. */
 function unitKind(c: number): number {
-  if (c < 0x2000) {
-    const cls = CLASS[c] ?? 0;
-    if (cls === 0) return 0;
-    return cls === S_THAI || cls === S_HANGUL ? 2 : 1;
-  }
-  return wideScript(c) === 0 ? 0 : 2;
+  return c < 0x2000 ? (UNIT[c] ?? 0) : wideScript(c) === 0 ? 0 : 2;
+}
+const UNIT = new Uint8Array(0x2000);
+for (let c = 0; c < 0x2000; c++) {
+  const cls = CLASS[c] ?? 0;
+  UNIT[c] = cls === 0 ? 0 : cls === S_THAI || cls === S_HANGUL ? 2 : 1;
 }
 
 /** Punctuation that tells a kind apart (code, lists, questions, quotes, formulas); other marks are skipped. */
@@ -107,9 +107,8 @@ export function textFeatures(buf: FeatureBuffer, text: string, begin: number, en
       let len = 0;
       while (i < n) {
         const d = text.charCodeAt(i);
-        if (d >= 0x2000 || unitKind(d) !== 1) break;
-        const cls = CLASS[d] ?? 0;
-        h = Math.imul(h ^ (cls === CLS_DIGIT ? 0x30 : (LOWER[d] ?? d)), PRIME);
+        if (d >= 0x2000 || UNIT[d] !== 1) break;
+        h = Math.imul(h ^ (CLASS[d] === CLS_DIGIT ? 0x30 : (LOWER[d] ?? d)), PRIME);
         if (++len === PREFIX_LEN) prefix = h;
         i++;
       }
