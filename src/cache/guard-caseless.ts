@@ -13,6 +13,17 @@ export interface CaselessFacts {
 const MAY_CASELESS = /[\u0370-\u03ff\u0590-\u06ff\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]/;
 export const hasCaseless = (text: string): boolean => MAY_CASELESS.test(text);
 
+/** Arabic-Indic and Persian digits as ASCII ones, with the Arabic decimal and thousands separators
+ * and percent sign ("١٥٫٥٪" is "15.5%"): NFKC leaves them as they are. */
+const MAY_ARABIC_DIGIT = /[\u0660-\u066c\u06f0-\u06f9]/;
+const ARABIC_DIGITS = /[\u0660-\u066c\u06f0-\u06f9]/g;
+const digitOf = (c: string): string => {
+  const code = c.charCodeAt(0);
+  if (code >= 0x6f0) return String(code - 0x6f0);
+  return code <= 0x669 ? String(code - 0x660) : code === 0x66a ? "%" : code === 0x66b ? "." : ",";
+};
+export const arabicDigits = (text: string): string => (MAY_ARABIC_DIGIT.test(text) ? text.replace(ARABIC_DIGITS, digitOf) : text);
+
 /** Arabic as compared: no vowel marks or tatweel, one alef, final ى as ي and ة as ه. */
 const AR_MARK = /[\u064b-\u065f\u0670\u0640]/;
 const AR_MARKS = /[\u064b-\u065f\u0670\u0640]/g;
@@ -171,7 +182,8 @@ function negations(tokens: readonly string[]): string[] {
     // אל before a future verb is "don't" (אל תשכח), else "to"; אף פעם, אף אחד: never, nobody
     else if (t === "אל" && next.startsWith("ת")) out.push("not");
     else if (t === "אף" && HE_NEVER.has(next)) out.push("not");
-    else if (t.startsWith("안되") || t.startsWith("안돼")) out.push("not");
+    // 안 돼 written as one word; 말다 "not to" (마시지 말아야), not 마라톤 or 말 "horse"
+    else if (t.startsWith("안되") || t.startsWith("안돼") || t.startsWith("말아")) out.push("not");
   }
   return out;
 }

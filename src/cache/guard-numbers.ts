@@ -13,7 +13,7 @@ const CURRENCY = /^[$€£¥₹]\d/;
 
 export const foldNumber = (v: string): string => v.toLowerCase().replace(THOUSANDS, "$1").replace(/^#/, "");
 
-const SCALE_DIGITS: ReadonlyMap<string, number> = new Map([["e3", 3], ["e6", 6], ["e9", 9]]);
+const SCALE_DIGITS: ReadonlyMap<string, number> = new Map([["e3", 3], ["e4", 4], ["e6", 6], ["e8", 8], ["e9", 9]]);
 const DECIMAL = /^(\d+)(?:[.,](\d+))?$/;
 
 /** "1.5" and scale "e6" as "1500000", in exact string arithmetic; null when `unit` is no scale or

@@ -8,8 +8,8 @@ const DOUBLE = new Set([..."\"“”„‟«»‹›「」『』〝〞〟`"].map
 /** Single marks double as apostrophes: they open only after a non-word character and close only
  * before one, so "don't" and "l'expression" never quote anything. */
 const SINGLE = new Set([..."'‘’‚‛"].map((c) => c.charCodeAt(0)));
-/** Chinese and Japanese have no apostrophes: a mark next to them is a quote mark. */
-const WORD = /(?![\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}])[\p{L}\p{N}]/u;
+/** Chinese, Japanese and Korean have no apostrophes: a mark next to them is a quote mark. */
+const WORD = /(?![\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}])[\p{L}\p{N}]/u;
 const MAX_QUOTES = 24;
 const MAX_CHARS = 300;
 

@@ -15,6 +15,9 @@ export const INTL_OPENERS: ReadonlySet<string> = new Set(list(`
   o os as qual quais quem onde quando quanto quantos quantas você pode é um uma meu minha calcule explique diga
   что как почему где когда кто какой какая какое какие каков какова сколько подскажите подскажи объясни посчитай
   скажите можно ли в во на с без мой моя мое мои это
+  τι ποιος ποια ποιο ποιοι ποιες ποιον ποιας ποιου πόσο πόση πόσοι πόσες πόσα πόσους πόσης πώς πως πού πότε γιατί
+  είναι υπάρχει υπάρχουν μπορείς μπορείτε πες πείτε εξήγησε εξηγήστε δώσε ξέρεις ξέρετε θέλω σε στο στη στην
+  η ο το οι τα ένας μια μία ένα για με από
 `));
 
 /** Unit and scale words bound to the number before them, folded to one spelling: "5 km" and
@@ -31,7 +34,12 @@ export const UNITS: ReadonlyMap<string, string> = new Map(
     thousand:e3 tausend:e3 mille:e3 mil:e3 тысяч:e3 тысячи:e3 тыс:e3 k:e3
     million:e6 millions:e6 mio:e6 millionen:e6 millón:e6 millones:e6 milhão:e6 milhões:e6 миллион:e6 миллиона:e6 миллионов:e6 млн:e6
     billion:e9 billions:e9 milliard:e9 milliards:e9 mrd:e9 milliarden:e9 bn:e9 миллиард:e9 миллиарда:e9 миллиардов:e9 млрд:e9
-    dollars:usd dollar:usd usd:usd euros:eur euro:eur eur:eur pounds:gbp yen:jpy рублей:rub`).map((pair): [string, string] => {
+    dollars:usd dollar:usd usd:usd euros:eur euro:eur eur:eur pounds:gbp yen:jpy рублей:rub
+    $:usd €:eur £:gbp ¥:jpy ₹:inr ₪:ils
+    ألف:e3 الف:e3 آلاف:e3 الاف:e3 مليون:e6 ملايين:e6 مليار:e9 درهم:aed دراهم:aed دولار:usd دولارات:usd يورو:eur ريال:sar جنيه:egp
+    אלף:e3 אלפים:e3 מיליון:e6 מיליארד:e9 שקל:ils שקלים:ils דולר:usd דולרים:usd יורו:eur
+    χιλιάδες:e3 χιλιάδων:e3 εκατομμύριο:e6 εκατομμύρια:e6 δισεκατομμύρια:e9 ευρώ:eur δολάρια:usd
+    만:e4 억:e8 원:krw 달러:usd 유로:eur 엔:jpy`).map((pair): [string, string] => {
     const at = pair.lastIndexOf(":");
     return [pair.slice(0, at), pair.slice(at + 1)];
   }),
@@ -51,16 +59,21 @@ export const GERMAN_WORDS: ReadonlySet<string> = new Set(list(`
  * Spanish "no"; Portuguese negates with "não". */
 export const PORTUGUESE_WORDS: ReadonlySet<string> = new Set(list("não você há são é qual quais meu minha uma pelo pela também"));
 
-/** Number words of French, German, Spanish, Portuguese and Russian as digits, as the English ones
- * are. Left out like "one": the words for one, and those that are also other words (French "neuf"
- * new, German "elf", Spanish "dos" = Portuguese "of the"). */
+/** Number words of French, German, Spanish, Portuguese, Russian, Korean, Arabic, Hebrew and Greek as
+ * digits, as the English ones are. Left out like "one": the words for one, and those that are also
+ * other words (French "neuf" new, German "elf", Spanish "dos" = Portuguese "of the", Korean 네 yes
+ * and 열 open, Arabic ست lady and سبع lion, Hebrew שבע full). */
 export const INTL_NUMBER_WORDS: ReadonlyMap<string, string> = new Map(
   list(`deux:2 trois:3 quatre:4 cinq:5 sept:7 huit:8 dix:10 douze:12 vingt:20 cent:100
     zwei:2 drei:3 vier:4 fünf:5 sechs:6 sieben:7 acht:8 neun:9 zehn:10 zwölf:12 zwanzig:20 hundert:100
     tres:3 cuatro:4 cinco:5 seis:6 siete:7 ocho:8 nueve:9 diez:10 doce:12 veinte:20 cien:100
     dois:2 duas:2 três:3 quatro:4 sete:7 oito:8 nove:9 dez:10 doze:12 vinte:20 cem:100
     два:2 две:2 двух:2 три:3 трёх:3 трех:3 четыре:4 четырёх:4 четырех:4 пять:5 пяти:5 шесть:6 шести:6
-    семь:7 семи:7 восемь:8 восьми:8 девять:9 девяти:9 десять:10 десяти:10 двенадцать:12 двадцать:20 сто:100`).map(
+    семь:7 семи:7 восемь:8 восьми:8 девять:9 девяти:9 десять:10 десяти:10 двенадцать:12 двадцать:20 сто:100
+    두:2 세:3 다섯:5 여섯:6 일곱:7 여덟:8 아홉:9 스무:20 스물:20
+    اثنان:2 اثنين:2 اثنتين:2 ثلاثة:3 ثلاث:3 أربعة:4 أربع:4 خمسة:5 خمس:5 ستة:6 سبعة:7 ثمانية:8 ثماني:8 تسعة:9 تسع:9 عشرة:10
+    שניים:2 שתיים:2 שני:2 שתי:2 שלושה:3 שלוש:3 ארבעה:4 ארבע:4 חמישה:5 חמש:5 שישה:6 שש:6 שבעה:7 שמונה:8 תשעה:9 תשע:9 עשרה:10
+    δύο:2 τρία:3 τρεις:3 τέσσερα:4 τέσσερις:4 πέντε:5 έξι:6 επτά:7 εφτά:7 οκτώ:8 οχτώ:8 εννέα:9 εννιά:9 δέκα:10 είκοσι:20`).map(
     (pair): [string, string] => [pair.slice(0, pair.indexOf(":")), pair.slice(pair.indexOf(":") + 1)],
   ),
 );

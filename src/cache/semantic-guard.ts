@@ -3,7 +3,7 @@
 // analyzer's extractor what a cache must not miss: every quoting style, units, number words, CJK.
 import { newEntities, takeLinks, type Entities } from "../analysis/entities.ts";
 import { scan } from "../analysis/scan.ts";
-import { caselessFacts, hasCaseless } from "./guard-caseless.ts";
+import { arabicDigits, caselessFacts, hasCaseless } from "./guard-caseless.ts";
 import { cjkClash, cjkFacts, hasCjk, type CjkNames } from "./guard-cjk.ts";
 import { LATIN_PLACES } from "./guard-gazetteer.ts";
 import { bareNumber, foldNumber, multiplyOut, quantities } from "./guard-numbers.ts";
@@ -62,12 +62,14 @@ const OPENERS = new Set(
 );
 
 /** Words with their inner joiners, so "rename_column", "v2.10.0" and "don't" stay one token; a run of
- * Chinese or Japanese is a token of its own ("买3个" is "买", "3", "个"), and so is "%". */
-const CJK = "\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}";
+ * Chinese, Japanese or Korean is a token of its own ("买3个" is "买", "3", "个"; "KTX를" is "KTX",
+ * "를"), and so are "%" and a currency sign. */
+const CJK = "\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Hangul}";
 const LETTER = `(?:(?![${CJK}])[\\p{L}\\p{N}\\p{M}])+`;
-const TOKEN = new RegExp(`[${CJK}ー々]+|%|${LETTER}(?:[.,'\\-/:_]${LETTER})*`, "gu");
+const TOKEN = new RegExp(`[${CJK}ー々]+|[%$€£¥₹₪]|${LETTER}(?:[.,'\\-/:_]${LETTER})*`, "gu");
+const HANGUL = /\p{sc=Hangul}/u;
 /** The same without Chinese or Japanese in the text, and faster (no look-ahead per character). */
-const TOKEN_PLAIN = /%|[\p{L}\p{N}\p{M}]+(?:[.,'\-/:_][\p{L}\p{N}\p{M}]+)*/gu;
+const TOKEN_PLAIN = /[%$€£¥₹₪]|[\p{L}\p{N}\p{M}]+(?:[.,'\-/:_][\p{L}\p{N}\p{M}]+)*/gu;
 
 const unique = (values: Iterable<string>): string[] => [...new Set(values)].sort();
 const APOSTROPHE_LIKE = /(\p{sc=Latin})[ʼ´`ʹ′](\p{sc=Latin})/gu;
@@ -134,7 +136,7 @@ function computeFacts(question: string): GuardEntities {
   // Marks typed as apostrophes between Latin letters ("donʼt", "don´t", "don`t") become "'" before
   // NFKC, which would turn "´" into a space and an accent; NFKC makes full-width digits, letters and
   // quote marks the ASCII ones.
-  const folded = (MAY_APOSTROPHE_LIKE.test(question) ? question.replace(APOSTROPHE_LIKE, "$1'$2") : question).normalize("NFKC");
+  const folded = arabicDigits((MAY_APOSTROPHE_LIKE.test(question) ? question.replace(APOSTROPHE_LIKE, "$1'$2") : question).normalize("NFKC"));
   // One apostrophe; code fences opened, so numbers inside code count like any other.
   // "or not" and "why or why not" ask both ways: they do not negate the question.
   const plain = folded
@@ -149,13 +151,14 @@ function computeFacts(question: string): GuardEntities {
   const linkless = takeLinks(text, newEntities());
   const lowered = MAY_NEGATIVE.test(linkless) ? linkless.toLowerCase().replace(NEGATIVE, "$1neg") : linkless.toLowerCase();
   const hasCjkText = hasCjk(text);
-  const token = hasCjkText ? TOKEN : TOKEN_PLAIN;
+  const caselessText = hasCaseless(text);
+  const token = hasCjkText || (caselessText && HANGUL.test(text)) ? TOKEN : TOKEN_PLAIN;
   const tokens = [...lowered.matchAll(token)].map((m) => m[0]);
   const numberWords = tokens.flatMap((t) => NUMBER_WORDS.get(t) ?? INTL_NUMBER_WORDS.get(t) ?? []);
   const extraNeg = [...lowered.matchAll(EXTRA_NEGATIONS)].map((m) => m[0]);
   const extra = extraNames(linkless, token);
   const cjk = hasCjkText ? cjkFacts(text) : null;
-  const caseless = hasCaseless(text) ? caselessFacts(tokens) : null;
+  const caseless = caselessText ? caselessFacts(tokens) : null;
   const cyrillic = tokens.filter((t) => t.charCodeAt(0) >= 0x400 && t.charCodeAt(0) <= 0x4ff);
   const weekdays = cyrillic.flatMap((t) => RU_WEEKDAYS.flatMap((day, i) => (day.test(t) ? [`wd${i + 1}`] : [])));
   // German capitalises every noun: there a capitalised word counts only as an opener does.

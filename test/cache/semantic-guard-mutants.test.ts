@@ -14,6 +14,8 @@ const mutants: Mutant[] = set.mutants;
 const paraphrases: Paraphrase[] = set.paraphrases;
 const differ = (a: string, b: string): string | null => disagreement(guardEntities(a), guardEntities(b));
 const LANGS = ["en", "fr", "de", "es", "pt", "ru", "zh", "ja"];
+/** Scripts without capitals, or (Greek) with them but none of the other languages' words. */
+const CASELESS_LANGS = ["ko", "ar", "he", "el"];
 const KINDS = ["quoted", "negation", "number", "date", "version", "name"];
 const STYLES = ["straight", "curly", "doubled", "doubled curly", "single", "single curly", "backticks", "guillemets", "german low", "CJK corner", "CJK white corner", "full-width", "single guillemets"];
 
@@ -26,8 +28,16 @@ describe("guard mutant set: coverage", () => {
     }
   });
 
+  test("Korean, Arabic, Hebrew and Greek: names, numbers and negations, every quoting style (issue 22)", () => {
+    expect(mutants.filter((m) => CASELESS_LANGS.includes(m.lang)).length).toBeGreaterThanOrEqual(150);
+    for (const lang of CASELESS_LANGS) {
+      for (const kind of ["name", "number", "negation"]) expect(mutants.filter((m) => m.lang === lang && m.kind === kind).length).toBeGreaterThanOrEqual(8);
+      for (const style of STYLES) expect(mutants.some((m) => m.lang === lang && m.kind === "quoted" && m.sub === style)).toBe(true);
+    }
+  });
+
   test("negation removed and added: contractions, without/with, never, and each language's own", () => {
-    for (const sub of ["don't / do", "can't / can", "won't / will", "isn't / is", "without / with", "never / ever", "ne...pas", "nicht", "kein / ohne", "no", "não", "не", "不 / 没", "ない"]) {
+    for (const sub of ["don't / do", "can't / can", "won't / will", "isn't / is", "without / with", "never / ever", "ne...pas", "nicht", "kein / ohne", "no", "não", "не", "不 / 没", "ない", "않 / 안 / 없", "없이 / 말아야", "لا / لم / لن / ما", "ألا / ألم", "بدون / مع", "غير / ليس", "לא / אינו / אין", "בלי / ללא", "δεν / ποτέ", "χωρίς / με"]) {
       for (const way of ["removed", "added"]) expect(mutants.some((m) => m.sub === `${sub}, ${way}`)).toBe(true);
     }
   });
@@ -72,10 +82,10 @@ describe("guard mutant set: the guard refuses every mutant", () => {
 });
 
 describe("guard mutant set: true paraphrases", () => {
-  test("at most 3% of the paraphrases are blocked overall (now 12 of 900), and at most 12% in any one language", () => {
+  test("at most 3% of the paraphrases are blocked overall (now 12 of 1,272), and at most 12% in any one language", () => {
     const blocked = paraphrases.filter((p) => differ(p.original, p.paraphrase) !== null);
     expect(blocked.length / paraphrases.length).toBeLessThanOrEqual(0.03);
-    for (const lang of LANGS) {
+    for (const lang of [...LANGS, ...CASELESS_LANGS]) {
       const mine = paraphrases.filter((p) => p.lang === lang);
       expect(mine.filter((p) => blocked.includes(p)).length / mine.length).toBeLessThanOrEqual(0.12);
     }
@@ -94,6 +104,28 @@ describe("guard rules behind the set", () => {
     expect(differ("Is 60k a good salary?", "Is 60 k a good salary?")).toBeNull();
     expect(differ("Is 10% enough?", "Is 10 % enough?")).toBeNull();
     expect(differ("Raise $2 billion", "Raise $2 million")).toBe("numbers");
+  });
+
+  test("Arabic-Indic digits, a currency sign after the number, Korean 만 and 억, number words of Korean, Arabic, Hebrew and Greek (issue 22)", () => {
+    expect(differ("كم سعرة في ٣ تفاحات؟", "كم سعرة في 3 تفاحات؟")).toBeNull();
+    expect(differ("كم سعرة في ٣ تفاحات؟", "كم سعرة في ٤ تفاحات؟")).toBe("numbers");
+    expect(differ("كم سعرة في ثلاث تفاحات؟", "كم سعرة في 3 تفاحات؟")).toBeNull();
+    expect(differ("Un loyer de 800 € par mois", "Un loyer de 800 $ par mois")).toBe("numbers");
+    expect(differ("Un loyer de 800 € par mois", "Un loyer de 800 euros par mois")).toBeNull();
+    expect(differ("هل راتب 10 آلاف درهم جيد؟", "هل راتب 10000 درهم جيد؟")).toBeNull();
+    expect(differ("월급 300만 원이면 괜찮나요?", "월급 3000000원이면 괜찮나요?")).toBeNull();
+    expect(differ("월급 300만 원이면 괜찮나요?", "월급 300원이면 괜찮나요?")).toBe("numbers");
+    expect(differ("사과 3개는 몇 칼로리인가요?", "사과 3개의 칼로리를 알려 주세요.")).toBeNull();
+    expect(differ("사과 두 개는 몇 칼로리인가요?", "사과 세 개는 몇 칼로리인가요?")).toBe("numbers");
+    expect(differ("כמה זמן לבשל שלוש ביצים?", "כמה זמן לבשל ארבע ביצים?")).toBe("numbers");
+    expect(differ("Πόσες θερμίδες έχουν τρία αυγά;", "Πόσες θερμίδες έχουν 3 αυγά;")).toBeNull();
+  });
+
+  test("Korean has no apostrophes; a Latin word glued to a Korean particle is still that word; Greek question words are no names", () => {
+    expect(differ("'그림의 떡' 뜻이 뭐예요?", "'그림의 떡'의 의미를 알려 주세요.")).toBeNull();
+    expect(differ("'그림의 떡' 뜻이 뭐예요?", "'눈엣가시'의 의미를 알려 주세요.")).toBe("quoted");
+    expect(differ("서울에서 부산까지 KTX로 얼마나 걸리나요?", "KTX를 타면 서울에서 부산까지 몇 시간 걸려요?")).toBeNull();
+    expect(differ("Πόσους κατοίκους έχει η Αθήνα;", "Πόσοι άνθρωποι ζουν στην Αθήνα;")).toBeNull();
   });
 
   test("words that look like negations or weekdays but are not", () => {

@@ -1,6 +1,7 @@
 // Writes the guard's one-fact mutant set (test/fixtures/guard-mutants.json) from templates.ts: every
 // mutant pairs a question with a variant that changes one fact; every paraphrase keeps the facts.
 // Usage: bun run bench/semantic-eval/guard-mutants/generate.ts
+import { NAME_CASELESS, NEGATION_CASELESS, NUMBER_CASELESS, QUOTED_CASELESS } from "./templates-caseless.ts";
 import { DATE, NAME, NEGATION, NUMBER, QUOTE_STYLES, QUOTED, VERSION, type Group, type MutantKind } from "./templates.ts";
 
 export interface Mutant {
@@ -26,7 +27,7 @@ export function buildSet(): { mutants: Mutant[]; paraphrases: Paraphrase[] } {
   const add = (g: Group, a: string, b: string, sub: string): void => addMutants(mutants, g, a, b, sub);
   const addParaphrases = (g: Group, a: string, aOther = a): void => addPairs(paraphrases, g, a, aOther);
   const styles = Object.entries(QUOTE_STYLES);
-  for (const g of QUOTED) {
+  for (const g of [...QUOTED, ...QUOTED_CASELESS]) {
     styles.forEach(([style, wrap], n) => {
       const [, nextWrap] = styles[(n + 1) % styles.length] ?? [style, wrap];
       for (const [a, b] of g.pairs) {
@@ -36,7 +37,7 @@ export function buildSet(): { mutants: Mutant[]; paraphrases: Paraphrase[] } {
       }
     });
   }
-  for (const g of NEGATION) {
+  for (const g of [...NEGATION, ...NEGATION_CASELESS]) {
     for (const [neg, pos] of g.pairs) {
       add(g, neg, pos, `${g.sub}, removed`);
       add(g, pos, neg, `${g.sub}, added`);
@@ -44,7 +45,7 @@ export function buildSet(): { mutants: Mutant[]; paraphrases: Paraphrase[] } {
       addParaphrases(g, pos);
     }
   }
-  for (const g of [...NUMBER, ...DATE, ...VERSION, ...NAME]) {
+  for (const g of [...NUMBER, ...NUMBER_CASELESS, ...DATE, ...VERSION, ...NAME, ...NAME_CASELESS]) {
     for (const [a, b] of g.pairs) {
       add(g, a, b, g.sub);
       addParaphrases(g, a);
