@@ -15,6 +15,15 @@ export const SMALL_MESSAGE_TOKENS = 250;
 /** Stages that drop whole turns by design: the gate holds them to preserve items, do_not_compress
  * messages and unchanged code, not to every fact of the dropped turns. */
 const DROPS_TURNS: ReadonlySet<StageName> = new Set(["history_window"]);
+/** Stages whose gain is the provider's prompt cache (a stable prefix), not fewer tokens: the token
+ * gate lets them add up to CACHE_TOLERANCE of the count (a canonical key order may tokenize a
+ * little worse than the caller's), cheap beside a prefix the provider bills at its cached rate. */
+const FOR_THE_CACHE: ReadonlySet<StageName> = new Set(["cache_align"]);
+export const CACHE_TOLERANCE = 0.01;
+
+function noGain(stage: StageName, before: number, after: number): boolean {
+  return FOR_THE_CACHE.has(stage) ? after > before + Math.floor(before * CACHE_TOLERANCE) : after >= before;
+}
 
 // OpenAI's chat framing, as analysis/tokens.ts countMessageTokens counts it.
 const PER_MESSAGE = 3;
@@ -103,7 +112,7 @@ export function optimizeRequest(req: ChatRequest, ctx: StageContext, stages: rea
       after = stage.run(current, ctx);
       if (after) {
         afterTokens = requestTokens(after);
-        if (afterTokens >= tokens) reason = "no_gain";
+        if (noGain(stage.name, tokens, afterTokens)) reason = "no_gain";
         else if (!preserveHolds(baseline, after, DROPS_TURNS.has(stage.name)) || (stage.verify && !stage.verify(current, after, ctx))) reason = "preserve";
       }
     } catch {
@@ -111,7 +120,7 @@ export function optimizeRequest(req: ChatRequest, ctx: StageContext, stages: rea
     }
     const applied = after !== null && reason === undefined;
     const record: StageRecord = {
-      name: stage.name, applied, before_tokens: tokens, after_tokens: applied ? afterTokens : tokens, ms: round3(performance.now() - t0),
+      name: stage.name, applied, before_tokens: tokens, after_tokens: afterTokens, ms: round3(performance.now() - t0),
     };
     if (reason) record.reverted_reason = reason;
     trace.stages.push(record);

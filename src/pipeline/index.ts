@@ -10,7 +10,7 @@
 //                 only when the policy sets rate_limits; corrected when the request is recorded
 //   cache-lookup  skip rules, keys; exact then semantic hit     -> cache; on a hit: selected, completion, usage
 //                 (a hit skips route and call; the answer is still metered and recorded)
-//   optimization  the token engine (none compresses yet)      -> optimization
+//   optimization  the token engine: the request sent upstream -> optimization; request, inputTokens when applied
 //   routing       profile or model id -> ranked models        -> ranked, candidates, reason
 //   reserve       worst-case charge of the first attempt held -> billing (402 plan_limit, budget_exceeded,
 //                 insufficient_credits); only for projects with credit, budgets or an allowance to check

@@ -7,7 +7,7 @@
 //   GuardSlice      guard                  record (trace.guard)
 //   RateLimitSlice  rate_limit             gw headers (gw-object.ts), on answers and errors
 //   CacheSlice      cache; cache-store     runner (a hit skips route and call), stream-out, meter, gw object, record
-//   OptimizeSlice   optimize               record (trace.optimization)
+//   OptimizeSlice   optimize; meter        record (trace.optimization)
 //   RouteSlice      route; call (health)   reserve, call, meter (profile), record
 //   BillingSlice    reserve; meter         meter (settles), record (releases, trace.billing)
 //   CallSlice       call; a cache hit      stream-out, meter, cache-store, gw object, record
@@ -31,6 +31,7 @@ import type { Analysis } from "../analysis/analyzer.ts";
 import type { SensitiveKind } from "../analysis/sensitive.ts";
 import type { GuardReport } from "../guard/content-guard.ts";
 import type { BillingState, BudgetRoom } from "../billing/holds.ts";
+import type { OptimizationTrace } from "../optimization/types.ts";
 
 /** cache-lookup's classification, keys and result (trace.cache); `stored` is cache-store's. */
 export interface CacheState {
@@ -156,9 +157,10 @@ export interface RateLimitSlice {
   rateLimitHeaders?: Record<string, string>;
 }
 
-/** optimize: trace.optimization (the token engine; no stage compresses yet). */
+/** optimize: trace.optimization (docs/optimization.md); meter adds `saved`, the USD the removed
+ * tokens would have cost at the selected model's input price. */
 export interface OptimizeSlice {
-  optimization?: { mode: string; original_tokens: number; final_tokens: number; stages: string[] };
+  optimization?: OptimizationTrace & { saved?: number };
 }
 
 /** cache-lookup (and cache-store): the classification, keys and result; trace.cache. */

@@ -1,6 +1,6 @@
 // Stage meter: model cost and the saving against the baseline (docs/decisions.md); settles the
 // charge, cost plus markup (docs/billing.md); usage past the worst case is clamped and flagged
-// (docs/security.md "Money"). Writes usage, cost, saved.
+// (docs/security.md "Money"). Writes usage, cost, saved (the token engine's part also as optimization.saved).
 import { costOf, outputAskOf, worstOutputTokens, type TokenCounts } from "../../routing/cost.ts";
 import { BASELINE_MODEL_ID } from "../../routing/profiles.ts";
 import type { CatalogModel } from "../../routing/catalog-types.ts";
@@ -62,12 +62,22 @@ export function meter(deps: Deps, state: RequestState): void {
     noteAnomaly(state, [`cost $${state.cost} past max_cost $${cap}: billed at max_cost`]);
     state.cost = cap;
   }
-  state.saved = Math.round((costOf(baseline, counts) - state.cost) * 1e10) / 1e10;
+  state.saved = Math.round((costOf(baseline, counts) - state.cost + optimizationSaving(state, hit)) * 1e10) / 1e10;
   // The workflow's reservation for this attempt becomes what it actually cost.
   const reservation = state.workflowBudget?.reservation;
   if (reservation) deps.workflowBudgets.settle(reservation, state.cost);
   // The project's hold becomes the charge; a stream that ended early is charged what it produced.
   settleBilling(deps, state, state.selected.id, counts);
+}
+
+/** The token engine's part of `saved`: the tokens it removed at the selected model's input price,
+ * also written to trace.optimization.saved (docs/optimization.md "Savings"). */
+function optimizationSaving(state: RequestState, hit: boolean): number {
+  const opt = state.optimization;
+  const removed = opt ? opt.original_tokens - opt.final_tokens : 0;
+  if (!opt || hit || removed <= 0 || !state.selected) return 0;
+  opt.saved = Math.round(removed * state.selected.input_price * 1e4) / 1e10;
+  return opt.saved;
 }
 
 /** The answer's charge (0 on a cache hit; test keys have none) replaces the hold. */
