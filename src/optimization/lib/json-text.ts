@@ -1,6 +1,6 @@
-// A message text that is one JSON document, parsed only when re-emitting it writes every number
-// literal exactly as it was (docs/optimization.md "columnar_arrays"): JSON.parse rounds past ~15
-// significant digits and re-emits 89.90 as 89.9 and 1e3 as 1000, which the preserve gate would refuse.
+// Whether a JSON document can be parsed and written again without changing a number literal
+// (docs/optimization.md "columnar_arrays"): JSON.parse rounds past ~15 significant digits and
+// writes 89.90 back as 89.9 and 1e3 as 1000, which the preserve gate would refuse.
 
 const isNumberChar = (c: number): boolean => (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69;
 
@@ -25,19 +25,4 @@ export function numbersSurvive(text: string): boolean {
     }
   }
   return true;
-}
-
-/** The parsed value when the whole text (bar surrounding whitespace) is a JSON object or array
- * whose numbers survive; undefined otherwise. */
-export function parseJsonText(text: string): unknown {
-  const trimmed = text.trim();
-  const open = trimmed[0];
-  const close = trimmed.at(-1);
-  if (!((open === "{" && close === "}") || (open === "[" && close === "]"))) return undefined;
-  if (!numbersSurvive(trimmed)) return undefined;
-  try {
-    return JSON.parse(trimmed);
-  } catch {
-    return undefined;
-  }
 }

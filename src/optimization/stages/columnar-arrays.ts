@@ -1,19 +1,40 @@
-// columnar_arrays (balanced+, docs/optimization.md "columnar_arrays"): in message texts that are
-// JSON, homogeneous arrays of 10 or more objects are packed as {"columns": [...], "rows": [[...]]}.
+// columnar_arrays (balanced+, docs/optimization.md "columnar_arrays"): in the JSON documents of message
+// texts (json_minify's spans), homogeneous arrays of 10+ objects become {"columns": [...], "rows": [[...]]}.
 import type { ChatMessage, ChatRequest, ContentPart } from "../../canonical/chat.ts";
 import { decodesToOriginal, packColumns } from "../lib/columnar.ts";
-import { parseJsonText } from "../lib/json-text.ts";
+import { numbersSurvive } from "../lib/json-text.ts";
 import type { Stage, StageContext } from "../types.ts";
+import { jsonSpans } from "./json-minify.ts";
 
-/** The text packed and re-emitted minified, or null when nothing packs or it would not be shorter. */
-function packText(text: string): string | null {
-  const value = parseJsonText(text);
-  if (value === undefined) return null;
+/** One document packed and written minified, or null when nothing packs, a number literal would
+ * not write back as it was, or it would not be shorter. */
+function packDocument(literal: string, value: unknown): string | null {
   const { value: out, packed, lossy } = packColumns(value);
-  if (packed === 0 || lossy) return null;
+  if (packed === 0 || lossy || !numbersSurvive(literal)) return null;
   const emitted = JSON.stringify(out);
-  return emitted.length < text.length ? emitted : null;
+  return emitted.length < literal.length ? emitted : null;
 }
+
+/** The text with its documents packed; `check` (verify's) must hold for each packed one. */
+function rewrite(text: string, check?: (value: unknown, emitted: string) => boolean): string | null {
+  let out = "";
+  let from = 0;
+  let changed = false;
+  for (const span of jsonSpans(text)) {
+    const literal = text.slice(span.start, span.end);
+    const emitted = packDocument(literal, span.value);
+    if (emitted !== null && check && !check(span.value, emitted)) return null;
+    out += text.slice(from, span.start) + (emitted ?? literal);
+    from = span.end;
+    changed ||= emitted !== null;
+  }
+  return changed ? out + text.slice(from) : null;
+}
+
+const packText = (text: string): string | null => {
+  const out = rewrite(text);
+  return out !== null && out.length < text.length ? out : null;
+};
 
 function packMessage(m: ChatMessage): ChatMessage | null {
   if (typeof m.content === "string") {
@@ -49,15 +70,11 @@ function partsOf(m: ChatMessage): ContentPart[] {
   return Array.isArray(m.content) ? m.content : [];
 }
 
-/** A changed text parses to the original value once its packed arrays are decoded. */
+/** A changed text is the original with each packed document replaced by one whose arrays decode to
+ * the original's rows exactly, and the text around the documents unchanged. */
 function textDecodes(was: string, now: string): boolean {
-  const original = parseJsonText(was);
-  if (original === undefined) return false;
-  try {
-    return decodesToOriginal(original, JSON.parse(now));
-  } catch {
-    return false;
-  }
+  const decodes = (value: unknown, emitted: string): boolean => decodesToOriginal(value, JSON.parse(emitted));
+  return rewrite(was, decodes) === now;
 }
 
 /** Only texts changed, and each changed one decodes back to its original value. */

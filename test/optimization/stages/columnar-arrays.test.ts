@@ -65,6 +65,11 @@ describe("columnar_arrays (docs/optimization.md)", () => {
     expect(columnarArrays.run(toolRequest({ orders: orders.slice(0, 9) }), ctx)).toBeNull();
     const prose: ChatRequest = { model: "m", messages: [{ role: "user", content: `Here are the orders: ${JSON.stringify(orders)}` }] };
     expect(columnarArrays.run(prose, ctx)).toBeNull();
+    // A document on lines of its own inside prose (json_minify's spans) packs; the prose stays.
+    const embedded: ChatRequest = { model: "m", messages: [{ role: "user", content: `Orders:\n${JSON.stringify(orders, null, 2)}\nWhich are open?` }] };
+    const packed = String(columnarArrays.run(embedded, ctx)!.messages[0]!.content);
+    expect(packed.startsWith(`Orders:\n{"columns":["id",`)).toBe(true);
+    expect(packed.endsWith(`]]}\nWhich are open?`)).toBe(true);
     // Literals a double cannot write back as they were: JSON.parse would change these facts.
     const bigIds = toolRequest({ orders });
     bigIds.messages[2]!.content = String(bigIds.messages[2]!.content).replace(`"ORD-10037"`, "12345678901234567891");
