@@ -83,6 +83,7 @@ function quoted(out: Set<string>, text: string, at: number, close: number): numb
 
 /** Runs of whitespace as one space, trimmed: "a  b" and "a b" quote the same words. */
 function collapse(s: string): string {
+  if (isPlain(s)) return s;
   let out = "";
   let space = false;
   for (let i = 0; i < s.length; i++) {
@@ -95,6 +96,20 @@ function collapse(s: string): string {
     }
   }
   return out;
+}
+
+/** No whitespace but single inner spaces: the usual quoted string, taken as it is. */
+function isPlain(s: string): boolean {
+  let space = true; // a leading space is not plain
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32) {
+      if (space) return false;
+      space = true;
+    } else if ((c >= 9 && c <= 13) || c === 0xa0) return false;
+    else space = false;
+  }
+  return !space || s.length === 0;
 }
 
 /** Fenced code blocks (``` or ~~~ lines to the matching closing line), each whole. A ```json
