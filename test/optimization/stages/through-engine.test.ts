@@ -1,0 +1,62 @@
+// dedupe_documents, columnar_arrays, tool_prune and history_window through the real engine and its
+// gates (docs/optimization.md "Gates"): on a realistic agent request each is applied, none reverted.
+import { describe, expect, test } from "bun:test";
+import type { ChatMessage, ChatRequest, FunctionTool } from "../../../src/canonical/chat.ts";
+import { optimizeRequest, requestTokens, stageContext } from "../../../src/optimization/engine.ts";
+import { optimizationOptionsOf } from "../../../src/optimization/options.ts";
+import { STAGES } from "../../../src/optimization/stages/index.ts";
+
+const statuses = ["shipped", "delivered", "pending", "cancelled"];
+const orders = Array.from({ length: 40 }, (_, i) => ({
+  id: `ORD-${20_000 + i * 41}`, sku: `SKU-${(i * 97) % 1000}`, status: statuses[i % 4]!, total: 10 + ((i * 733) % 9000) / 100, placed: `2026-10-${String(1 + (i % 28)).padStart(2, "0")}`,
+}));
+const manual = Array.from({ length: 25 }, (_, i) => `Section ${i + 1}. Returns for category ${i} are accepted within ${14 + i} days when the item is unused and in its original packaging.`).join("\n");
+
+const tools: FunctionTool[] = ["list_orders", "get_order", "cancel_order", "refund_payment", "send_email", "get_weather", "book_hotel", "translate_text", "run_sql", "track_shipment", "create_ticket", "search_docs"]
+  .map((name) => ({ type: "function", function: { name, description: `${name.replace("_", " ")} for the shop's customers`, parameters: { type: "object", properties: { id: { type: "string" } } } } }));
+
+function agentRequest(): ChatRequest {
+  const messages: ChatMessage[] = [
+    { role: "system", content: "You are the shop's support agent. Answer from the tools and documents." },
+    { role: "user", content: manual },
+    { role: "user", content: "Which of my orders can still be refunded?" },
+    { role: "assistant", content: null, tool_calls: [{ id: "call_list", type: "function", function: { name: "list_orders", arguments: "{}" } }] },
+    { role: "tool", tool_call_id: "call_list", content: JSON.stringify({ orders }, null, 2) },
+  ];
+  for (let r = 0; r < 6; r++) {
+    messages.push({ role: "assistant", content: null, tool_calls: [{ id: `call_doc_${r}`, type: "function", function: { name: "search_docs", arguments: `{"q":"returns ${r}"}` } }] });
+    messages.push({ role: "tool", tool_call_id: `call_doc_${r}`, content: manual });
+    messages.push({ role: "assistant", content: `Checked the returns manual (pass ${r}).` });
+  }
+  messages.push({ role: "user", content: "Please refund order ORD-20041 and cancel ORD-20082." });
+  return { model: "gpt-4o", tools, messages };
+}
+
+describe("the four stages through the engine (docs/optimization.md)", () => {
+  test("balanced, past the window: deduped, packed, pruned and windowed, every gate passed", () => {
+    const req = agentRequest();
+    const total = requestTokens(req);
+    const options = optimizationOptionsOf({ mode: "balanced", documents: [1] }, undefined, req.messages.length);
+    const { request, trace } = optimizeRequest(req, stageContext(req, options, Math.floor(total * 0.25)), STAGES);
+    const byName = Object.fromEntries(trace.stages.map((s) => [s.name, s]));
+    for (const name of ["dedupe_documents", "columnar_arrays", "tool_prune", "history_window"]) {
+      expect({ name, applied: byName[name]?.applied, reason: byName[name]?.reverted_reason }).toEqual({ name, applied: true, reason: undefined });
+    }
+    expect(trace.final_tokens).toBe(requestTokens(request));
+    expect(trace.final_tokens).toBeLessThanOrEqual(total * 0.25 * 0.75);
+    expect(request.messages[0]).toBe(req.messages[0]!);
+    expect(request.messages.at(-1)).toBe(req.messages.at(-1)!);
+    expect(request.tools!.map((t) => t.function.name)).toEqual(expect.arrayContaining(["list_orders", "search_docs", "refund_payment", "cancel_order"]));
+  });
+
+  test("safe runs dedupe_documents only of the four; the repeated manual becomes references", () => {
+    const req = agentRequest();
+    const options = optimizationOptionsOf({ mode: "safe", documents: [1] }, undefined, req.messages.length);
+    const { request, trace } = optimizeRequest(req, stageContext(req, options, 1000), STAGES);
+    expect(trace.stages.map((s) => s.name)).not.toContain("history_window");
+    expect(trace.stages.find((s) => s.name === "dedupe_documents")!.applied).toBe(true);
+    const refs = request.messages.filter((m) => typeof m.content === "string" && m.content.startsWith("[Same text as message 2 above"));
+    expect(refs).toHaveLength(6);
+    expect(request.messages.length).toBe(req.messages.length);
+  });
+});
