@@ -2,6 +2,7 @@
 // [--repeats N] [--iterations N] [--losses] [--json FILE]`. Per mode and content type: reduction,
 // gold facts kept, entity recall, JSON and code checks, engine time; then the overhead figures.
 import { writeFileSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import type { OptimizationMode } from "../../src/optimization/types.ts";
 import { loadCorpus, type OptCase } from "../../test/fixtures/optimization/corpus.ts";
 import { fmt, table } from "../lib/stats.ts";
@@ -56,7 +57,9 @@ if (import.meta.main) {
   };
   const jsonAt = args.indexOf("--json");
   const cases = loadCorpus();
-  const lines: string[] = [`## Token engine on the optimisation corpus (${cases.length} cases)`, ""];
+  // Times are the request thread's alone, but other processes on the machine stretch them.
+  const load = `load average ${loadavg().map((x) => x.toFixed(1)).join(" ")} on ${availableParallelism()} cores`;
+  const lines: string[] = [`## Token engine on the optimisation corpus (${cases.length} cases; ${load})`, ""];
   const all: Record<string, unknown> = {};
   const losses: string[] = [];
   for (const run of RUNS) {
