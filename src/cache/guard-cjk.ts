@@ -1,6 +1,7 @@
 // What the literal guard reads in Chinese and Japanese, where there are no spaces and no capitals
 // (docs/semantic-cache.md "Literal guard"): numerals, weekdays, katakana words and the Han
 // characters that carry content (names, places), each found in one pass.
+import { CJK_PLACE_FORMS } from "./guard-gazetteer.ts";
 
 export interface CjkFacts {
   /** Numerals as digits ("二十三" -> "23", "两" -> "2"); a lone "一" is left out (一下, 一样, 一起). */
@@ -14,6 +15,8 @@ export interface CjkFacts {
   han: string[];
   /** Every such character, runs or not. */
   hanChars: string[];
+  /** Place ids from the gazetteer, in Han or katakana ("東京" -> "tokyo"). */
+  places: string[];
 }
 
 /** What the names check compares. */
@@ -73,7 +76,9 @@ export function cjkFacts(text: string): CjkFacts {
   const katakana = [...text.matchAll(KATAKANA)].map((m) => m[0]).filter((k) => k.replace(/ー/g, "") !== "");
   const han: string[] = [];
   const hanChars: string[] = [];
+  const places = katakana.flatMap((k) => PLACES.get(k) ?? []);
   for (const m of text.matchAll(HAN)) {
+    hanPlaces(m[0], places);
     let run = "";
     for (const c of m[0]) {
       const content = !HAN_STOP.has(c) && !NUMERAL.has(c);
@@ -83,7 +88,26 @@ export function cjkFacts(text: string): CjkFacts {
     }
     flush(han, run);
   }
-  return { numbers, weekdays, katakana, han, hanChars };
+  return { numbers, weekdays, katakana, han, hanChars, places };
+}
+
+const PLACES = new Map(CJK_PLACE_FORMS);
+const PLACE_START = new Set(CJK_PLACE_FORMS.map(([f]) => f.charCodeAt(0)));
+const PLACE_LONGEST = Math.max(...CJK_PLACE_FORMS.map(([f]) => f.length));
+
+/** Places in a run of Han characters, the longest name from each position first; a position whose
+ * character starts no name costs one set lookup. */
+function hanPlaces(run: string, out: string[]): void {
+  for (let i = 0; i < run.length - 1; i++) {
+    if (!PLACE_START.has(run.charCodeAt(i))) continue;
+    for (let len = Math.min(PLACE_LONGEST, run.length - i); len >= 2; len--) {
+      const id = PLACES.get(run.slice(i, i + len));
+      if (id === undefined) continue;
+      out.push(id);
+      i += len - 1;
+      break;
+    }
+  }
 }
 
 function flush(runs: string[], run: string): string {

@@ -191,3 +191,28 @@ export const LATIN_PLACES: ReadonlySet<string> = new Set(
     .split(/\s+/)
     .filter((w) => w !== ""),
 );
+
+/** Places in Chinese (simplified and traditional) and Japanese, Han or katakana, with the same ids.
+ * Han has no spaces: the longest name from each position wins (罗马尼亚 before 罗马, 印度尼西亚
+ * before 印度, 北京 before 京都 in 北京都). */
+const CJK_PLACES = `
+china 中国 中國 | japan 日本 | usa 美国 美國 米国 アメリカ | britain 英国 英國 イギリス | france 法国 法國 フランス
+germany 德国 德國 ドイツ | italy 意大利 義大利 イタリア | russia 俄罗斯 俄羅斯 ロシア | korea 韩国 韓國 韓国 | northkorea 朝鲜 朝鮮 北朝鮮
+india 印度 インド | canada 加拿大 カナダ | australia 澳大利亚 澳洲 オーストラリア | brazil 巴西 ブラジル | mexico 墨西哥 メキシコ
+spain 西班牙 スペイン | portugal 葡萄牙 ポルトガル | netherlands 荷兰 荷蘭 オランダ | switzerland 瑞士 スイス | sweden 瑞典 スウェーデン
+norway 挪威 ノルウェー | denmark 丹麦 丹麥 デンマーク | finland 芬兰 芬蘭 フィンランド | greece 希腊 希臘 ギリシャ | turkey 土耳其 トルコ
+egypt 埃及 エジプト | thailand 泰国 泰國 タイ | vietnam 越南 ベトナム | singapore 新加坡 シンガポール | malaysia 马来西亚 馬來西亞 マレーシア
+indonesia 印度尼西亚 印尼 インドネシア | philippines 菲律宾 菲律賓 フィリピン | romania 罗马尼亚 羅馬尼亞 ルーマニア | taiwan 台湾 臺灣 台灣
+hongkong 香港 | macau 澳门 澳門 | beijing 北京 ペキン | shanghai 上海 シャンハイ | guangzhou 广州 廣州 | shenzhen 深圳 | tianjin 天津
+chongqing 重庆 重慶 | chengdu 成都 | wuhan 武汉 武漢 | hangzhou 杭州 | nanjing 南京 | xian 西安 | suzhou 苏州 蘇州 | taipei 台北 臺北
+tokyo 东京 東京 | osaka 大阪 | kyoto 京都 | nara 奈良 | yokohama 横浜 横滨 | nagoya 名古屋 | sapporo 札幌 | fukuoka 福冈 福岡
+kobe 神户 神戸 | hiroshima 广岛 広島 | okinawa 冲绳 沖縄 | hokkaido 北海道 | seoul 首尔 首爾 ソウル | busan 釜山 プサン
+newyork 纽约 紐約 ニューヨーク | london 伦敦 倫敦 ロンドン | paris 巴黎 パリ | berlin 柏林 ベルリン | rome 罗马 羅馬 ローマ
+moscow 莫斯科 モスクワ | sydney 悉尼 雪梨 シドニー | bangkok 曼谷 バンコク
+`;
+
+/** Every Chinese and Japanese form with its place id. */
+export const CJK_PLACE_FORMS: [string, string][] = CJK_PLACES.split(/[|\n]/).flatMap((entry) => {
+  const [id = "", ...forms] = entry.trim().split(/\s+/);
+  return id === "" ? [] : forms.map((f): [string, string] => [f, id]);
+});

@@ -178,7 +178,7 @@ function computeFacts(question: string): GuardEntities {
     openers: unique(german ? [...extra.openers, ...names] : extra.openers),
     text: ` ${tokens.map((t) => t.replace(/'s$/, "")).join(" ")} `,
     cjk: { katakana: unique(cjk?.katakana ?? []), han: unique(cjk?.han ?? []), hanChars: unique(cjk?.hanChars ?? []) },
-    places: unique(caseless?.places ?? []),
+    places: unique([...(caseless?.places ?? []), ...(cjk?.places ?? [])]),
   };
 }
 

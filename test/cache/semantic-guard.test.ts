@@ -105,6 +105,14 @@ describe("literal guard in scripts without capitals: Korean, Arabic, Hebrew (iss
     expect(differ("서울의 인구는?", "인구는?")).toBe("names");
   });
 
+  test("Chinese and Japanese places from the gazetteer count on one side only; the longest name wins", () => {
+    expect(differ("东京的人口是多少？", "人口是多少？")).toBe("names");
+    expect(differ("今日の天気は？", "東京の今日の天気は？")).toBe("names");
+    expect(differ("タイ料理のおすすめは？", "料理のおすすめは？")).toBe("names");
+    expect(differ("去罗马尼亚旅游要注意什么？", "去罗马旅游要注意什么？")).toBe("names");
+    expect(differ("北京都有什么好吃的？", "北京有什么好吃的？")).toBeNull();
+  });
+
   test("the same place in another inflection agrees", () => {
     expect(differ("프랑스의 수도는 어디인가요?", "프랑스 수도가 어디예요?")).toBeNull();
     expect(differ("서울에서 부산까지 얼마나 걸리나요?", "서울부터 부산까지 시간이 얼마나 걸려요?")).toBeNull();

@@ -1,6 +1,6 @@
 // Templates of the guard's one-fact mutant set in Korean, Arabic, Hebrew and Greek (docs/semantic-cache.md
-// "Literal guard"): names, numbers, negations and quoted terms, as templates.ts has them for the
-// other languages. Hand-written for gw; a data file.
+// "Literal guard"), as templates.ts has them for the other languages, and places named on one side
+// only where no capital marks them (Chinese, Japanese, Korean; German). Hand-written; a data file.
 import type { Group } from "./templates.ts";
 
 export const QUOTED_CASELESS: Group[] = [
@@ -50,4 +50,9 @@ export const NAME_CASELESS: Group[] = [
   { lang: "el", kind: "name", sub: "Greek", frames: ["Ποια είναι η πρωτεύουσα της {x};", "Πες μου την πρωτεύουσα της {x}."], pairs: [["Γαλλίας", "Ιταλίας"], ["Ισπανίας", "Πορτογαλίας"]] },
   { lang: "el", kind: "name", sub: "Greek", frames: ["Πόσους κατοίκους έχει η {x};", "Πόσοι άνθρωποι ζουν στη {x};"], pairs: [["Αθήνα", "Θεσσαλονίκη"], ["Πάτρα", "Λάρισα"]] },
   { lang: "el", kind: "name", sub: "Greek", frames: ["Πότε γεννήθηκε ο {x};", "Σε ποια χρονιά γεννήθηκε ο {x};"], pairs: [["Σωκράτης", "Πλάτωνας"], ["Αριστοτέλης", "Ηρόδοτος"]] },
+  { lang: "ko", kind: "name", sub: "one side", frames: ["오늘{x} 날씨 어때요?", "오늘{x} 날씨를 알려 주세요."], pairs: [[" 서울", ""], ["", " 부산"]] },
+  { lang: "zh", kind: "name", sub: "one side", frames: ["{x}今天天气怎么样？", "请问{x}今天的天气如何？"], pairs: [["北京", ""], ["", "上海"], ["东京", ""]] },
+  { lang: "zh", kind: "name", sub: "one side", frames: ["去{x}旅游要注意什么？", "去{x}旅游有什么需要注意的？"], pairs: [["罗马尼亚", "罗马"], ["印度尼西亚", "印度"]] },
+  { lang: "ja", kind: "name", sub: "one side", frames: ["{x}今日の天気はどうですか？", "{x}今日の天気を教えてください。"], pairs: [["東京の", ""], ["", "大阪の"], ["タイの", ""]] },
+  { lang: "de", kind: "name", sub: "one side", frames: ["Wie ist das Wetter{x} im Sommer?", "Wie warm wird es{x} im Sommer?"], pairs: [[" in Österreich", ""], ["", " in Berlin"], [" in der Schweiz", ""]] },
 ];
