@@ -1,7 +1,7 @@
 // columnar_arrays (balanced+, docs/optimization.md "columnar_arrays"): in the JSON documents of message
 // texts (json_minify's spans), homogeneous arrays of 10+ objects become {"columns": [...], "rows": [[...]]}.
 import type { ChatMessage, ChatRequest, ContentPart } from "../../canonical/chat.ts";
-import { decodesToOriginal, packColumns } from "../lib/columnar.ts";
+import { decodesToOriginal, MIN_ROWS, packColumns } from "../lib/columnar.ts";
 import { numbersSurvive } from "../lib/json-text.ts";
 import type { Stage, StageContext } from "../types.ts";
 import { jsonSpans } from "./json-minify.ts";
@@ -31,7 +31,15 @@ function rewrite(text: string, check?: (value: unknown, emitted: string) => bool
   return changed ? out + text.slice(from) : null;
 }
 
+/** Fewer than MIN_ROWS "{" means no array of MIN_ROWS objects: most texts stop at this scan. */
+function mayHoldRows(text: string): boolean {
+  let braces = 0;
+  for (let i = text.indexOf("{"); i >= 0 && braces < MIN_ROWS; i = text.indexOf("{", i + 1)) braces++;
+  return braces >= MIN_ROWS;
+}
+
 const packText = (text: string): string | null => {
+  if (!mayHoldRows(text)) return null;
   const out = rewrite(text);
   return out !== null && out.length < text.length ? out : null;
 };
