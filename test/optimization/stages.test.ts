@@ -96,3 +96,13 @@ describe("whitespace", () => {
     expect(whitespace.verify!(req, tampered, ctxOf(req))).toBe(false);
   });
 });
+
+test("fields never re-serialise a number that would change: such a document is only minified", () => {
+  const text = `{\n  "id": 9007199254740993,\n  "price": 12.50,\n  "note": "x"\n}`;
+  const big: ChatRequest = { model: "m", messages: [{ role: "tool", tool_call_id: "c", content: `[${Array(80).fill(text).join(",\n")}]` }] };
+  const out = minify(big, { mode: "safe", fields: { drop: ["$[*].note"] } });
+  expect(out).toBe(`[${Array(80).fill('{"id":9007199254740993,"price":12.50,"note":"x"}').join(",")}]`);
+  // Numbers JSON.stringify writes as they were: fields apply.
+  const plain: ChatRequest = { model: "m", messages: [{ role: "tool", tool_call_id: "c", content: JSON.stringify(Array(80).fill({ id: 7, price: 12.5, note: "x" }), null, 2) }] };
+  expect(minify(plain, { mode: "safe", fields: { drop: ["$[*].note"] } })).toBe(JSON.stringify(Array(80).fill({ id: 7, price: 12.5 })));
+});

@@ -124,6 +124,29 @@ function project(value: JsonValue, fields: Fields): JsonValue {
   return v;
 }
 
+/** Every number literal of a JSON text is written back as it was by JSON.stringify: `fields`
+ * re-serialises a document, which must not turn 9007199254740993 into ...992 or 12.50 into 12.5;
+ * a document where it would is minified as text, without `fields`. */
+export function numbersRoundTrip(doc: string): boolean {
+  let inString = false;
+  for (let i = 0; i < doc.length; i++) {
+    const c = doc.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 45 || (c >= 48 && c <= 57)) {
+      let j = i + 1;
+      while (j < doc.length && isNumberChar(doc.charCodeAt(j))) j++;
+      const literal = doc.slice(i, j);
+      if (String(Number(literal)) !== literal) return false;
+      i = j - 1;
+    }
+  }
+  return true;
+}
+const isNumberChar = (c: number): boolean => (c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69 || c === 43 || c === 45;
+
 /** A text with its JSON documents minified (and projected), or null when nothing changes. */
 function minified(text: string, fields: Fields | null): string | null {
   if (text.indexOf("{") < 0 && text.indexOf("[") < 0) return null;
@@ -133,7 +156,7 @@ function minified(text: string, fields: Fields | null): string | null {
   let at = 0;
   for (const s of spans) {
     const doc = text.slice(s.start, s.end);
-    out += text.slice(at, s.start) + (fields ? JSON.stringify(project(s.value, fields)) : minifyJsonText(doc));
+    out += text.slice(at, s.start) + (fields && numbersRoundTrip(doc) ? JSON.stringify(project(s.value, fields)) : minifyJsonText(doc));
     at = s.end;
   }
   out += text.slice(at);
@@ -193,7 +216,8 @@ function sameDocuments(before: string, after: string, fields: Fields | null): bo
     const between = before.slice(at, s.start);
     if (!after.startsWith(between, b)) return false;
     const got = spanAt(after, b + between.length, budget);
-    if (!got || JSON.stringify(got.value) !== JSON.stringify(fields ? project(s.value, fields) : s.value)) return false;
+    const projected = fields && numbersRoundTrip(before.slice(s.start, s.end));
+    if (!got || JSON.stringify(got.value) !== JSON.stringify(projected ? project(s.value, fields) : s.value)) return false;
     at = s.end;
     b = got.end;
   }
