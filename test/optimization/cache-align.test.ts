@@ -82,6 +82,16 @@ describe('cache_align (docs/optimization.md "cache_align")', () => {
     expect(cacheAlign.verify!(req, out, ctx)).toBe(true);
   });
 
+  test("a schema of 5,000 properties, all required, in a shuffled order: required's order exactly", () => {
+    const names = Array.from({ length: 5_000 }, (_, i) => `p${(i * 7919) % 5_000}`);
+    const props = Object.fromEntries(names.map((n) => [n, { type: "string" }]));
+    const tool = { type: "function", function: { name: "wide", parameters: { type: "object", properties: shuffledKeys(props, 13), required: names } } };
+    const req = request([tool]);
+    const out = aligned(req);
+    expect(Object.keys(out.tools![0]!.function.parameters!.properties as object)).toEqual(names);
+    expect(cacheAlign.verify!(req, out, ctx)).toBe(true);
+  });
+
   test("already canonical tools: nothing to do (null), and canonicalTool returns the same objects", () => {
     const once = aligned(request(TOOLS.map((t) => shuffledKeys(t, 11))));
     expect(cacheAlign.run(once, ctx)).toBeNull();

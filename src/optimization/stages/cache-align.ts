@@ -8,11 +8,15 @@ type Obj = { [key: string]: unknown };
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** Names that open an object, each with its position: a lookup per key keeps a schema of thousands
+ * of required properties linear. */
+type Head = ReadonlyMap<string, number>;
+const headOf = (names: readonly string[]): Head => new Map(names.map((n, i) => [n, i]));
 /** The keys a tool and its function open with, in the order OpenAI documents them; the rest follow
  * sorted. Inside `parameters` every object's keys are sorted, except property names (properties()). */
-const TOOL_HEAD: readonly string[] = ["type", "function"];
-const FUNCTION_HEAD: readonly string[] = ["name", "description", "parameters", "strict"];
-const NO_HEAD: readonly string[] = [];
+const TOOL_HEAD = headOf(["type", "function"]);
+const FUNCTION_HEAD = headOf(["name", "description", "parameters", "strict"]);
+const NO_HEAD: Head = new Map();
 const DEPTH = 64; // deeper than any real schema: left as sent rather than recursed into
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -38,14 +42,14 @@ function childOf(kind: Kind, o: Obj, k: string, v: unknown, depth: number): unkn
  * sorted by code unit) and each value canonical; `o` itself when both already hold. The check
  * allocates nothing, so a client that sends canonical tools pays one walk.
  */
-function reorder(o: Obj, head: readonly string[], kind: Kind, depth: number): Obj {
+function reorder(o: Obj, head: Head, kind: Kind, depth: number): Obj {
   let ordered = true;
   let nextHead = 0;
   let lastRest: string | null = null;
   let changed: Map<string, unknown> | null = null;
   for (const k in o) {
-    const at = head.length === 0 ? -1 : head.indexOf(k);
-    if (at >= 0) {
+    const at = head.size === 0 ? undefined : head.get(k);
+    if (at !== undefined) {
       if (at < nextHead || lastRest !== null) ordered = false;
       nextHead = at + 1;
     } else {
@@ -57,9 +61,9 @@ function reorder(o: Obj, head: readonly string[], kind: Kind, depth: number): Ob
     if (c !== v) (changed ??= new Map()).set(k, c);
   }
   if (ordered && changed === null) return o;
-  const rest = Object.keys(o).filter((k) => !head.includes(k)).sort(byCodeUnit);
+  const rest = Object.keys(o).filter((k) => !head.has(k)).sort(byCodeUnit);
   const out: Obj = {};
-  for (const k of head) if (Object.hasOwn(o, k)) out[k] = changed?.has(k) ? changed.get(k) : o[k];
+  for (const k of head.keys()) if (Object.hasOwn(o, k)) out[k] = changed?.has(k) ? changed.get(k) : o[k];
   for (const k of rest) out[k] = changed?.has(k) ? changed.get(k) : o[k];
   return out;
 }
@@ -85,8 +89,8 @@ function canonical(v: unknown, depth: number): unknown {
 function properties(props: Obj, required: unknown, depth: number): Obj {
   let listed = NO_HEAD;
   if (Array.isArray(required) && required.length > 0) {
-    const names: string[] = [];
-    for (const name of required) if (typeof name === "string" && Object.hasOwn(props, name) && !names.includes(name)) names.push(name);
+    const names = new Map<string, number>();
+    for (const name of required) if (typeof name === "string" && Object.hasOwn(props, name) && !names.has(name)) names.set(name, names.size);
     listed = names;
   }
   return reorder(props, listed, Kind.Properties, depth);
