@@ -14,6 +14,11 @@ const MAX_QUOTES = 24;
 const MAX_CHARS = 300;
 
 const isWord = (ch: string | undefined): boolean => ch !== undefined && WORD.test(ch);
+const isHebrew = (code: number): boolean => code >= 0x5d0 && code <= 0x5ea;
+/** A straight double quote before the last Hebrew letter of a word is gershayim, an abbreviation's
+ * mark (ארה"ב, ש"ח), not a quote; after a prefix (ב"אייפון") it quotes. */
+const gershayim = (text: string, i: number): boolean =>
+  isHebrew(text.charCodeAt(i - 1)) && isHebrew(text.charCodeAt(i + 1)) && !isHebrew(text.charCodeAt(i + 2));
 
 /** The quoted strings of `text`, raw (the caller normalises them); an unclosed quote is dropped. */
 export function quotedStrings(text: string): string[] {
@@ -23,7 +28,7 @@ export function quotedStrings(text: string): string[] {
   let i = 0;
   while (i < text.length && out.length < MAX_QUOTES) {
     const code = text.charCodeAt(i);
-    const isDouble = DOUBLE.has(code);
+    const isDouble = DOUBLE.has(code) && !(code === 0x22 && gershayim(text, i));
     if (!isDouble && !SINGLE.has(code)) {
       i++;
       continue;

@@ -144,6 +144,11 @@ describe("guard rules behind the set", () => {
     expect(differ("Wie ist das Wetter im Sommer?", "Wie ist das Wetter im Sommer am Meer?")).toBeNull();
   });
 
+  test("Hebrew gershayim quote nothing: ארה\"ב is an abbreviation; after a prefix a mark quotes", () => {
+    expect(differ('כמה עולה "אייפון" בארה"ב ובצה"ל?', 'כמה עולה "אייפון" בארצות הברית ובצה"ל?')).toBeNull();
+    expect(differ('כמה עולה ה"אייפון" בארה"ב?', 'כמה עולה ה"גלקסי" בארה"ב?')).toBe("quoted");
+  });
+
   test("apostrophes quote nothing; a code fence is not a quoted term", () => {
     expect(differ("What's the meaning of l'esprit de l'escalier?", "What is the meaning of l'esprit de l'escalier?")).toBeNull();
     expect(differ("Why does ```x = 1``` fail?", "Why does this fail: ```x = 1```?")).toBeNull();
