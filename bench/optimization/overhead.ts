@@ -5,7 +5,7 @@ import type { ChatRequest } from "../../src/canonical/chat.ts";
 import type { OptimizationMode } from "../../src/optimization/types.ts";
 import type { OptCase } from "../../test/fixtures/optimization/corpus.ts";
 import { rng } from "../../test/fixtures/optimization/rows.ts";
-import { percentiles } from "../lib/stats.ts";
+import { median, percentiles } from "../lib/stats.ts";
 import { exactTokens, optimizeCase } from "./evaluate.ts";
 
 /** Every digit redrawn from 1-9 (never 0, so JSON numbers stay valid): same shape, new numbers. */
@@ -45,6 +45,9 @@ export interface Overhead {
   p95: number;
   p99: number;
   iterations: number;
+  /** Medians of each stage's ms (trace.optimization) and of the rest: options, the context's
+   * counting, the preserve gate's reading of the original, the token counts between stages. */
+  split: Record<string, number>;
 }
 
 /** `fresh`: each call on its own variant (new numbers, as real traffic has); otherwise each call on
@@ -53,10 +56,16 @@ export function timeEngine(label: string, c: OptCase, mode: OptimizationMode, it
   const WARM = 20;
   const inputs = Array.from({ length: iterations + WARM }, (_, i) => (fresh ? variant(c, 9000 + i) : structuredClone(c)));
   const ms: number[] = [];
+  const parts: Record<string, number[]> = {};
   inputs.forEach((v, i) => {
-    const took = optimizeCase(v, mode).ms;
-    if (i >= WARM) ms.push(took); // the first calls: JIT warm-up
+    const { ms: took, trace } = optimizeCase(v, mode);
+    if (i < WARM) return; // the first calls: JIT warm-up
+    ms.push(took);
+    let inStages = 0;
+    for (const st of trace.stages) ((parts[st.name] ??= []).push(st.ms), (inStages += st.ms));
+    (parts["outside stages"] ??= []).push(took - inStages);
   });
   const p = percentiles(ms);
-  return { label: fresh ? label : `${label}, repeated`, tokens: exactTokens(c.request), mode, p50: p.p50, p95: p.p95, p99: p.p99, iterations };
+  const split = Object.fromEntries(Object.entries(parts).map(([k, xs]) => [k, median(xs)]));
+  return { label: fresh ? label : `${label}, repeated`, tokens: exactTokens(c.request), mode, p50: p.p50, p95: p.p95, p99: p.p99, iterations, split };
 }

@@ -44,9 +44,13 @@ export function overheadFigures(cases: readonly OptCase[], iterations: number): 
 }
 
 function overheadTable(rows: Overhead[]): string[] {
+  const split = rows.filter((o) => o.label.startsWith("20k") && o.mode !== "off");
+  const parts = [...new Set(split.flatMap((o) => Object.keys(o.split)))];
   return ["### Engine time per request (the optimize stage's work: options, context, optimizeRequest; ms)", "", ...table(
     ["request", "tokens", "mode", "p50", "p95", "p99", "calls"],
-    rows.map((o) => [o.label, String(o.tokens), o.mode, fmt(o.p50, 3), fmt(o.p95, 3), fmt(o.p99, 3), String(o.iterations)]), 3), ""];
+    rows.map((o) => [o.label, String(o.tokens), o.mode, fmt(o.p50, 3), fmt(o.p95, 3), fmt(o.p99, 3), String(o.iterations)]), 3), "",
+    "### Where the 20k-token request's time goes (medians, ms)", "", ...table(
+      ["request", "mode", ...parts], split.map((o) => [o.label, o.mode, ...parts.map((k) => fmt(o.split[k], 3))]), 2), ""];
 }
 
 if (import.meta.main) {
