@@ -8,7 +8,7 @@ import type { ScriptedAnthropic } from "../../helpers/scripted-anthropic.ts";
 import type { RecordedCall, ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
 import { anthropicUpstream, openaiUpstream, startGw } from "../../helpers/start-gw.ts";
 import { post, type TestGw } from "../../helpers/test-gw.ts";
-import { firstTurn, question, shuffledKeys, TOOLS } from "../../optimization/cache-align-tools.ts";
+import { filler, firstTurn, question, shuffledKeys, SYSTEM, TOOLS } from "../../optimization/cache-align-tools.ts";
 
 let openai: ScriptedUpstream;
 let anthropic: ScriptedAnthropic;
@@ -121,5 +121,46 @@ describe("cache_align keeps session stickiness", () => {
     expect(calls).toHaveLength(10);
     const k = ((calls[0]!.body as Json).messages as unknown[]).length - 1;
     expect(new Set(bodiesOf(calls).map((b) => stable(b, k))).size).toBe(1);
+  });
+});
+
+describe("cache_align behind the Anthropic Messages ingress (a Claude Code-like client)", () => {
+  /** The tools in Anthropic's shape; the client's own marks move to its latest turn every time. */
+  const anthropicTools = TOOLS.map((t) => ({ name: t.function.name, description: t.function.description, input_schema: t.function.parameters }));
+  const text = (t: string, mark = false) => ({ type: "text", text: t, ...(mark ? { cache_control: { type: "ephemeral" } } : {}) });
+
+  test("10 turns to /v1/messages with mode safe, tool keys reordered and the caller's marks moving: turn 1's stable part arrives intact", async () => {
+    anthropic.reset();
+    const history: Json[] = [
+      { role: "user", content: [text("What is the weather in Paris for the next 3 days, in celsius?")] },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_w1", name: "get_weather", input: { city: "Paris", unit: "celsius", days: 3 } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_w1", content: filler(1_500, "Paris: 14 C, light rain; ") }] },
+      { role: "assistant", content: [text("Paris: about 14 C with light rain for the next three days.")] },
+    ];
+    let asked = "Find me a hotel near the Louvre for 2 nights from 2026-12-03.";
+    for (let turn = 1; turn <= 10; turn++) {
+      anthropic.script({ text: `Answer ${turn}.` });
+      const body = {
+        model: "anthropic/claude-sonnet-4-5",
+        max_tokens: 1_024,
+        system: [text(SYSTEM, true)],
+        tools: anthropicTools.map((t) => shuffledKeys(t, turn * 23)),
+        messages: [...history, { role: "user", content: [text(asked, true)] }],
+        optimization: { mode: "safe" },
+      };
+      const res = await fetch(`${gw.url}/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "anthropic-version": "2023-06-01" },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(200);
+      const answer = (await res.json()) as { content: Array<{ type: string; text?: string }> };
+      history.push({ role: "user", content: [text(asked)] }, { role: "assistant", content: [text(answer.content[0]!.text!)] });
+      asked = question(turn + 1);
+    }
+    const bodies = bodiesOf(anthropic.calls);
+    expect(bodies).toHaveLength(10);
+    const k = (bodies[0]!.messages as unknown[]).length - 1;
+    expect(new Set(bodies.map((b) => anthropicStable(b, k))).size).toBe(1);
   });
 });
