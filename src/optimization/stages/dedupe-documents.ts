@@ -1,23 +1,16 @@
 // dedupe_documents (safe+, docs/optimization.md "dedupe_documents"): a retrieved document or a tool
-// output repeated verbatim becomes a short reference to its first copy, which stays as it was.
+// output repeated verbatim becomes a short reference to its first copy, which stays as it was; so
+// does a repeated passage (blank-line separated) of a document.
 import type { ChatMessage, ChatRequest } from "../../canonical/chat.ts";
+import { expand, planPassages, snippet, type PassagePlan } from "../lib/passages.ts";
 import type { Stage, StageContext } from "../types.ts";
 
 /** Texts shorter than this are left alone: the reference would save little or nothing. */
 const MIN_CHARS = 200;
-const SNIPPET_CHARS = 48;
 
 /** The messages a stage may dedupe: the caller's `documents` and every tool result. */
 function candidate(m: ChatMessage, i: number, docs: ReadonlySet<number>): boolean {
   return m.role === "tool" || docs.has(i);
-}
-
-/** The first words of a text, on one line and without quotes, so the model can find the copy. */
-function snippet(text: string): string {
-  const flat = text.slice(0, SNIPPET_CHARS * 2).replace(/["\s]+/g, " ").trim();
-  if (flat.length <= SNIPPET_CHARS) return flat;
-  const cut = flat.lastIndexOf(" ", SNIPPET_CHARS);
-  return `${flat.slice(0, cut > 16 ? cut : SNIPPET_CHARS)}...`;
 }
 
 /** What replaces a repeat of message `first`: names the tool call whose output it repeats, or the
@@ -31,7 +24,7 @@ export function referenceText(messages: readonly ChatMessage[], first: number): 
 }
 
 /** Each repeat's index mapped to the index of its first copy. Linear: one Map lookup a message. */
-export function planDedupe(req: ChatRequest, ctx: StageContext): Map<number, number> {
+function planWhole(req: ChatRequest, ctx: StageContext): Map<number, number> {
   const docs = new Set(ctx.options.documents);
   const firstOf = new Map<string, number>();
   const plan = new Map<number, number>();
@@ -48,27 +41,65 @@ export function planDedupe(req: ChatRequest, ctx: StageContext): Map<number, num
   return plan;
 }
 
+export interface DedupePlan {
+  /** A whole repeat's index -> its first copy's. */
+  whole: Map<number, number>;
+  /** A message's new text when some of its passages repeat earlier ones. */
+  passages: Map<number, PassagePlan>;
+}
+
+/** Fenced code is never cut into passages: the preserve gate holds code byte for byte. */
+const hasFence = (text: string): boolean => text.includes("```") || text.includes("~~~");
+
+/** Whole repeats first; then passages of the remaining documents and tool outputs, where a first
+ * copy of a whole repeat stays unchanged (the repeat's reference names it). */
+export function planDedupe(req: ChatRequest, ctx: StageContext): DedupePlan {
+  const whole = planWhole(req, ctx);
+  const firsts = new Set(whole.values());
+  const docs = new Set(ctx.options.documents);
+  const texts = req.messages.map((m, i) =>
+    candidate(m, i, docs) && typeof m.content === "string" && !whole.has(i) && !hasFence(m.content) ? m.content : null);
+  const passages = planPassages(texts, (i) => !ctx.untouchable.has(i) && !firsts.has(i));
+  return { whole, passages };
+}
+
 function run(req: ChatRequest, ctx: StageContext): ChatRequest | null {
-  const plan = planDedupe(req, ctx);
-  if (plan.size === 0) return null;
+  const { whole, passages } = planDedupe(req, ctx);
+  if (whole.size === 0 && passages.size === 0) return null;
   const messages = req.messages.map((m, i) => {
-    const first = plan.get(i);
-    return first === undefined ? m : { ...m, content: referenceText(req.messages, first) };
+    const first = whole.get(i);
+    if (first !== undefined) return { ...m, content: referenceText(req.messages, first) };
+    const plan = passages.get(i);
+    return plan ? { ...m, content: plan.text } : m;
   });
   return { ...req, messages };
+}
+
+/** A passage-deduped message: expanding its references gives the original text back, and each
+ * passage stands verbatim where its reference says, in an earlier message or earlier in this one. */
+function passagesHold(after: ChatRequest, i: number, original: string, plan: PassagePlan): boolean {
+  const text = after.messages[i]!.content;
+  if (text !== plan.text || expand(text, plan.refs) !== original) return false;
+  return plan.refs.every((r) => {
+    const copy = after.messages[r.msg]?.content;
+    const before = r.msg < i || (r.msg === i && r.copyAt + r.passage.length <= r.at);
+    return before && typeof copy === "string" && copy.startsWith(r.passage, r.copyAt);
+  });
 }
 
 /** Every replaced text exists verbatim in the copy its reference names, that copy is unchanged,
  * and nothing else moved. */
 function verify(before: ChatRequest, after: ChatRequest, ctx: StageContext): boolean {
   if (before.messages.length !== after.messages.length) return false;
-  const plan = planDedupe(before, ctx);
+  const { whole, passages } = planDedupe(before, ctx);
   return before.messages.every((m, i) => {
-    const first = plan.get(i);
+    const first = whole.get(i);
     const out = after.messages[i]!;
+    const plan = passages.get(i);
+    if (plan) return typeof m.content === "string" && out.role === m.role && out.tool_call_id === m.tool_call_id && passagesHold(after, i, m.content, plan);
     if (first === undefined) return out === m || JSON.stringify(out) === JSON.stringify(m);
     const copy = after.messages[first]!;
-    return first < i && !plan.has(first) && copy.content === m.content
+    return first < i && !whole.has(first) && copy.content === m.content
       && out.content === referenceText(before.messages, first) && out.role === m.role && out.tool_call_id === m.tool_call_id;
   });
 }

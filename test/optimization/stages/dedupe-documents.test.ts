@@ -44,10 +44,10 @@ describe("dedupe_documents (docs/optimization.md)", () => {
 
   test("messages outside documents are never deduped, and untouchable repeats stay", () => {
     const req = ragRequest();
-    expect([...planDedupe(req, makeCtx()).entries()]).toEqual([[8, 6]]);
-    expect([...planDedupe(req, makeCtx({ documents: [1, 3] }, { untouchable: new Set([3, 8]) })).entries()]).toEqual([]);
+    expect([...planDedupe(req, makeCtx()).whole.entries()]).toEqual([[8, 6]]);
+    expect([...planDedupe(req, makeCtx({ documents: [1, 3] }, { untouchable: new Set([3, 8]) })).whole.entries()]).toEqual([]);
     // The first copy may be untouchable: it stays as it is, and the repeat still refers to it.
-    expect([...planDedupe(req, makeCtx({ documents: [1, 3] }, { untouchable: new Set([1]) })).entries()]).toEqual([[3, 1], [8, 6]]);
+    expect([...planDedupe(req, makeCtx({ documents: [1, 3] }, { untouchable: new Set([1]) })).whole.entries()]).toEqual([[3, 1], [8, 6]]);
   });
 
   test("near duplicates and short texts stay; nothing to do is null", () => {
@@ -68,5 +68,43 @@ describe("dedupe_documents (docs/optimization.md)", () => {
     const other = { ...out, messages: out.messages.map((m, i) => (i === 4 ? { ...m, content: "Can I return it?" } : m)) };
     expect(dedupeDocuments.verify!(req, other, ctx)).toBe(false);
     expect(dedupeDocuments.verify!(req, { ...out, messages: out.messages.slice(1) }, ctx)).toBe(false);
+  });
+
+  test("a passage repeated in another document or earlier in the same one becomes a reference; the rest stays", () => {
+    const intro = "[source: kb/returns-2026.md]";
+    const changed = policy.replace("30 days", "14 days");
+    const req: ChatRequest = {
+      model: "gpt-4o",
+      messages: [
+        { role: "system", content: "Answer from the documents only." },
+        { role: "user", content: `${intro}\n\n${policy}\n\n${shipping}` },
+        { role: "user", content: `[source: kb/returns-2025.md]\n\n${changed}\n\n${shipping}\n\n${changed}` },
+        { role: "user", content: "How long do I have to return an item?" },
+      ],
+    };
+    const ctx = makeCtx({ documents: [1, 2] });
+    const out = dedupeDocuments.run(req, ctx)!;
+    expect(out.messages[1]).toBe(req.messages[1]!);
+    expect(out.messages[2]!.content).toBe([
+      "[source: kb/returns-2025.md]", changed,
+      `[Same passage as in message 2 above, which begins "Shipping (rev. 2026-02-01): standard delivery..."; not repeated]`,
+      `[Same passage as earlier in this text, which begins "Refund policy (rev. 2026-03-14): orders shipped..."; not repeated]`,
+    ].join("\n\n"));
+    expect(dedupeDocuments.verify!(req, out, ctx)).toBe(true);
+    // The older revision (14 days) stays beside the current one (30 days): near duplicates never merge.
+    expect(String(out.messages[2]!.content)).toContain("within 14 days");
+    const forged = { ...out, messages: out.messages.map((m, i) => (i === 1 ? { ...m, content: String(m.content).replace("3-5", "3-6") } : m)) };
+    expect(dedupeDocuments.verify!(req, forged, ctx)).toBe(false);
+  });
+
+  test("fenced code is never cut into passages, and the first copy of a whole repeat stays whole", () => {
+    const code = "```python\n" + "x = 1\n".repeat(60) + "```";
+    const fenced: ChatRequest = { model: "m", messages: [{ role: "user", content: `${policy}\n\n${code}` }, { role: "user", content: `${code}\n\n${shipping}` }] };
+    expect(dedupeDocuments.run(fenced, makeCtx({ documents: [0, 1] }))).toBeNull();
+    const twice = `${policy}\n\n${policy}`;
+    const req: ChatRequest = { model: "m", messages: [{ role: "user", content: twice }, { role: "user", content: twice }] };
+    const plan = planDedupe(req, makeCtx({ documents: [0, 1] }));
+    expect([...plan.whole.entries()]).toEqual([[1, 0]]);
+    expect(plan.passages.size).toBe(0);
   });
 });
