@@ -1,12 +1,13 @@
 // The token engine's evaluation (docs/optimization.md "Evaluation"): `bun bench/optimization/run.ts
-// [--repeats N] [--iterations N] [--losses] [--json FILE]`. Per mode and content type: reduction,
+// [--repeats N] [--iterations N] [--losses] [--json FILE]` or `--show ID [MODE] [--window N]`. Per mode and type: reduction,
 // gold facts kept, entity recall, JSON and code checks, engine time; then the overhead figures.
 import { writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import type { OptimizationMode } from "../../src/optimization/types.ts";
 import { loadCorpus, type OptCase } from "../../test/fixtures/optimization/corpus.ts";
 import { fmt, table } from "../lib/stats.ts";
-import { evaluateCase, type CaseResult } from "./evaluate.ts";
+import { DEFAULT_WINDOW, evaluateCase, optimizeCase, type CaseResult } from "./evaluate.ts";
+import { checkCase } from "./measure.ts";
 import { composite, timeEngine, type Overhead } from "./overhead.ts";
 import { figuresByType, lossLines, stageTable, typeTable } from "./report.ts";
 
@@ -61,6 +62,16 @@ if (import.meta.main) {
   };
   const jsonAt = args.indexOf("--json");
   const cases = loadCorpus();
+  const showAt = args.indexOf("--show");
+  if (showAt >= 0) {
+    // One case through one mode: its trace, checks and the request as the provider would get it.
+    const c = cases.find((x) => x.id === args[showAt + 1]);
+    if (!c) throw new Error(`no case ${args[showAt + 1]}; ids: ${cases.map((x) => x.id).join(" ")}`);
+    const mode = (args[showAt + 2] ?? "safe") as OptimizationMode;
+    const { request, trace } = optimizeCase(structuredClone(c), mode, num("--window", DEFAULT_WINDOW));
+    console.log(JSON.stringify({ trace, checks: checkCase(c.request, request, c.gold), request }, null, 2));
+    process.exit(0);
+  }
   // Times are the request thread's alone, but other processes on the machine stretch them.
   const load = `load average ${loadavg().map((x) => x.toFixed(1)).join(" ")} on ${availableParallelism()} cores`;
   const lines: string[] = [`## Token engine on the optimisation corpus (${cases.length} cases; ${load})`, ""];
