@@ -26,10 +26,12 @@ function homogeneousKeys(items: readonly unknown[]): string[] | null {
 }
 
 /** The value with its homogeneous arrays packed, and how many; `lossy` when a number would not
- * survive re-emission (non-finite or -0), in which case the caller leaves the text alone. */
-export function packColumns(value: unknown): { value: unknown; packed: number; lossy: boolean } {
+ * survive re-emission (non-finite or -0), in which case the caller leaves the text alone; `members`
+ * counts the object members walked (the whole value unless deeper than MAX_DEPTH). */
+export function packColumns(value: unknown): { value: unknown; packed: number; lossy: boolean; members: number } {
   let packed = 0;
   let lossy = false;
+  let members = 0;
   const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === "number" && (!Number.isFinite(v) || Object.is(v, -0))) lossy = true;
     if (depth > MAX_DEPTH || isScalar(v)) return v;
@@ -37,15 +39,17 @@ export function packColumns(value: unknown): { value: unknown; packed: number; l
       const keys = homogeneousKeys(v);
       if (!keys) return v.map((x) => walk(x, depth + 1));
       packed++;
+      members += keys.length * v.length;
       const rows = v.map((item: Record<string, Scalar>) => keys.map((k) => walk(item[k], depth + 2) as Scalar));
       return { columns: keys, rows } satisfies Packed;
     }
     if (!isPlain(v)) return v;
     // fromEntries defines own properties, so a "__proto__" key stays a key.
+    members += Object.keys(v).length;
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, depth + 1)]));
   };
   const out = walk(value, 0);
-  return { value: out, packed, lossy };
+  return { value: out, packed, lossy, members };
 }
 
 export function decodeColumns(p: Packed): Record<string, Scalar>[] {

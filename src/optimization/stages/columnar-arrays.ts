@@ -2,15 +2,17 @@
 // texts (json_minify's spans), homogeneous arrays of 10+ objects become {"columns": [...], "rows": [[...]]}.
 import type { ChatMessage, ChatRequest, ContentPart } from "../../canonical/chat.ts";
 import { decodesToOriginal, MIN_ROWS, packColumns } from "../lib/columnar.ts";
-import { numbersSurvive } from "../lib/json-text.ts";
+import { scanLiteral } from "../lib/json-text.ts";
 import type { Stage, StageContext } from "../types.ts";
 import { jsonSpans } from "./json-minify.ts";
 
 /** One document packed and written minified, or null when nothing packs, a number literal would
- * not write back as it was, or it would not be shorter. */
+ * not write back as it was, a key repeats (parsing dropped a member), or it would not be shorter. */
 function packDocument(literal: string, value: unknown): string | null {
-  const { value: out, packed, lossy } = packColumns(value);
-  if (packed === 0 || lossy || !numbersSurvive(literal)) return null;
+  const { value: out, packed, lossy, members } = packColumns(value);
+  if (packed === 0 || lossy) return null;
+  const written = scanLiteral(literal);
+  if (!written.exact || written.members !== members) return null;
   const emitted = JSON.stringify(out);
   return emitted.length < literal.length ? emitted : null;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ChatRequest } from "../../../src/canonical/chat.ts";
 import { decodeColumns, packColumns } from "../../../src/optimization/lib/columnar.ts";
-import { numbersSurvive } from "../../../src/optimization/lib/json-text.ts";
+import { scanLiteral } from "../../../src/optimization/lib/json-text.ts";
 import { columnarArrays } from "../../../src/optimization/stages/columnar-arrays.ts";
 import { makeCtx, snapshot } from "./ctx.ts";
 
@@ -78,11 +78,17 @@ describe("columnar_arrays (docs/optimization.md)", () => {
     trailingZero.messages[2]!.content = String(trailingZero.messages[2]!.content).replace(`"total": 13.37`, `"total": 13.370`);
     expect(String(trailingZero.messages[2]!.content)).toContain("13.370");
     expect(columnarArrays.run(trailingZero, ctx)).toBeNull();
-    expect(numbersSurvive(`{"id":"12345678901234567890","n":123456789012345}`)).toBe(true);
-    expect(numbersSurvive(`{"n":1234567890.12345678}`)).toBe(false);
-    expect(numbersSurvive(`{"price":89.90}`)).toBe(false);
-    expect(numbersSurvive(`[1e3]`)).toBe(false);
-    expect(numbersSurvive(`[-0.5, 1.25e-7, "1.0", 0]`)).toBe(true);
+    const exact = (text: string): boolean => scanLiteral(text).exact;
+    expect(exact(`{"id":"12345678901234567890","n":123456789012345}`)).toBe(true);
+    expect(exact(`{"n":1234567890.12345678}`)).toBe(false);
+    expect(exact(`{"price":89.90}`)).toBe(false);
+    expect(exact(`[1e3]`)).toBe(false);
+    expect(exact(`[-0.5, 1.25e-7, "1.0", 0]`)).toBe(true);
+    expect(scanLiteral(`{"a": {"b:": "c", "d" : 1}, "e\\"": [2]}`).members).toBe(4);
+    // A repeated key: JSON.parse keeps the last value, so packing would drop a fact ("pending").
+    const events = Array.from({ length: 12 }, (_, i) => `{"id": "evt_${i}", "status": "pending", "status": "succeeded"}`);
+    const dup: ChatRequest = { model: "m", messages: [{ role: "tool", tool_call_id: "c", content: `[\n${events.join(",\n")}\n]` }] };
+    expect(columnarArrays.run(dup, ctx)).toBeNull();
     expect(columnarArrays.run(toolRequest({ orders }), makeCtx({}, { untouchable: new Set([2]) }))).toBeNull();
   });
 
