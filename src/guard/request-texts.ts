@@ -84,7 +84,12 @@ function mapObject(o: Record<string, unknown>, map: TextMap): void {
 }
 
 export function mapChatTexts(request: ChatRequest, map: TextMap): void {
-  for (const key of Object.keys(request)) {
+  // Tools first: placeholders are numbered in reading order, and a new value in a later turn must
+  // not renumber the tools' ones, which sit in the prompt prefix a provider caches (cache_align).
+  const keys = Object.keys(request);
+  const at = keys.indexOf("tools");
+  if (at > 0) keys.unshift(...keys.splice(at, 1));
+  for (const key of keys) {
     if (NOT_SENT.has(key)) continue;
     const v = request[key];
     if (key === "user" && typeof v === "string") {

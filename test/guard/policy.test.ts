@@ -109,6 +109,20 @@ describe("what is scanned in a chat request", () => {
     expect(req.messages[2]!.tool_calls).toEqual([{ id: "[EMAIL_3]", type: "function", function: { name: "send", arguments: '{"to":"[EMAIL_4]"}' } }]);
     expect(req.messages[3]!.tool_call_id).toBe("[EMAIL_3]");
   });
+
+  test("a tool's placeholders do not move when a later turn brings a new value (the cached prefix)", () => {
+    const turn = (messages: ChatRequest["messages"]): ChatRequest => ({
+      model: "m",
+      messages,
+      tools: [{ type: "function", function: { name: "notify", description: "Mails ops@example.com", parameters: { type: "object" } } }],
+    });
+    const first = turn([{ role: "user", content: "hello" }]);
+    const second = turn([{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }, { role: "user", content: "mail bob@example.org" }]);
+    for (const req of [first, second]) guardTexts({ pii: "redact" }, (map) => mapChatTexts(req, map));
+    expect(first.tools?.[0]?.function.description).toBe("Mails [EMAIL_1]");
+    expect(second.tools?.[0]?.function.description).toBe("Mails [EMAIL_1]");
+    expect(second.messages[2]?.content).toBe("mail [EMAIL_2]");
+  });
 });
 
 describe("the guard stage", () => {
