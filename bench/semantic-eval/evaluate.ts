@@ -1,14 +1,15 @@
 // Runs one protocol through the runtime pieces: the cached texts go into a VectorIndex (one
-// partition), each query takes its 5 nearest, and three rules decide: raw cosine of the nearest,
-// cosine plus the literal guard, and gw's decision (decideSemanticHit: guard and ambiguity penalty).
+// partition), each query takes its 5 nearest, and four rules decide: raw cosine of the nearest,
+// cosine plus the literal guard, the decision before issue 22 (guard and ambiguity penalty) and gw's
+// decision (guard, then the learned classifier).
 import { decideSemanticHit, type SemanticCandidate } from "../../src/cache/semantic-decision.ts";
 import { disagreement, guardEntities, type GuardEntities } from "../../src/cache/semantic-guard.ts";
 import { VectorIndex } from "../../src/cache/vector-index.ts";
 import type { Protocol } from "./data.ts";
 
 export const K = 5;
-export type Rule = "cosine" | "cosine+guard" | "gw decision";
-export const RULES: Rule[] = ["cosine", "cosine+guard", "gw decision"];
+export type Rule = "cosine" | "cosine+guard" | "before" | "gw decision";
+export const RULES: Rule[] = ["cosine", "cosine+guard", "before", "gw decision"];
 
 interface Looked {
   query: { text: string; facts: GuardEntities };
@@ -29,9 +30,11 @@ export interface Lookups {
   /** Mean index search time per query (ms), and the guard + decision at the balanced threshold. */
   searchMs: number;
   decideMs: number;
+  /** The decision judges with the classifier (false: an embedder it was not trained with). */
+  learned: boolean;
 }
 
-export function lookUp(protocol: Protocol, vectors: Map<string, Float32Array>, dimensions: number): Lookups {
+export function lookUp(protocol: Protocol, vectors: Map<string, Float32Array>, dimensions: number, learned = true): Lookups {
   const index = new VectorIndex({ dimensions });
   protocol.cached.forEach((text, id) => index.add(id, vectors.get(text) ?? new Float32Array(dimensions), "eval"));
   const facts = new Map<string, GuardEntities>();
@@ -48,26 +51,27 @@ export function lookUp(protocol: Protocol, vectors: Map<string, Float32Array>, d
     return { query: { text: q.text, facts: factsOf(q.text) }, correct: q.correct, candidates };
   });
   const t1 = performance.now();
-  for (const l of looked) decideSemanticHit({ text: l.query.text, facts: guardEntities(l.query.text) }, l.candidates, 0.93);
+  for (const l of looked) decideSemanticHit({ text: l.query.text, facts: guardEntities(l.query.text) }, l.candidates, 0.93, { learned });
   const decideMs = (performance.now() - t1) / Math.max(1, looked.length);
-  return { looked, cached: protocol.cached, searchMs: searchMs / Math.max(1, looked.length), decideMs };
+  return { looked, cached: protocol.cached, searchMs: searchMs / Math.max(1, looked.length), decideMs, learned };
 }
 
-/** The cached text a rule answers with at `threshold`, or null for a miss. */
-function answer(rule: Rule, l: Looked, threshold: number): string | null {
+/** The cached text a rule answers with at `threshold` (and the classifier's `cut`, else the
+ * threshold's), or null for a miss. */
+function answer(rule: Rule, l: Looked, threshold: number, learned: boolean, cut?: number): string | null {
   const top = l.candidates[0];
   if (top === undefined) return null;
   if (rule === "cosine") return top.similarity >= threshold ? top.text : null;
   if (rule === "cosine+guard") return top.similarity >= threshold && disagreement(l.query.facts, top.facts as GuardEntities) === null ? top.text : null;
-  const d = decideSemanticHit(l.query, l.candidates, threshold);
+  const d = decideSemanticHit(l.query, l.candidates, threshold, rule === "before" ? { learned: false } : { cut, learned });
   return d.hit ? (l.candidates.find((c) => c.id === d.id)?.text ?? null) : null;
 }
 
-export function score(lookups: Lookups, rule: Rule, threshold: number): Score {
+export function score(lookups: Lookups, rule: Rule, threshold: number, cut?: number): Score {
   let hits = 0;
   let correct = 0;
   for (const l of lookups.looked) {
-    const text = answer(rule, l, threshold);
+    const text = answer(rule, l, threshold, lookups.learned, cut);
     if (text === null) continue;
     hits++;
     if (l.correct.has(text)) correct++;

@@ -8,6 +8,7 @@ import { SANDBOX_PROVIDER } from "../providers/sandbox/index.ts";
 import type { AnswerStore } from "./answer-store-types.ts";
 import type { Embedder } from "./embedder/types.ts";
 import { SemanticBacklog, type BacklogJob } from "./semantic-backlog.ts";
+import { learnedFor } from "./semantic-decision.ts";
 import type { SemanticCache, SemanticCandidate } from "./semantic-types.ts";
 import { VectorIndex, type IndexStats } from "./vector-index.ts";
 
@@ -38,10 +39,13 @@ export class EmbeddedSemanticCache implements SemanticCache {
   private readonly maxBytes: number;
   /** A live provider embeds (its name is "provider:<model>"): test keys' questions stay away from it. */
   readonly callsProvider: boolean;
+  /** The hit decision's classifier was trained with this embedder (semantic-decision.ts). */
+  readonly learnedDecision: boolean;
 
   constructor(private readonly embedder: Embedder, private readonly store: AnswerStore, dataDir: string, private readonly logger: Logger, private readonly clock: Clock, limits: SemanticIndexLimits = {}) {
     this.index = new VectorIndex({ dimensions: embedder.dimensions, tag: `${embedder.name}-${embedder.dimensions}`, ...limits });
     this.callsProvider = embedder.name.startsWith("provider:");
+    this.learnedDecision = learnedFor(embedder.name);
     this.maxBytes = Math.min(limits.maxBytes ?? Infinity, 2 ** 40);
     this.dir = join(dataDir, "semantic-index");
     store.onRemoved((ids) => {

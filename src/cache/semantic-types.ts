@@ -15,4 +15,7 @@ export interface SemanticCache {
   /** True when embedding calls a live provider (GW_SEMANTIC_EMBEDDER=provider): test keys then
    * neither search nor index, so they never cause a live provider call (docs/security.md "Keys"). */
   readonly callsProvider?: boolean;
+  /** The hit decision may use its classifier: the embedder is the one it was trained with
+   * (docs/semantic-cache.md "Hit decision"). */
+  readonly learnedDecision?: boolean;
 }

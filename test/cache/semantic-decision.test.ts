@@ -6,6 +6,8 @@ import { AMBIGUITY_MARGIN, AMBIGUITY_PENALTY, SEMANTIC_THRESHOLDS, decideSemanti
 
 const q = (text: string) => ({ text });
 const c = (id: number, text: string, similarity: number) => ({ id, text, similarity });
+/** The decision of before, kept for embedders the classifier was not trained with. */
+const FALLBACK = { learned: false };
 
 describe("semantic hit decision (4.13: modes, guard, ambiguity)", () => {
   test(`the modes' thresholds are the documented ones (docs/semantic-cache.md "Hit decision")`, () => {
@@ -33,26 +35,27 @@ describe("semantic hit decision (4.13: modes, guard, ambiguity)", () => {
     expect(d).toMatchObject({ hit: true, id: 2, cosine: 0.96 });
   });
 
-  test("a rival that also agrees and is almost as close lowers the similarity", () => {
+  test("the fallback rule (another embedder): a rival that also agrees and is almost as close lowers the similarity", () => {
     const lead = 0.01;
     const d = decideSemanticHit(
       q("How do I learn programming?"),
       [c(1, "How do I start learning programming?", 0.96), c(2, "How should I learn to program?", 0.96 - lead)],
       SEMANTIC_THRESHOLDS.balanced,
+      FALLBACK,
     );
     expect(d.margin).toBeCloseTo(lead, 9);
     expect(d.similarity).toBeCloseTo(0.96 - AMBIGUITY_PENALTY * (AMBIGUITY_MARGIN - lead), 9);
     expect(d).toMatchObject({ hit: false, id: 1, reason: "below_threshold" });
   });
 
-  test("rivals that differ in literals, or are the same question stored twice, do not count", () => {
+  test("the fallback rule: rivals that differ in literals, or are the same question stored twice, do not count", () => {
     const close = [c(1, "How do I reset my password?", 0.96), c(2, "How do I reset my password in 2 minutes?", 0.955), c(3, "how do I reset my  password?", 0.955)];
-    const d = decideSemanticHit(q("How can I reset my password?"), close, SEMANTIC_THRESHOLDS.balanced);
+    const d = decideSemanticHit(q("How can I reset my password?"), close, SEMANTIC_THRESHOLDS.balanced, FALLBACK);
     expect(d).toMatchObject({ hit: true, id: 1, margin: 1, similarity: 0.96 });
   });
 
-  test("a rival far enough behind costs nothing", () => {
-    const d = decideSemanticHit(q("How do I bake bread?"), [c(1, "How can I bake bread?", 0.97), c(2, "How do I bake a cake?", 0.97 - AMBIGUITY_MARGIN)], 0.93);
+  test("the fallback rule: a rival far enough behind costs nothing", () => {
+    const d = decideSemanticHit(q("How do I bake bread?"), [c(1, "How can I bake bread?", 0.97), c(2, "How do I bake a cake?", 0.97 - AMBIGUITY_MARGIN)], 0.93, FALLBACK);
     expect(d).toMatchObject({ hit: true, similarity: 0.97, margin: 1 });
   });
 });

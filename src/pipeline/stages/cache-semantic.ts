@@ -23,7 +23,7 @@ export async function semanticLookup(deps: Deps, state: RequestState): Promise<v
       const entry = deps.answers.byId(projectId, n.id, now);
       if (entry?.question != null && entry.partition === cache.partition) candidates.push({ id: n.id, similarity: n.similarity, text: entry.question });
     }
-    const decision = decideSemanticHit({ text: question }, candidates, state.auth.rules.cache.semanticThreshold);
+    const decision = decideSemanticHit({ text: question }, candidates, state.auth.rules.cache.semanticThreshold, { learned: deps.semantic!.learnedDecision === true });
     if (decision.hit && decision.id !== null) {
       const entry = deps.answers.byId(projectId, decision.id, now);
       if (entry && serveCached(deps, state, entry, "semantic", Math.round(decision.similarity * 1e4) / 1e4)) return;
