@@ -94,6 +94,10 @@ describe("whitespace", () => {
     expect(whitespace.verify!(req, out, ctxOf(req))).toBe(true);
     const tampered = { ...out, messages: [{ role: "user" as const, content: `${pad} ends` }] };
     expect(whitespace.verify!(req, tampered, ctxOf(req))).toBe(false);
+    // Flattened indentation is refused even though every other character is the same.
+    const code = one("user", `${pad}\ndef f(x):\n  if x:\n    return 1`);
+    const flat = one("user", `${pad}\ndef f(x):\nif x:\nreturn 1`);
+    expect(whitespace.verify!(code, flat, ctxOf(code))).toBe(false);
   });
 });
 

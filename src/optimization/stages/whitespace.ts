@@ -136,6 +136,17 @@ function sameInk(a: string, b: string): boolean {
 }
 const isInvisible = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
 
+/** The indentation of every line that is not blank, in order: code and nested lists keep their shape. */
+function indents(text: string): string {
+  let out = "";
+  for (const line of text.split("\n")) {
+    let i = 0;
+    while (i < line.length && isBlank(line.charCodeAt(i))) i++;
+    if (i < line.length && line.charCodeAt(i) !== 13) out += `${line.slice(0, i)}|`;
+  }
+  return out;
+}
+
 const textOf = (m: ChatMessage): string =>
   typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((p) => p.text ?? "").join("\n") : "";
 
@@ -153,5 +164,10 @@ export const whitespace: Stage = {
   },
   verify: (before, after) =>
     before.messages.length === after.messages.length &&
-    before.messages.every((m, i) => m === after.messages[i] || sameInk(textOf(m), textOf(after.messages[i]!))),
+    before.messages.every((m, i) => {
+      if (m === after.messages[i]) return true;
+      const a = textOf(m);
+      const b = textOf(after.messages[i]!);
+      return sameInk(a, b) && indents(a) === indents(b);
+    }),
 };
