@@ -43,21 +43,23 @@ function textOf(m: ChatMessage): string {
   return Array.isArray(m.content) ? m.content.map((p) => (typeof p.text === "string" ? p.text : "")).join("\n") : "";
 }
 
-/** Messages that must stay: system and developer ones, the first and last user turns,
+/** Messages that must stay: system and developer ones, the first and the last user turns (each a
+ * run of consecutive user messages: documents sent with a question belong to its turn),
  * do_not_compress ones, and any holding a `preserve` item (the gate would revert otherwise). */
 function mustKeep(req: ChatRequest, ctx: StageContext): Set<number> {
   const keep = keptIndexes(req, ctx.options);
-  const users: number[] = [];
+  const { messages } = req;
   const { preserve } = ctx.options;
   const patterns = preserve.flatMap((p) => (typeof p === "string" ? [] : [new RegExp(p.regex, "u")]));
-  req.messages.forEach((m, i) => {
+  messages.forEach((m, i) => {
     if (m.role === "system" || m.role === "developer") keep.add(i);
-    if (m.role === "user") users.push(i);
     if (preserve.length === 0) return;
     const text = textOf(m);
     if (preserve.some((p) => typeof p === "string" && p !== "" && text.includes(p)) || patterns.some((r) => r.test(text))) keep.add(i);
   });
-  if (users.length > 0) keep.add(users[0]!).add(users.at(-1)!);
+  const isUser = (i: number): boolean => messages[i]?.role === "user";
+  for (let i = messages.findIndex((m) => m.role === "user"); i >= 0 && isUser(i); i++) keep.add(i);
+  for (let i = messages.findLastIndex((m) => m.role === "user"); i >= 0 && isUser(i); i--) keep.add(i);
   return keep;
 }
 

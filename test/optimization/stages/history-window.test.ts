@@ -97,6 +97,18 @@ describe("history_window (docs/optimization.md)", () => {
     expect(historyWindow.run(req, kept)!.messages.some((m) => m.content === "Round 2: nothing above 50ms on host-2.")).toBe(true);
   });
 
+  test("documents sent with the first or the last question belong to that turn and stay", () => {
+    const doc = (k: number): ChatMessage => ({ role: "user", content: `[source: kb/doc-${k}.md]\n${logLines(k, k)}` });
+    const pack: ChatRequest = { model: "m", messages: [{ role: "system", content: "Answer from the documents." }, doc(1), doc(2), doc(3), { role: "user", content: "Which host was slowest?" }] };
+    const total = makeCtx().countTokens(pack);
+    expect(historyWindow.run(pack, makeCtx({ mode: "aggressive" }, { windowTokens: Math.floor(total / 2) }))).toBeNull();
+    const chat: ChatRequest = { ...pack, messages: [...pack.messages, { role: "assistant", content: logLines(9, 9) }, doc(4), doc(5), { role: "user", content: "And on host-3?" }] };
+    const ctx = makeCtx({ mode: "aggressive" }, { windowTokens: Math.floor(makeCtx().countTokens(chat) * 1.2) });
+    const out = historyWindow.run(chat, ctx)!;
+    expect(out.messages).toEqual([...chat.messages.slice(0, 5), { role: "user", content: markerText(1) }, ...chat.messages.slice(6)]);
+    expect(historyWindow.verify!(chat, out, ctx)).toBe(true);
+  });
+
   test("verify refuses an orphaned result, a reordered turn, a lost system message and doubled markers", () => {
     const req = agentTranscript();
     const total = makeCtx().countTokens(req);

@@ -31,7 +31,7 @@ function transcript(rand: () => number): { req: ChatRequest; ctx: StageContext }
   for (let s = int(3); s > 0; s--) messages.push({ role: rand() < 0.8 ? "system" : "developer", content: words(5 + int(30)) });
   let ids = 0;
   for (let turn = 1 + int(8); turn > 0; turn--) {
-    messages.push({ role: "user", content: words(1 + int(rand() < 0.2 ? 120 : 30)) });
+    for (let u = rand() < 0.2 ? 1 + int(3) : 0; u >= 0; u--) messages.push({ role: "user", content: words(1 + int(rand() < 0.2 ? 120 : 30)) });
     if (rand() < 0.05) messages.push({ role: "system", content: words(4) });
     for (let step = int(5); step >= 0; step--) {
       const n = tools.length > 0 ? int(4) : 0;
@@ -83,8 +83,10 @@ function violation(before: ChatRequest, after: ChatRequest): string | null {
   }
   const kept = new Set(after.messages);
   for (const m of before.messages) if ((m.role === "system" || m.role === "developer") && !kept.has(m)) return "system message dropped";
-  const users = before.messages.filter((m) => m.role === "user");
-  if (users.length > 0 && (!kept.has(users[0]!) || !kept.has(users.at(-1)!))) return "first or last user turn dropped";
+  // The first and last user turns: each a run of consecutive user messages.
+  const isUser = (i: number): boolean => before.messages[i]?.role === "user";
+  for (let i = before.messages.findIndex((m) => m.role === "user"); i >= 0 && isUser(i); i++) if (!kept.has(before.messages[i]!)) return "first user turn dropped";
+  for (let i = before.messages.findLastIndex((m) => m.role === "user"); i >= 0 && isUser(i); i--) if (!kept.has(before.messages[i]!)) return "last user turn dropped";
   // Every assistant's calls are followed at once by exactly their results; no tool message elsewhere.
   for (let i = 0; i < after.messages.length; i++) {
     const m = after.messages[i]!;
