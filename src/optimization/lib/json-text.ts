@@ -8,21 +8,19 @@ const isNumberChar = (c: number): boolean => (c >= 48 && c <= 57) || c === 45 ||
  * parsed, and how many object members it has (a key is a string followed by ":"), which exceeds the
  * parsed value's count when a key repeats (JSON.parse keeps the last). One pass, no regex. */
 export function scanLiteral(text: string): { exact: boolean; members: number } {
-  let inString = false;
   let members = 0;
   let afterString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) (inString = false), (afterString = true);
+    if (c === 34) {
+      i = stringEnd(text, i);
+      afterString = true;
       continue;
     }
     if (c === 32 || c === 10 || c === 13 || c === 9) continue;
     if (c === 58 && afterString) members++;
     afterString = false;
-    if (c === 34) inString = true;
-    else if ((c >= 48 && c <= 57) || c === 45) {
+    if ((c >= 48 && c <= 57) || c === 45) {
       let j = i + 1;
       while (j < text.length && isNumberChar(text.charCodeAt(j))) j++;
       const literal = text.slice(i, j);
@@ -31,4 +29,16 @@ export function scanLiteral(text: string): { exact: boolean; members: number } {
     }
   }
   return { exact: true, members };
+}
+
+/** The index of the quote closing the string opened at `open` (the text's end when none does): the
+ * next quote not escaped by an odd run of backslashes, found by indexOf rather than char by char. */
+function stringEnd(text: string, open: number): number {
+  for (let j = open + 1; ; j++) {
+    j = text.indexOf('"', j);
+    if (j < 0) return text.length;
+    let b = j - 1;
+    while (text.charCodeAt(b) === 92) b--;
+    if ((j - 1 - b) % 2 === 0) return j;
+  }
 }

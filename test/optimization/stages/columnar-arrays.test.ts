@@ -85,6 +85,8 @@ describe("columnar_arrays (docs/optimization.md)", () => {
     expect(exact(`[1e3]`)).toBe(false);
     expect(exact(`[-0.5, 1.25e-7, "1.0", 0]`)).toBe(true);
     expect(scanLiteral(`{"a": {"b:": "c", "d" : 1}, "e\\"": [2]}`).members).toBe(4);
+    const tricky = { 'a\\': { '"b":': 'c\\"', d: ['\\\\', { e: '"' }] }, f: 'x":"y', '': null };
+    for (const indent of [0, 2]) expect(scanLiteral(JSON.stringify(tricky, null, indent)).members).toBe(6);
     // A repeated key: JSON.parse keeps the last value, so packing would drop a fact ("pending").
     const events = Array.from({ length: 12 }, (_, i) => `{"id": "evt_${i}", "status": "pending", "status": "succeeded"}`);
     const dup: ChatRequest = { model: "m", messages: [{ role: "tool", tool_call_id: "c", content: `[\n${events.join(",\n")}\n]` }] };
