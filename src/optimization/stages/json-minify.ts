@@ -37,9 +37,23 @@ interface Span {
   value: JsonValue;
 }
 
+/** The last texts' documents: verify reads the spans run found in the same text (both run in one
+ * synchronous engine call, so a few entries are enough). */
+const spansMemo = new Map<string, Span[]>();
+const SPANS_MEMO_SIZE = 16;
+
 /** The JSON documents of a text, in order: each opens a line (after blanks) or ends one, or fills a
  * ```json fence; never inside other fences. Linear: failed attempts share a budget of 4x the text. */
 export function jsonSpans(text: string): Span[] {
+  let spans = spansMemo.get(text);
+  if (spans) return spans;
+  spans = findSpans(text);
+  if (spansMemo.size >= SPANS_MEMO_SIZE) spansMemo.clear();
+  spansMemo.set(text, spans);
+  return spans;
+}
+
+function findSpans(text: string): Span[] {
   const spans: Span[] = [];
   const budget = { left: 4 * text.length + 64 };
   let i = 0;
