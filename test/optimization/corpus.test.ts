@@ -1,7 +1,7 @@
 // The optimisation corpus (docs/optimization.md "Evaluation"): well formed, and what the bench's
 // checks (bench/optimization/measure.ts) say about known changes, before any engine runs.
 import { describe, expect, test } from "bun:test";
-import { evaluateCase, type CaseResult } from "../../bench/optimization/evaluate.ts";
+import { evaluateCase, optimizeCase, type CaseResult } from "../../bench/optimization/evaluate.ts";
 import { checkCase, codeBlocks, decodeColumns, jsonSpans, requestTexts } from "../../bench/optimization/measure.ts";
 import { figuresByType, figuresOf } from "../../bench/optimization/report.ts";
 import type { ChatRequest } from "../../src/canonical/chat.ts";
@@ -141,5 +141,26 @@ describe("optimisation corpus through the engine: balanced mode on a 128k window
 
   test("saves more than safe on the whole corpus", () => {
     expect(figuresOf(results).reduction).toBeGreaterThan(SAFE_FLOORS["all"] ?? 0);
+  });
+});
+
+describe("optimisation corpus through the engine: aggressive mode on an 8k window", () => {
+  test("turns are dropped, never a tool call without its results or a result without its call", () => {
+    let dropped = 0;
+    for (const c of cases) {
+      const { request, trace } = optimizeCase(structuredClone(c), "aggressive", 8_000);
+      if (trace.stages.some((s) => s.name === "history_window" && s.applied)) dropped++;
+      const open = new Set<string>();
+      const orphans: string[] = [];
+      for (const m of request.messages) {
+        if (m.role !== "tool") for (const id of open) orphans.push(`call ${id} unanswered`);
+        if (m.role !== "tool") open.clear();
+        for (const call of m.tool_calls ?? []) open.add(call.id);
+        if (m.role === "tool" && !open.delete(String(m.tool_call_id))) orphans.push(`result ${m.tool_call_id} without its call`);
+      }
+      for (const id of open) orphans.push(`call ${id} unanswered`);
+      expect({ id: c.id, orphans }).toEqual({ id: c.id, orphans: [] });
+    }
+    expect(dropped).toBeGreaterThan(0);
   });
 });
