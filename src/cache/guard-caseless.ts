@@ -4,7 +4,7 @@
 import { PLACE_FORMS } from "./guard-gazetteer.ts";
 
 export interface CaselessFacts {
-  /** Place ids ("france", "seoul") named in Korean, Arabic or Hebrew. */
+  /** Ids of places and well-known people ("france", "seoul", "einstein") named in Korean, Arabic or Hebrew. */
   places: string[];
   /** Negations, folded to "not" or "except". */
   negations: string[];
@@ -118,7 +118,17 @@ const ARABIC = script(AR, arabicStems, foldArabic, 3, (c, at) => (at === 0 && AR
 const HEBREW = script(HE, hebrewStems, foldHebrew, 4, (c) => HE_PREFIX.has(c), HE_FOLDS);
 const scriptOf = (c: number): Script | null => (isHangul(c) ? KOREAN : isArabic(c) ? ARABIC : isHebrew(c) ? HEBREW : null);
 
-/** The places named in `tokens` (the question's lowercased words, in order). */
+/** A name of two words: Korean puts its particle on the second (스티브 잡스는). */
+function secondWord(s: Script, first: string, after: string): string | undefined {
+  const nexts = s === KOREAN ? koreanStems(after) : [s.fold(after)];
+  for (const next of nexts) {
+    const id = s.map.get(`${first} ${next}`);
+    if (id !== undefined) return id;
+  }
+  return undefined;
+}
+
+/** The places and people named in `tokens` (the question's lowercased words, in order). */
 function places(tokens: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
@@ -138,7 +148,7 @@ function places(tokens: readonly string[]): string[] {
     const word = s.fold(t);
     const after = tokens[i + 1];
     for (const stem of s.stems(word)) {
-      const two = after === undefined || !s.firsts.has(stem) ? undefined : s.map.get(`${stem} ${s.fold(after)}`);
+      const two = after === undefined || !s.firsts.has(stem) ? undefined : secondWord(s, stem, after);
       const id = two ?? s.map.get(stem);
       if (id === undefined) continue;
       out.push(id);

@@ -162,9 +162,49 @@ saopaulo 상파울루 | ساو باولو | סאו פאולו
 buenosaires 부에노스아이레스 | بوينس آيرس | בואנוס איירס
 `;
 
-/** Every form as written, by script, with its place id. */
+/** Well-known people, as often asked about ("When was Einstein born?"), in the same columns. Left
+ * out: Arabic ماسك (holding), كوري (Korean) for Curie; Hebrew מסי (taxes of) for Messi. */
+const PEOPLE = `
+einstein 아인슈타인 | أينشتاين,آينشتاين | איינשטיין
+newton 뉴턴 | نيوتن | ניוטון
+darwin 다윈 | داروين | דרווין
+curie 퀴리 | - | קירי
+galileo 갈릴레이,갈릴레오 | غاليليو | גלילאו
+edison 에디슨 | إديسون | אדיסון
+tesla 테슬라 | تسلا,تيسلا | טסלה
+shakespeare 셰익스피어 | شكسبير | שייקספיר
+mozart 모차르트 | موتسارت,موزارت | מוצרט
+beethoven 베토벤 | بيتهوفن | בטהובן
+picasso 피카소 | بيكاسو | פיקאסו
+napoleon 나폴레옹 | نابليون | נפוליאון
+lincoln 링컨 | لينكولن | לינקולן
+gandhi 간디 | غاندي | גנדי
+mandela 만델라 | مانديلا | מנדלה
+churchill 처칠 | تشرشل | צ'רצ'יל
+marx 마르크스 | ماركس | מרקס
+freud 프로이트 | فرويد | פרויד
+socrates 소크라테스 | سقراط | סוקרטס
+plato 플라톤 | أفلاطون | אפלטון
+aristotle 아리스토텔레스 | أرسطو | אריסטו
+confucius 공자 | كونفوشيوس | קונפוציוס
+columbus 콜럼버스 | كولومبوس | קולומבוס
+obama 오바마 | أوباما | אובמה
+trump 트럼프 | ترامب | טראמפ
+putin 푸틴 | بوتين | פוטין
+jobs 스티브 잡스 | ستيف جوبز | סטיב ג'ובס
+gates 빌 게이츠 | بيل غيتس | ביל גייטס
+messi 메시 | ميسي | -
+ronaldo 호날두 | رونالدو | רונאלדו
+sejong 세종대왕,세종 | - | -
+yisunsin 이순신 | - | -
+ibnsina - | ابن سينا | אבן סינא
+herzl - | هرتزل | הרצל
+bengurion - | بن غوريون | בן גוריון
+`;
+
+/** Every form as written, by script, with its place or person id. */
 export const PLACE_FORMS: { ko: [string, string][]; ar: [string, string][]; he: [string, string][] } = { ko: [], ar: [], he: [] };
-for (const line of PLACES.split("\n")) {
+for (const line of `${PLACES}\n${PEOPLE}`.split("\n")) {
   const at = line.indexOf(" ");
   if (at < 0) continue;
   const id = line.slice(0, at);
