@@ -3,7 +3,7 @@
 // otherwise reverted with its reason. The trace's final count is the original minus what was kept.
 import { countTextTokens, messageText } from "../analysis/tokens.ts";
 import type { ChatMessage, ChatRequest } from "../canonical/chat.ts";
-import { baselineOf, preserveHolds } from "./gates.ts";
+import { baselineOf, preserveHolds, type Baseline } from "./gates.ts";
 import { applyFields } from "./stages/json-minify.ts";
 import {
   MODE_RANK, type OptimizationOptions, type OptimizationTrace, type RevertReason, type Stage, type StageContext,
@@ -97,10 +97,14 @@ export function optimizeRequest(req: ChatRequest, ctx: StageContext, stages: rea
   const trace: OptimizationTrace = { mode, original_tokens: original, final_tokens: original, stages: [] };
   const todo = stages.filter((s) => MODE_RANK[s.from] <= MODE_RANK[mode]);
   if (todo.length === 0) return { request: req, trace };
-  const { fields, preserve } = ctx.options;
-  const reference = fields.keep.length > 0 || fields.drop.length > 0 ? applyFields(req, ctx) : req;
-  const small = new Set([...ctx.untouchable].filter((i) => messageTokens(req.messages[i]!) < SMALL_MESSAGE_TOKENS));
-  const baseline = baselineOf(req, reference, preserve, keptIndexes(req, ctx.options), small);
+  // The original's side of the preserve gate, made when a stage first saves something.
+  let baseline: Baseline | null = null;
+  const baselineNow = (): Baseline => {
+    const { fields, preserve } = ctx.options;
+    const reference = fields.keep.length > 0 || fields.drop.length > 0 ? applyFields(req, ctx) : req;
+    const small = new Set([...ctx.untouchable].filter((i) => messageTokens(req.messages[i]!) < SMALL_MESSAGE_TOKENS));
+    return baselineOf(req, reference, preserve, keptIndexes(req, ctx.options), small);
+  };
   let current = req;
   let tokens = original;
   for (const stage of todo) {
@@ -113,7 +117,7 @@ export function optimizeRequest(req: ChatRequest, ctx: StageContext, stages: rea
       if (after) {
         afterTokens = requestTokens(after);
         if (noGain(stage.name, tokens, afterTokens)) reason = "no_gain";
-        else if (!preserveHolds(baseline, after, DROPS_TURNS.has(stage.name)) || (stage.verify && !stage.verify(current, after, ctx))) reason = "preserve";
+        else if (!preserveHolds((baseline ??= baselineNow()), after, DROPS_TURNS.has(stage.name)) || (stage.verify && !stage.verify(current, after, ctx))) reason = "preserve";
       }
     } catch {
       reason = "error";
