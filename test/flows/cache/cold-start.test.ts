@@ -94,7 +94,9 @@ test("a fresh gateway answers a question's paraphrase asked at once from the sem
 
   const third = new Served(dir, { env: ENV });
   await third.waitUntilServing(key);
-  await third.waitFor(/semantic index reconciled with the cache store/);
+  // On a loaded machine the start-up batch may time out and go to the backlog instead; the
+  // paraphrase checks below then wait for the backlog to index it.
+  await third.waitFor(/semantic index reconciled with the cache store|answers not embedded at start are retried in the background/);
   await paraphraseServes(third, key, "How do I rotate the signing keys for the staging cluster, please?", keys.content);
   await paraphraseServes(third, key, "What is the capital of France, please?", france.content);
   expect(await third.terminate()).toBe(0);
