@@ -1,6 +1,8 @@
 // Passage-level de-duplication for dedupe_documents (docs/optimization.md "dedupe_documents"): a
 // blank-line-separated passage of 200+ characters seen before, in an earlier document or earlier in
 // the same one, becomes a reference to where it stands. One pass, one Map lookup a passage.
+import { ownPassageRef, passageRef } from "./references.ts";
+
 export const MIN_PASSAGE = 200;
 const SNIPPET_CHARS = 48;
 
@@ -38,10 +40,8 @@ export function snippet(text: string): string {
   return `${flat.slice(0, cut > 16 ? cut : SNIPPET_CHARS)}...`;
 }
 
-const passageRef = (msg: number, self: number, passage: string): string =>
-  msg === self
-    ? `[Same passage as earlier in this text, which begins "${snippet(passage)}"; not repeated]`
-    : `[Same passage as in message ${msg + 1} above, which begins "${snippet(passage)}"; not repeated]`;
+const referenceTo = (msg: number, self: number, passage: string): string =>
+  msg === self ? ownPassageRef(snippet(passage)) : passageRef(msg, snippet(passage));
 
 /**
  * `texts[i]`: message i's text when its passages count (null otherwise); `changeable(i)`: whether its
@@ -60,7 +60,7 @@ export function planPassages(texts: readonly (string | null)[], changeable: (i: 
       const end = gap < 0 ? text.length : gap;
       const passage = text.slice(pos, end);
       const first = passage.length >= MIN_PASSAGE ? seen.get(passage) : undefined;
-      const ref = first && canChange ? passageRef(first.msg, i, passage) : null;
+      const ref = first && canChange ? referenceTo(first.msg, i, passage) : null;
       if (first && ref && ref.length < passage.length) {
         refs.push({ at: out.length, length: ref.length, passage, msg: first.msg, copyAt: first.at });
         out += ref;

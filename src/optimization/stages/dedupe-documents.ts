@@ -3,6 +3,7 @@
 // does a repeated passage (blank-line separated) of a document.
 import type { ChatMessage, ChatRequest } from "../../canonical/chat.ts";
 import { expand, planPassages, snippet, type PassagePlan } from "../lib/passages.ts";
+import { textRef, toolRef } from "../lib/references.ts";
 import type { Stage, StageContext } from "../types.ts";
 
 /** Texts shorter than this are left alone: the reference would save little or nothing. */
@@ -19,8 +20,8 @@ function candidate(m: ChatMessage, i: number, docs: ReadonlySet<number>): boolea
 export function referenceText(messages: readonly ChatMessage[], first: number): string {
   const m = messages[first]!;
   const text = typeof m.content === "string" ? m.content : "";
-  if (m.role === "tool" && m.tool_call_id) return `[Same output as tool call ${m.tool_call_id} above; not repeated]`;
-  return `[Same text as message ${first + 1} above, which begins "${snippet(text)}"; not repeated]`;
+  if (m.role === "tool" && m.tool_call_id) return toolRef(m.tool_call_id);
+  return textRef(first, snippet(text));
 }
 
 /** Each repeat's index mapped to the index of its first copy. Linear: one Map lookup a message. */

@@ -3,6 +3,7 @@
 // do_not_compress ones stay; a tool call goes or stays with its results; a marker says what went.
 import type { ChatMessage, ChatRequest } from "../../canonical/chat.ts";
 import { keptIndexes } from "../engine.ts";
+import { referencesIn } from "../lib/references.ts";
 import { turnUnits } from "../lib/turn-units.ts";
 import type { Stage, StageContext } from "../types.ts";
 
@@ -45,18 +46,30 @@ function textOf(m: ChatMessage): string {
 
 /** Messages that must stay: system and developer ones, the first and the last user turns (each a
  * run of consecutive user messages: documents sent with a question belong to its turn),
- * do_not_compress ones, and any holding a `preserve` item (the gate would revert otherwise). */
+ * do_not_compress ones, any holding a `preserve` item (the gate would revert otherwise), and what
+ * dedupe_documents' references point at: a tool call's output, and every message up to the last one
+ * a "message N" reference names, so N still counts the same messages. */
 function mustKeep(req: ChatRequest, ctx: StageContext): Set<number> {
   const keep = keptIndexes(req, ctx.options);
   const { messages } = req;
   const { preserve } = ctx.options;
   const patterns = preserve.flatMap((p) => (typeof p === "string" ? [] : [new RegExp(p.regex, "u")]));
+  const outputOf = new Map<string, number>();
+  let numbered = -1;
   messages.forEach((m, i) => {
     if (m.role === "system" || m.role === "developer") keep.add(i);
-    if (preserve.length === 0) return;
+    if (m.role === "tool" && m.tool_call_id !== undefined && !outputOf.has(m.tool_call_id)) outputOf.set(m.tool_call_id, i);
     const text = textOf(m);
+    const refs = referencesIn(text);
+    for (const id of refs.callIds) {
+      const at = outputOf.get(id);
+      if (at !== undefined && at < i) keep.add(at);
+    }
+    for (const n of refs.indexes) if (n < i) numbered = Math.max(numbered, n);
+    if (preserve.length === 0) return;
     if (preserve.some((p) => typeof p === "string" && p !== "" && text.includes(p)) || patterns.some((r) => r.test(text))) keep.add(i);
   });
+  for (let i = 0; i <= numbered; i++) keep.add(i);
   const isUser = (i: number): boolean => messages[i]?.role === "user";
   for (let i = messages.findIndex((m) => m.role === "user"); i >= 0 && isUser(i); i++) keep.add(i);
   for (let i = messages.findLastIndex((m) => m.role === "user"); i >= 0 && isUser(i); i--) keep.add(i);

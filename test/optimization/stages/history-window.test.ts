@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ChatMessage, ChatRequest } from "../../../src/canonical/chat.ts";
 import { turnUnits } from "../../../src/optimization/lib/turn-units.ts";
+import { dedupeDocuments } from "../../../src/optimization/stages/dedupe-documents.ts";
 import { historyWindow, markerText } from "../../../src/optimization/stages/history-window.ts";
 import { makeCtx, snapshot } from "./ctx.ts";
 
@@ -107,6 +108,23 @@ describe("history_window (docs/optimization.md)", () => {
     const out = historyWindow.run(chat, ctx)!;
     expect(out.messages).toEqual([...chat.messages.slice(0, 5), { role: "user", content: markerText(1) }, ...chat.messages.slice(6)]);
     expect(historyWindow.verify!(chat, out, ctx)).toBe(true);
+  });
+
+  test("what a dedupe_documents reference points at stays, and a numbered reference still counts the same messages", () => {
+    const req = agentTranscript();
+    const doc = `[source: runbook.md]\n${logLines(50, 50)}`;
+    // A document given mid-conversation, repeated by a later tool output: deduped to "message 24".
+    req.messages.splice(23, 0, { role: "user", content: doc });
+    const repeat = req.messages.findLastIndex((m) => m.role === "tool");
+    req.messages[repeat] = { ...req.messages[repeat]!, content: doc };
+    const ctx0 = makeCtx({ documents: [23] });
+    const deduped = dedupeDocuments.run(req, ctx0)!;
+    expect(deduped.messages[repeat]!.content).toStartWith("[Same text as message 24 above");
+    const ctx = makeCtx({ mode: "aggressive" }, { windowTokens: Math.floor(ctx0.countTokens(deduped) * 0.8) });
+    const out = historyWindow.run(deduped, ctx)!;
+    expect(out.messages.slice(0, 24)).toEqual(deduped.messages.slice(0, 24));
+    expect(out.messages).toContain(deduped.messages[repeat]!);
+    expect(historyWindow.verify!(deduped, out, ctx)).toBe(true);
   });
 
   test("verify refuses an orphaned result, a reordered turn, a lost system message and doubled markers", () => {
