@@ -42,6 +42,11 @@ describe("json_minify", () => {
     expect(jsonSpans(text).length).toBe(2);
   });
 
+  test("developer messages are minified like system ones", () => {
+    const req: ChatRequest = { model: "m", messages: [{ role: "developer", content: JSON.stringify(doc, null, 2) }] };
+    expect(minify(req)).toBe(JSON.stringify(doc));
+  });
+
   test("assistant texts, small messages and text that only looks like JSON are left alone", () => {
     expect(minify(one("assistant", JSON.stringify(doc, null, 2)))).toBeNull();
     expect(minify(one("user", JSON.stringify({ a: [1, 2] }, null, 2)))).toBeNull();

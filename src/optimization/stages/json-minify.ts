@@ -1,12 +1,12 @@
-// Stage json_minify (safe+; docs/optimization.md "json_minify"): JSON documents in tool results, user
-// and system texts (a whole text, one starting or ending a line, a ```json fence's body) lose the
+// Stage json_minify (safe+; docs/optimization.md "json_minify"): JSON documents in tool results, user,
+// system and developer texts (a whole text, one starting or ending a line, a ```json fence body) lose the
 // whitespace between their tokens, literals byte for byte; with `fields`, projected first.
 import type { ChatMessage, ChatRequest, ContentPart } from "../../canonical/chat.ts";
 import { nextFence } from "../gates.ts";
 import { dropPaths, keepPaths, stepsOf, type JsonValue, type Step } from "../json-paths.ts";
 import type { Stage, StageContext } from "../types.ts";
 
-const ROLES: ReadonlySet<string> = new Set(["tool", "user", "system"]);
+const ROLES: ReadonlySet<string> = new Set(["tool", "user", "system", "developer"]);
 const isWs = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;
 const isOpen = (c: number): boolean => c === 123 || c === 91;
 
