@@ -1,12 +1,13 @@
 // The guard regression sets through a real embedder: test/fixtures/semantic-guard.json (paraphrase
 // hits, variant hits; each question alone, or all in one cache) and the one-fact mutant set
-// test/fixtures/guard-mutants.json (hits by kind and mode, paraphrases the guard blocks).
+// test/fixtures/guard-mutants.json (hits by kind and mode, paraphrases the guard blocks; then by language).
 // Usage: bun run bench/semantic-eval/guard-set.ts [--embedder use|ngram]
 import { createEmbedder, type EmbedderKind } from "../../src/cache/embedder/create-embedder.ts";
 import { dot } from "../../src/cache/embedder/types.ts";
 import { SEMANTIC_THRESHOLDS, decideSemanticHit, learnedFor, type SemanticCandidate } from "../../src/cache/semantic-decision.ts";
 import { VectorIndex } from "../../src/cache/vector-index.ts";
 import fixture from "../../test/fixtures/semantic-guard.json";
+import { languageTable } from "./guard-mutants/by-language.ts";
 import { mutantTable } from "./guard-table.ts";
 
 interface Case {
@@ -61,3 +62,5 @@ console.log(`\n${missed.length} paraphrases miss in aggressive mode alone; the c
 
 console.log("");
 for (const line of mutants.lines) console.log(line);
+console.log("");
+for (const line of languageTable()) console.log(line);
