@@ -3,6 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import type { ChatMessage, ChatRequest, FunctionTool, ToolCall } from "../../../src/canonical/chat.ts";
 import { requestTokens } from "../../../src/optimization/engine.ts";
+import { referencesIn } from "../../../src/optimization/lib/references.ts";
+import { dedupeDocuments } from "../../../src/optimization/stages/dedupe-documents.ts";
 import { historyWindow } from "../../../src/optimization/stages/history-window.ts";
 import { MIN_KEPT, toolPrune } from "../../../src/optimization/stages/tool-prune.ts";
 import type { StageContext, Untouchable } from "../../../src/optimization/types.ts";
@@ -28,10 +30,20 @@ function transcript(rand: () => number): { req: ChatRequest; ctx: StageContext }
     type: "function", function: { name: `${WORDS[int(WORDS.length)]}_${i}`, description: words(3 + int(8)) },
   }));
   const messages: ChatMessage[] = [];
+  const documents: number[] = [];
+  const seenUser: string[] = [];
+  const seenTool: string[] = [];
   for (let s = int(3); s > 0; s--) messages.push({ role: rand() < 0.8 ? "system" : "developer", content: words(5 + int(30)) });
   let ids = 0;
   for (let turn = 1 + int(8); turn > 0; turn--) {
-    for (let u = rand() < 0.2 ? 1 + int(3) : 0; u >= 0; u--) messages.push({ role: "user", content: words(1 + int(rand() < 0.2 ? 120 : 30)) });
+    for (let u = rand() < 0.2 ? 1 + int(3) : 0; u >= 0; u--) {
+      // Some user texts are documents, some repeating an earlier one (dedupe_documents' input).
+      if (rand() < 0.3) documents.push(messages.length);
+      const again = seenUser.length > 0 && rand() < 0.15 ? seenUser[int(seenUser.length)] : undefined;
+      const content = again ?? words(1 + int(rand() < 0.2 ? 120 : 30));
+      seenUser.push(content);
+      messages.push({ role: "user", content });
+    }
     if (rand() < 0.05) messages.push({ role: "system", content: words(4) });
     for (let step = int(5); step >= 0; step--) {
       const n = tools.length > 0 ? int(4) : 0;
@@ -43,7 +55,12 @@ function transcript(rand: () => number): { req: ChatRequest; ctx: StageContext }
         id: `call_${ids++}`, type: "function", function: { name: tools[int(tools.length)]!.function.name, arguments: `{"q":"${words(2)}"}` },
       }));
       messages.push({ role: "assistant", content: rand() < 0.3 ? words(5) : null, tool_calls: calls });
-      const results = calls.map((c): ChatMessage => ({ role: "tool", tool_call_id: c.id, content: words(1 + int(rand() < 0.3 ? 150 : 40)) }));
+      const results = calls.map((c): ChatMessage => {
+        const again = seenTool.length > 0 && rand() < 0.2 ? seenTool[int(seenTool.length)] : undefined;
+        const content = again ?? words(1 + int(rand() < 0.3 ? 150 : 40));
+        seenTool.push(content);
+        return { role: "tool", tool_call_id: c.id, content };
+      });
       for (let i = results.length - 1; i > 0; i--) {
         const j = int(i + 1);
         [results[i], results[j]] = [results[j]!, results[i]!];
@@ -62,7 +79,7 @@ function transcript(rand: () => number): { req: ChatRequest; ctx: StageContext }
   if (rand() < 0.2) pins.push(int(messages.length + 2));
   if (rand() < 0.1) pins.push((["tool", "assistant", "last_user", "system"] as const)[int(4)]!);
   const total = requestTokens(req);
-  const options = { mode: rand() < 0.5 ? "balanced" as const : "aggressive" as const, preserve: [], do_not_compress: pins, documents: [], fields: { keep: [], drop: [] } };
+  const options = { mode: rand() < 0.5 ? "balanced" as const : "aggressive" as const, preserve: [], do_not_compress: pins, documents, fields: { keep: [], drop: [] } };
   const windowTokens = rand() < 0.05 ? null : Math.max(1, Math.floor(total * (0.05 + rand() * 1.6)));
   return { req, ctx: { options, untouchable: new Set(), windowTokens, countTokens: requestTokens } };
 }
@@ -109,13 +126,35 @@ function violation(before: ChatRequest, after: ChatRequest): string | null {
   return null;
 }
 
+/** A kept dedupe reference whose copy was dropped, or whose "message N" now counts other messages. */
+function danglingReference(before: ChatRequest, after: ChatRequest): string | null {
+  const kept = new Set(after.messages);
+  const outputOf = new Map<string, ChatMessage>();
+  for (const m of before.messages) if (m.role === "tool" && m.tool_call_id && !outputOf.has(m.tool_call_id)) outputOf.set(m.tool_call_id, m);
+  for (const m of after.messages) {
+    if (typeof m.content !== "string") continue;
+    const refs = referencesIn(m.content);
+    for (const id of refs.callIds) if (!kept.has(outputOf.get(id)!)) return `the output of ${id} was dropped`;
+    for (const n of refs.indexes) if (after.messages[n] !== before.messages[n]) return `"message ${n + 1}" now names another message`;
+  }
+  return null;
+}
+
 describe("history_window and tool_prune over random transcripts (issue 23 item 4)", () => {
   test("10,000 seeded transcripts: no orphaned tool message or call, order and system kept", () => {
     const rand = mulberry32(23);
     let windowed = 0;
     let pruned = 0;
+    let deduped = 0;
     for (let n = 0; n < 10_000; n++) {
-      const { req, ctx } = transcript(rand);
+      const { req: sent, ctx } = transcript(rand);
+      // dedupe_documents first, as the engine runs it: history_window must keep what its references name.
+      const afterDedupe = dedupeDocuments.run(sent, ctx);
+      if (afterDedupe) {
+        deduped++;
+        expect(dedupeDocuments.verify!(sent, afterDedupe, ctx)).toBe(true);
+      }
+      const req = afterDedupe ?? sent;
       const afterPrune = toolPrune.run(req, ctx);
       if (afterPrune) {
         pruned++;
@@ -129,12 +168,13 @@ describe("history_window and tool_prune over random transcripts (issue 23 item 4
         expect(requestTokens(afterWindow)).toBeLessThan(requestTokens(current));
       }
       const final = afterWindow ?? current;
-      const why = violation(req, final);
+      const why = violation(req, final) ?? danglingReference(req, final);
       if (why) throw new Error(`transcript ${n}: ${why}`);
     }
     // Not vacuous: most transcripts were cut and many pruned.
     expect(windowed).toBeGreaterThan(5000);
     expect(pruned).toBeGreaterThan(1000);
+    expect(deduped).toBeGreaterThan(1000);
   });
 
   test("the property's checker catches an orphaned result, a call without its results, reordering and a lost system message", () => {
