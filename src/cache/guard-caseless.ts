@@ -2,6 +2,7 @@
 // guard"): place names from a gazetteer, found through Korean particles and Arabic and Hebrew
 // prefixes, and the negations the analyzer's word list misses. Map lookups, a few per word.
 import { PLACE_FORMS } from "./guard-gazetteer.ts";
+import { UNITS } from "./guard-words.ts";
 
 export interface CaselessFacts {
   /** Ids of places and well-known people ("france", "seoul", "einstein") named in Korean, Arabic or Hebrew. */
@@ -52,7 +53,7 @@ const HE = new Map(PLACE_FORMS.he.map(([f, id]): [string, string] => [foldHebrew
 const KO_PARTICLES = new Set(
   ("의 에 에서 에게 께 한테 은 는 이 가 을 를 로 으로 와 과 도 만 까지 부터 보다 처럼 이나 나 랑 이랑 하고 에는 에서는 에도 " +
     "에서도 으로는 로는 으로의 로의 에서의 이란 란 이라는 라는 인가요 입니까 입니다 이다 인지 이에요 예요 이야 야 인데 이고 과의 와의 " +
-    "으로부터 로부터 보다는 까지는 부터는 만의 행 쪽 에선 엔 이랑은").split(" "),
+    "으로부터 로부터 보다는 까지는 부터는 만의 행 쪽 에선 엔 이랑은 이면 면 이라면").split(" "),
 );
 const KO_DERIVED = new Set(["인", "어", "산", "식", "계", "사람"]);
 const AR_CONJ = new Set(["و", "ف"]);
@@ -62,6 +63,15 @@ const HE_PREFIX = new Set([..."ושכבלמה"]);
 const isHangul = (c: number): boolean => (c >= 0xac00 && c <= 0xd7af) || (c >= 0x1100 && c <= 0x11ff) || (c >= 0x3130 && c <= 0x318f);
 const isArabic = (c: number): boolean => c >= 0x600 && c <= 0x6ff;
 const isHebrew = (c: number): boolean => c >= 0x590 && c <= 0x5ff;
+
+/** A unit word after a number, also with a Korean particle on it ("3시간이면" -> "h"). */
+export function unitOf(token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  const unit = UNITS.get(token);
+  if (unit !== undefined || !isHangul(token.charCodeAt(0))) return unit;
+  for (const stem of koreanStems(token)) if (UNITS.has(stem)) return UNITS.get(stem);
+  return undefined;
+}
 
 function koreanStems(word: string): string[] {
   const out = [word];

@@ -2,6 +2,7 @@
 // holding a digit, thousands separators folded, with its suffix or the unit word after it, so
 // "60K" and "6K", "5 km" and "5 miles", "2 billion" and "2 million" all differ, and a scale is
 // multiplied out, so "60K", "60 thousand" and "60,000" agree.
+import { unitOf } from "./guard-caseless.ts";
 import { UNITS } from "./guard-words.ts";
 
 const SUFFIXED = /^(\d+(?:[.,]\d+)*)(k|bn|mio|mrd)$/;
@@ -41,7 +42,7 @@ export function quantities(tokens: readonly string[]): string[] {
       out.push(scaled === null ? `${suffixed[1]}${unit}` : `${scaled}${unitAfterScale(tokens[i + 1])}`);
       continue;
     }
-    const unit = PLAIN.test(folded) ? UNITS.get(tokens[i + 1] ?? "") : undefined;
+    const unit = PLAIN.test(folded) ? unitOf(tokens[i + 1]) : undefined;
     const scaled = multiplyOut(folded, unit);
     out.push(scaled !== null ? `${scaled}${unitAfterScale(tokens[i + 2])}` : unit === undefined ? folded : `${folded}${unit}`);
   }
@@ -50,7 +51,7 @@ export function quantities(tokens: readonly string[]): string[] {
 
 /** The unit after a scale ("1.5 million dollars" as "1500000usd", as "1,500,000 dollars" is). */
 function unitAfterScale(token: string | undefined): string {
-  const unit = token === undefined ? undefined : UNITS.get(token);
+  const unit = unitOf(token);
   return unit === undefined || SCALE_DIGITS.has(unit) ? "" : unit;
 }
 
@@ -64,5 +65,5 @@ export function bareNumber(folded: string, tokens: readonly string[]): string {
   if (scaled !== null) return scaled;
   const bare = folded.replace(BARE_SUFFIX, "$1");
   const at = tokens.indexOf(bare);
-  return (at >= 0 && multiplyOut(bare, UNITS.get(tokens[at + 1] ?? ""))) || bare;
+  return (at >= 0 && multiplyOut(bare, unitOf(tokens[at + 1]))) || bare;
 }

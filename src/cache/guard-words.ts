@@ -39,7 +39,14 @@ export const UNITS: ReadonlyMap<string, string> = new Map(
     ألف:e3 الف:e3 آلاف:e3 الاف:e3 مليون:e6 ملايين:e6 مليار:e9 درهم:aed دراهم:aed دولار:usd دولارات:usd يورو:eur ريال:sar جنيه:egp
     אלף:e3 אלפים:e3 מיליון:e6 מיליארד:e9 שקל:ils שקלים:ils דולר:usd דולרים:usd יורו:eur
     χιλιάδες:e3 χιλιάδων:e3 εκατομμύριο:e6 εκατομμύρια:e6 δισεκατομμύρια:e9 ευρώ:eur δολάρια:usd
-    만:e4 억:e8 원:krw 달러:usd 유로:eur 엔:jpy`).map((pair): [string, string] => {
+    만:e4 억:e8 천:e3 원:krw 달러:usd 유로:eur 엔:jpy 시간:h 분:min 초:s 일:d 주:w 주일:w 개월:mo 달:mo 년:y 살:age 세:age
+    개:pcs 명:ppl 번:times 층:floor 킬로미터:km 킬로:km 미터:m 센티미터:cm 킬로그램:kg 그램:g 퍼센트:% 도:deg 잔:cups 병:bottles
+    마리:animals 대:units 박:nights 인분:servings
+    ساعة:h ساعات:h دقيقة:min دقائق:min يوم:d أيام:d أسبوع:w أسابيع:w شهر:mo أشهر:mo سنة:y سنوات:y كيلومتر:km
+    متر:m كيلوغرام:kg كغ:kg غرام:g
+    שעה:h שעות:h דקה:min דקות:min יום:d ימים:d שבוע:w שבועות:w חודש:mo חודשים:mo שנה:y שנים:y קילומטר:km מטר:m
+    קילו:kg קילוגרם:kg גרם:g אחוז:% אחוזים:%
+    ώρα:h ώρες:h λεπτά:min λεπτό:min μέρα:d μέρες:d ημέρες:d εβδομάδες:w μήνες:mo χρόνια:y χιλιόμετρα:km μέτρα:m κιλά:kg γραμμάρια:g`).map((pair): [string, string] => {
     const at = pair.lastIndexOf(":");
     return [pair.slice(0, at), pair.slice(at + 1)];
   }),

@@ -144,7 +144,9 @@ function computeFacts(question: string): GuardEntities {
     .replace(/```/g, "\n")
     .replace(/\b(?:or|why or why) not\b/gi, " ")
     .replace(/(\d)\s*(?:percent|per cent)\b/gi, "$1%");
-  const text = MAY_CURRENCY_M.test(plain) ? plain.replace(CURRENCY_M, million) : plain;
+  // ש"ח, the shekel's abbreviation, is the sign ₪ (its mark would otherwise split it in two)
+  const signs = plain.includes('ש"ח') || plain.includes("ש״ח") ? plain.replace(/ש["״]ח/g, "₪") : plain;
+  const text = MAY_CURRENCY_M.test(signs) ? signs.replace(CURRENCY_M, million) : signs;
   const e = scan(text).entities;
   // Words outside links: a digit in a URL is the URL's business.
   // A sign makes another number ("at -40 degrees"); "5 - 3" is a subtraction, and stays as it was.

@@ -119,6 +119,12 @@ describe("guard rules behind the set", () => {
     expect(differ("사과 두 개는 몇 칼로리인가요?", "사과 세 개는 몇 칼로리인가요?")).toBe("numbers");
     expect(differ("כמה זמן לבשל שלוש ביצים?", "כמה זמן לבשל ארבע ביצים?")).toBe("numbers");
     expect(differ("Πόσες θερμίδες έχουν τρία αυγά;", "Πόσες θερμίδες έχουν 3 αυγά;")).toBeNull();
+    // a unit word after the number, Korean with its particle: 3시간 is not 3분
+    expect(differ("서울에서 부산까지 3시간 걸리나요?", "서울에서 부산까지 3분 걸리나요?")).toBe("numbers");
+    expect(differ("3시간이면 충분한가요?", "3시간에 충분한가요?")).toBeNull();
+    expect(differ("هل تكفي 3 ساعات؟", "هل تكفي 3 دقائق؟")).toBe("numbers");
+    expect(differ('משכורת של 15,000 ש"ח', "משכורת של 15,000 שקלים")).toBeNull();
+    expect(differ('משכורת של 15,000 ש"ח', "משכורת של 15,000 $")).toBe("numbers");
   });
 
   test("Korean has no apostrophes; a Latin word glued to a Korean particle is still that word; Greek question words are no names", () => {
