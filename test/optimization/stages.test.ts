@@ -42,6 +42,13 @@ describe("json_minify", () => {
     expect(jsonSpans(text).length).toBe(2);
   });
 
+  test("bracketed log lines are passed over cheaply, and a document after them is still found", () => {
+    const logLines = Array.from({ length: 200 }, (_, i) => `[2026-11-14 10:${String(i % 60).padStart(2, "0")}] worker-${i} failed [code ${i}]`).join("\n");
+    const text = `${logLines}\n${JSON.stringify(doc, null, 2)}`;
+    expect(jsonSpans(text).map((s) => s.value)).toEqual([doc]);
+    expect(minify(one("tool", text))).toBe(`${logLines}\n${JSON.stringify(doc)}`);
+  });
+
   test("developer messages are minified like system ones", () => {
     const req: ChatRequest = { model: "m", messages: [{ role: "developer", content: JSON.stringify(doc, null, 2) }] };
     expect(minify(req)).toBe(JSON.stringify(doc));

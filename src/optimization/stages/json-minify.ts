@@ -12,7 +12,7 @@ const isOpen = (c: number): boolean => c === 123 || c === 91;
 
 /** Where the JSON value opening at `start` ({ or [) closes (the index after it), string-aware, or
  * -1; `budget.left` bounds the characters all attempts on one text may scan. */
-function matchEnd(text: string, start: number, budget: { left: number }): number {
+function matchEnd(text: string, start: number, budget: { left: number; fails: number }): number {
   let depth = 0;
   let inString = false;
   for (let i = start; i < text.length; i++) {
@@ -55,7 +55,7 @@ export function jsonSpans(text: string): Span[] {
 
 function findSpans(text: string): Span[] {
   const spans: Span[] = [];
-  const budget = { left: 4 * text.length + 64 };
+  const budget = { left: 4 * text.length + 64, fails: 0 };
   let i = 0;
   while (i < text.length) {
     const eol = text.indexOf("\n", i);
@@ -96,15 +96,51 @@ function firstInk(text: string, from: number, to: number): number {
   return from;
 }
 
-function spanAt(text: string, start: number, budget: { left: number }): Span | null {
-  if (start >= text.length || !isOpen(text.charCodeAt(start))) return null;
+/** Parse attempts that may fail in one text: a log of "[2026-11-14 10:05] ..." lines costs a
+ * thrown error each, so past this many the remaining candidates are passed over. */
+const MAX_FAILED_PARSES = 16;
+
+function spanAt(text: string, start: number, budget: { left: number; fails: number }): Span | null {
+  if (start >= text.length || !isOpen(text.charCodeAt(start)) || budget.fails >= MAX_FAILED_PARSES) return null;
   const end = matchEnd(text, start, budget);
-  if (end < 0) return null;
+  if (end < 0 || !plausible(text, start, end)) return null;
   try {
     return { start, end, value: JSON.parse(text.slice(start, end)) as JsonValue };
   } catch {
+    budget.fails++;
     return null;
   }
+}
+
+// Letters JSON allows outside strings: true, false, null and exponents.
+const JSON_LETTERS = new Set("truefalsnE".split("").map((c) => c.charCodeAt(0)));
+
+/** A cheap look before JSON.parse: outside strings, no letter but those of true/false/null and
+ * exponents, and no two numbers separated by whitespace alone ("[code 5]", "[2026-11-14 10:05]"). */
+function plausible(text: string, start: number, end: number): boolean {
+  let inString = false;
+  let lastInk = 0; // the last character outside strings that is not whitespace
+  let gap = false; // whitespace since lastInk
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+      continue;
+    }
+    if (isWs(c)) {
+      gap = true;
+      continue;
+    }
+    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    if (letter && !JSON_LETTERS.has(c)) return false;
+    const digit = c >= 48 && c <= 57;
+    if (gap && (digit || letter) && ((lastInk >= 48 && lastInk <= 57) || lastInk === 101 || lastInk === 108)) return false;
+    if (c === 34) inString = true;
+    lastInk = c;
+    gap = false;
+  }
+  return true;
 }
 
 /** Valid JSON text without the whitespace outside its strings: every literal stays as written. */
@@ -223,7 +259,7 @@ function texts(m: ChatMessage): string[] {
 /** Each changed text is the original with each JSON document replaced by one that parses to the
  * same value (after `fields`), key order included; the text between documents unchanged. */
 function sameDocuments(before: string, after: string, fields: Fields | null): boolean {
-  const budget = { left: 4 * after.length + 64 };
+  const budget = { left: 4 * after.length + 64, fails: 0 };
   let at = 0;
   let b = 0;
   for (const s of jsonSpans(before)) {
