@@ -56,6 +56,18 @@ export function decodeColumns(p: Packed): Record<string, Scalar>[] {
   return p.rows.map((row) => Object.fromEntries(p.columns.map((c, i) => [c, row[i] ?? null])));
 }
 
+/** Decoding `p` gives `items` exactly: each item an object with the columns as its keys, in order,
+ * and row k's values (compared without building the decoded objects). */
+function rowsDecode(items: readonly unknown[], p: Packed): boolean {
+  if (items.length !== p.rows.length) return false;
+  return items.every((item, r) => {
+    if (!isPlain(item)) return false;
+    const keys = Object.keys(item);
+    const row = p.rows[r]!;
+    return keys.length === p.columns.length && keys.every((k, c) => k === p.columns[c] && Object.is(item[k], row[c]));
+  });
+}
+
 function isPacked(v: unknown): v is Packed {
   return isPlain(v) && Array.isArray(v.columns) && Array.isArray(v.rows) && Object.keys(v).length === 2
     && v.columns.every((c) => typeof c === "string") && v.rows.every((r) => Array.isArray(r) && r.length === (v.columns as unknown[]).length);
@@ -66,7 +78,7 @@ function isPacked(v: unknown): v is Packed {
 export function decodesToOriginal(before: unknown, after: unknown, depth = 0): boolean {
   if (depth > MAX_DEPTH) return JSON.stringify(before) === JSON.stringify(after);
   if (Array.isArray(before)) {
-    if (isPacked(after)) return JSON.stringify(decodeColumns(after)) === JSON.stringify(before);
+    if (isPacked(after)) return rowsDecode(before, after);
     return Array.isArray(after) && after.length === before.length && before.every((x, i) => decodesToOriginal(x, after[i], depth + 1));
   }
   if (isPlain(before)) {
