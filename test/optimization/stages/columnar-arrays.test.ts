@@ -107,5 +107,10 @@ describe("columnar_arrays (docs/optimization.md)", () => {
     expect(columnarArrays.verify!(req, out, ctx)).toBe(true);
     const tampered = { ...out, messages: [{ ...out.messages[0]!, content: [parts[0]!, { type: "text", text: parts[1]!.text.replace("ORD-10037", "ORD-10038") }] }] };
     expect(columnarArrays.verify!(req, tampered, ctx)).toBe(false);
+    // Same values, keys decoded in another order: refused too (key order is part of the original).
+    const reordered = JSON.parse(parts[1]!.text) as { columns: string[]; rows: unknown[][] };
+    const swap = <T>(xs: T[]): T[] => [xs[1]!, xs[0]!, ...xs.slice(2)];
+    const swapped = JSON.stringify({ columns: swap(reordered.columns), rows: reordered.rows.map(swap) });
+    expect(columnarArrays.verify!(req, { ...out, messages: [{ ...out.messages[0]!, content: [parts[0]!, { type: "text", text: swapped }] }] }, ctx)).toBe(false);
   });
 });
