@@ -179,6 +179,14 @@ describe("guard on repeated, large and hostile input", () => {
     expect(disagreement(facts, guardEntities(`${hostile}2`))).not.toBeNull();
   });
 
+  test("thousands of Korean, Arabic and Hebrew words, places and negations: it answers, and one changed place still differs", () => {
+    const words = (n: number, w: string): string => Array.from({ length: n }, (_, i) => `${w}${i % 7 === 0 ? "" : i}`).join(" ");
+    const long = `${words(4000, "서울에서")} ${words(4000, "بالقاهرة")} ${words(4000, "בירושלים")} ${"ولا ".repeat(2000)} ${"안 ".repeat(2000)}`;
+    const facts = guardEntities(long);
+    expect(facts.places).toEqual(["cairo", "jerusalem", "seoul"]);
+    expect(disagreement(facts, guardEntities(`${long} 부산`))).toBe("names");
+  });
+
   test("thousands of distinct Han characters on both sides: the names check answers", () => {
     const han = Array.from({ length: 4000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join("");
     const other = [...han].reverse().join("").slice(0, 3000) + "北京";
