@@ -216,13 +216,14 @@ for (const line of `${PLACES}\n${PEOPLE}`.split("\n")) {
 }
 
 /** Places as German (and English) write them, lowercased. In German text every noun is capitalised,
- * so a capitalised word in one question only is a name change only when it is one of these. */
+ * so a capitalised word in one question only is a name change only when it is one of these (not
+ * Island, Iceland and an English word, nor Essen, also "food"). */
 export const LATIN_PLACES: ReadonlySet<string> = new Set(
   `deutschland österreich schweiz frankreich italien spanien portugal england großbritannien irland schottland
-  niederlande holland belgien luxemburg dänemark schweden norwegen finnland island polen tschechien ungarn
+  niederlande holland belgien luxemburg dänemark schweden norwegen finnland polen tschechien ungarn
   rumänien bulgarien griechenland türkei russland ukraine kroatien serbien slowenien slowakei china japan korea
   indien amerika usa kanada mexiko brasilien argentinien australien ägypten marokko israel iran irak
-  berlin hamburg münchen köln frankfurt stuttgart düsseldorf dortmund essen leipzig bremen dresden hannover
+  berlin hamburg münchen köln frankfurt stuttgart düsseldorf dortmund leipzig bremen dresden hannover
   nürnberg duisburg bochum wuppertal bielefeld bonn münster karlsruhe mannheim augsburg wiesbaden kiel
   freiburg heidelberg potsdam rostock mainz lübeck erfurt magdeburg regensburg würzburg ulm aachen
   wien graz linz salzburg innsbruck zürich genf basel bern lausanne luzern

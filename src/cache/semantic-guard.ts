@@ -20,7 +20,8 @@ export interface GuardEntities extends Entities {
   text: string;
   /** Katakana words and content Han characters: names in scripts without capitals. */
   cjk: CjkNames;
-  /** Places named in Korean, Arabic or Hebrew, as ids from a gazetteer ("france"). */
+  /** Places and well-known people named in Korean, Arabic, Hebrew, Chinese or Japanese, as ids from
+   * a gazetteer ("france", "einstein"): those scripts have no capitals to mark a name. */
   places: string[];
 }
 
@@ -68,7 +69,7 @@ const CJK = "\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Hangul}";
 const LETTER = `(?:(?![${CJK}])[\\p{L}\\p{N}\\p{M}])+`;
 const TOKEN = new RegExp(`[${CJK}ー々]+|[%$€£¥₹₪]|${LETTER}(?:[.,'\\-/:_]${LETTER})*`, "gu");
 const HANGUL = /\p{sc=Hangul}/u;
-/** The same without Chinese or Japanese in the text, and faster (no look-ahead per character). */
+/** The same without Chinese, Japanese or Korean in the text, and faster (no look-ahead per character). */
 const TOKEN_PLAIN = /[%$€£¥₹₪]|[\p{L}\p{N}\p{M}]+(?:[.,'\-/:_][\p{L}\p{N}\p{M}]+)*/gu;
 
 const unique = (values: Iterable<string>): string[] => [...new Set(values)].sort();
