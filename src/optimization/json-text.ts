@@ -40,17 +40,20 @@ const spansMemo = new Map<string, Span[]>();
 const SPANS_MEMO_SIZE = 16;
 
 /** The JSON documents of a text, in order: each opens a line (after blanks) or ends one, or fills a
- * ```json fence; never inside other fences. Linear: failed attempts share a budget of 4x the text. */
-export function jsonSpans(text: string): Span[] {
+ * ```json fence; never inside other fences. `inline` also takes one starting at a line's first
+ * bracket ("returned: {...}" once minified). Linear: failed attempts share a budget of 4x the text
+ * and at most MAX_FAILED_PARSES parses. */
+export function jsonSpans(text: string, inline = false): Span[] {
+  if (inline) return findSpans(text, true);
   let spans = spansMemo.get(text);
   if (spans) return spans;
-  spans = findSpans(text);
+  spans = findSpans(text, false);
   if (spansMemo.size >= SPANS_MEMO_SIZE) spansMemo.clear();
   spansMemo.set(text, spans);
   return spans;
 }
 
-function findSpans(text: string): Span[] {
+function findSpans(text: string, inline: boolean): Span[] {
   const spans: Span[] = [];
   const budget = { left: 4 * text.length + 64, fails: 0 };
   let i = 0;
@@ -76,6 +79,11 @@ function findSpans(text: string): Span[] {
       while (last > first && isWs(text.charCodeAt(last))) last--;
       if (last > first && isOpen(text.charCodeAt(last))) span = spanAt(text, last, budget);
     }
+    if (!span && inline && first < lineEnd) {
+      // A document inside a line ("returned: {...}" once minified): the line's first opener.
+      const inner = firstOpener(text, first + 1, lineEnd);
+      if (inner >= 0) span = spanAt(text, inner, budget);
+    }
     if (span) {
       spans.push(span);
       const next = text.indexOf("\n", span.end);
@@ -86,6 +94,11 @@ function findSpans(text: string): Span[] {
     i = lineEnd + 1;
   }
   return spans;
+}
+
+function firstOpener(text: string, from: number, to: number): number {
+  for (let j = from; j < to; j++) if (isOpen(text.charCodeAt(j))) return j;
+  return -1;
 }
 
 function firstInk(text: string, from: number, to: number): number {

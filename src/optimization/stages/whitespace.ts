@@ -1,8 +1,9 @@
 // Stage whitespace (safe+; docs/optimization.md "whitespace"): runs of spaces and tabs inside a line
 // become one space, trailing ones go, runs of blank lines become one; never inside fenced code,
-// <pre>, inline code, or an indented line (4+ spaces or a tab), and never in a JSON text.
+// <pre>, inline code, an indented line (4+ spaces or a tab), or a line holding a JSON document.
 import type { ChatMessage, ChatRequest, ContentPart } from "../../canonical/chat.ts";
 import { nextFence } from "../gates.ts";
+import { jsonSpans } from "../json-text.ts";
 import type { Stage } from "../types.ts";
 
 const isBlank = (c: number): boolean => c === 32 || c === 9;
@@ -60,7 +61,19 @@ export function collapseWhitespace(text: string): string | null {
   let fence: string | null = null;
   let pre = false;
   let blank = false;
+  // JSON documents in the text: the whitespace in their strings is data; their lines stay whole.
+  const docs = text.includes("{") || text.includes("[") ? jsonSpans(text, true) : [];
+  let doc = 0;
+  let next = 0; // where the next line starts in the text
   for (const line of lines) {
+    const start = next;
+    next += line.length + 1;
+    while (doc < docs.length && docs[doc]!.end <= start) doc++;
+    if (doc < docs.length && docs[doc]!.start < next) {
+      out.push(line);
+      blank = false;
+      continue;
+    }
     if (fence !== null) {
       out.push(line);
       if (nextFence(line, 0, fence)) fence = null;
@@ -168,6 +181,8 @@ export const whitespace: Stage = {
       if (m === after.messages[i]) return true;
       const a = textOf(m);
       const b = textOf(after.messages[i]!);
-      return sameInk(a, b) && indents(a) === indents(b);
+      if (!sameInk(a, b) || indents(a) !== indents(b)) return false;
+      // Every JSON document of the input is still there as it was (spaces in its strings are data).
+      return jsonSpans(a, true).every((d) => b.includes(a.slice(d.start, d.end)));
     }),
 };
