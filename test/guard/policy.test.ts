@@ -118,7 +118,7 @@ describe("what is scanned in a chat request", () => {
     });
     const first = turn([{ role: "user", content: "hello" }]);
     const second = turn([{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }, { role: "user", content: "mail bob@example.org" }]);
-    for (const req of [first, second]) guardTexts({ pii: "redact" }, (map) => mapChatTexts(req, map));
+    for (const req of [first, second]) guardTexts({ pii: "redact", secrets: "allow" }, (map) => mapChatTexts(req, map));
     expect(first.tools?.[0]?.function.description).toBe("Mails [EMAIL_1]");
     expect(second.tools?.[0]?.function.description).toBe("Mails [EMAIL_1]");
     expect(second.messages[2]?.content).toBe("mail [EMAIL_2]");
