@@ -41,6 +41,8 @@ export function entitiesOf(text: string): string[] {
   const n = text.length;
   let start = -1;
   let signal = false;
+  // A quote that closes a string never opens the next one: in `"a":"x"`, `":"` is no fact.
+  let closedAt = -1;
   for (let i = 0; i <= n; i++) {
     const c = i < n ? text.charCodeAt(i) : 32;
     if (!breaks(c)) {
@@ -50,7 +52,7 @@ export function entitiesOf(text: string): string[] {
     }
     if (start >= 0 && signal) addToken(out, text, start, i);
     start = -1;
-    if (c === 34 || c === 0x201c) i = quoted(out, text, i, c === 34 ? 34 : 0x201d);
+    if ((c === 34 || c === 0x201c) && i !== closedAt) closedAt = quoted(out, text, i, c === 34 ? 34 : 0x201d);
   }
   return [...out];
 }
@@ -64,21 +66,21 @@ function addToken(out: Set<string>, text: string, from: number, to: number): voi
 const QUOTED_MAX = 200;
 
 /** A quoted string opening at `at`: added when it closes on the same line within QUOTED_MAX units
- * (backslash escapes skipped); returns where scanning resumes (the open quote when none closes, so
- * the text inside is still scanned for tokens). */
+ * (backslash escapes skipped). Returns the closing quote's index, or -1; scanning resumes after the
+ * open quote either way, so the text inside is still read for tokens. */
 function quoted(out: Set<string>, text: string, at: number, close: number): number {
   const limit = Math.min(text.length, at + 1 + QUOTED_MAX);
   for (let j = at + 1; j < limit; j++) {
     const c = text.charCodeAt(j);
     if (c === 92) j++;
-    else if (c === 10 || c === 13) return at;
+    else if (c === 10 || c === 13) return -1;
     else if (c === close) {
       const inner = collapse(text.slice(at + 1, j));
       if (inner) out.add(`"${inner}"`);
-      return at;
+      return j;
     }
   }
-  return at;
+  return -1;
 }
 
 /** Runs of whitespace as one space, trimmed: "a  b" and "a b" quote the same words. */

@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { countMessageTokens } from "../../src/analysis/tokens.ts";
 import type { ChatRequest } from "../../src/canonical/chat.ts";
 import { optimizeRequest, requestTokens, SMALL_MESSAGE_TOKENS, stageContext } from "../../src/optimization/engine.ts";
+import { entitiesOf } from "../../src/optimization/gates.ts";
 import { optimizationOptionsOf } from "../../src/optimization/options.ts";
 import { STAGES } from "../../src/optimization/stages/index.ts";
 import type { Stage } from "../../src/optimization/types.ts";
@@ -98,6 +99,11 @@ describe("the preserve gate", () => {
     // c4's e-mail is also in the tool result: one copy left is enough.
     expect(revertedBy((t) => t.replace("c4@shop.example", "c4"))).toMatchObject({ applied: true });
     expect(revertedBy((t) => t.replace("47.5", "47"))).toMatchObject({ reverted_reason: "preserve" });
+  });
+
+  test("a quote that closes a string opens none: JSON punctuation between strings is no fact", () => {
+    expect(entitiesOf(`{"a":"x","total":12.5,"b":"y"}`).sort()).toEqual(['"a"', '"b"', '"total"', '"x"', '"y"', "12.5"]);
+    expect(entitiesOf(`say "hello  world" and "bye"`).sort()).toEqual(['"bye"', '"hello world"']);
   });
 
   test("a fact that is still present once (a de-duplicated copy) passes", () => {
