@@ -15,7 +15,8 @@ function questionOf(deps: Deps, state: RequestState): string | null {
   if (!state.cache?.semantic.eligible) return null;
   // Test keys never cause a live provider call: with a provider embedder their questions are not indexed.
   if (state.auth.test && deps.semantic?.callsProvider) return null;
-  const user = need(state, "request").messages.find((m) => m.role === "user");
+  // The caller's question, as the lookup embedded it, not the token engine's rewrite.
+  const user = (state.callerRequest ?? need(state, "request")).messages.find((m) => m.role === "user");
   return typeof user?.content === "string" ? user.content : null;
 }
 

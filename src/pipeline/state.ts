@@ -31,7 +31,7 @@ import type { Analysis } from "../analysis/analyzer.ts";
 import type { SensitiveKind } from "../analysis/sensitive.ts";
 import type { GuardReport } from "../guard/content-guard.ts";
 import type { BillingState, BudgetRoom } from "../billing/holds.ts";
-import type { OptimizationTrace } from "../optimization/types.ts";
+import type { OptimizationOptions, OptimizationTrace } from "../optimization/types.ts";
 
 /** cache-lookup's classification, keys and result (trace.cache); `stored` is cache-store's. */
 export interface CacheState {
@@ -160,7 +160,12 @@ export interface RateLimitSlice {
 /** optimize: trace.optimization (docs/optimization.md); meter adds `saved`, the USD the removed
  * tokens would have cost at the selected model's input price. */
 export interface OptimizeSlice {
+  /** The request's `optimization` options, validated at parse (a bad one is a 400 before any
+   * other stage, a cache hit included). */
+  optimizationOptions?: OptimizationOptions;
   optimization?: OptimizationTrace & { saved?: number };
+  /** The caller's request when a stage changed it: what the cache stores as the question. */
+  callerRequest?: ChatRequest;
 }
 
 /** cache-lookup (and cache-store): the classification, keys and result; trace.cache. */

@@ -23,7 +23,7 @@ function windowOf(catalog: Catalog, model: string): number | null {
 
 export function optimize(deps: Deps, state: RequestState): void {
   const req = need(state, "request");
-  const options = optimizationOptionsOf(state.options.optimization, state.auth.rules.optimizationMode, req.messages.length);
+  const options = state.optimizationOptions ?? optimizationOptionsOf(state.options.optimization, state.auth.rules.optimizationMode, req.messages.length);
   if (options.mode === "off") {
     // Nothing copied or counted: the trace holds the analysis' bound.
     state.optimization = { mode: "off", original_tokens: state.inputTokens, final_tokens: state.inputTokens, stages: [] };
@@ -32,6 +32,7 @@ export function optimize(deps: Deps, state: RequestState): void {
   const { request, trace } = optimizeRequest(req, stageContext(req, options, windowOf(deps.catalog, req.model)), STAGES);
   state.optimization = trace;
   if (request !== req) {
+    state.callerRequest = req;
     state.request = request;
     state.inputTokens = boundMessageTokens(request.messages);
   }

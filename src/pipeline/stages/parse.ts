@@ -10,6 +10,7 @@ import type { Deps } from "../deps.ts";
 import type { RequestState } from "../state.ts";
 import { sessionIdOf } from "../../routing/sessions.ts";
 import { readTraceHeaders } from "../trace-headers.ts";
+import { optimizationOptionsOf } from "../../optimization/options.ts";
 
 const validateBody = compileValidator(ChatCompletionsBody);
 
@@ -88,6 +89,7 @@ export async function parse(_deps: Deps, state: RequestState): Promise<void> {
   checkLabels(metadata);
   state.request = req;
   state.options = { routing, max_cost, optimization, metadata, tags, cache, gw };
+  state.optimizationOptions = optimizationOptionsOf(optimization, state.auth.rules.optimizationMode, req.messages.length);
   state.requestedModel = req.model;
   state.stream = body.stream === true;
   state.tags = tags ?? [];
