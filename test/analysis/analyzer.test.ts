@@ -226,15 +226,13 @@ describe("bounded window", () => {
     expect(WINDOW_HEAD + WINDOW_TAIL).toBeLessThan(filler.length);
   });
 
-  test("analysis of a 1,000-token request stays in microseconds", () => {
-    const text = `${"Our checkout service times out under load when the payment provider is slow. ".repeat(52)}\nSummarize the incident in three bullets.`;
-    const req: ChatRequest = { model: "gw-auto", messages: [{ role: "user", content: text }] };
-    for (let i = 0; i < 200; i++) analyzeRequest(req, { inputTokensBound: 1100 });
-    const runs = 2000;
-    const start = performance.now();
-    for (let i = 0; i < runs; i++) analyzeRequest(req, { inputTokensBound: 1100 });
-    const micros = ((performance.now() - start) * 1000) / runs;
-    // A generous ceiling (shared CI machines); the typical figure is ~30 µs.
-    expect(micros).toBeLessThan(500);
+  test("the work is bounded by the window: 1,000 or 100,000 tokens between head and tail read the same", () => {
+    // No clock here (a shared machine makes timings flaky); bench/micro/analyze-route-p50.ts times it.
+    const head = "Our checkout service times out under load when the payment provider is slow. ".repeat(25);
+    const tail = "\nSummarize the incident in three bullets.";
+    const middle = (n: number) => "The retry queue grew and the pool stayed saturated. ".repeat(n);
+    const small = analyzeRequest({ model: "gw-auto", messages: [{ role: "user", content: `${head}${middle(20)}${tail}` }] }, { inputTokensBound: 1100 });
+    const large = analyzeRequest({ model: "gw-auto", messages: [{ role: "user", content: `${head}${middle(10_000)}${tail}` }] }, { inputTokensBound: 1100 });
+    expect(large).toEqual(small);
   });
 });
