@@ -65,18 +65,21 @@ function addToken(out: Set<string>, text: string, from: number, to: number): voi
 
 const QUOTED_MAX = 200;
 
-/** A quoted string opening at `at`: added when it closes on the same line within QUOTED_MAX units
- * (backslash escapes skipped). Returns the closing quote's index, or -1; scanning resumes after the
- * open quote either way, so the text inside is still read for tokens. */
+/** A quoted string opening at `at`: a fact when it closes on the same line within QUOTED_MAX units
+ * (backslash escapes skipped). Returns the closing quote's index, however far (so a long string
+ * does not put the pairing after it out of step), or -1; scanning resumes after the open quote
+ * either way, so the text inside is still read for tokens. Each quote's scan ends at the next
+ * quote or line end, so the whole text is read at most twice. */
 function quoted(out: Set<string>, text: string, at: number, close: number): number {
-  const limit = Math.min(text.length, at + 1 + QUOTED_MAX);
-  for (let j = at + 1; j < limit; j++) {
+  for (let j = at + 1; j < text.length; j++) {
     const c = text.charCodeAt(j);
     if (c === 92) j++;
     else if (c === 10 || c === 13) return -1;
     else if (c === close) {
-      const inner = collapse(text.slice(at + 1, j));
-      if (inner) out.add(`"${inner}"`);
+      if (j - at - 1 <= QUOTED_MAX) {
+        const inner = collapse(text.slice(at + 1, j));
+        if (inner) out.add(`"${inner}"`);
+      }
       return j;
     }
   }

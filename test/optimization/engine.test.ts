@@ -104,6 +104,8 @@ describe("the preserve gate", () => {
   test("a quote that closes a string opens none: JSON punctuation between strings is no fact", () => {
     expect(entitiesOf(`{"a":"x","total":12.5,"b":"y"}`).sort()).toEqual(['"a"', '"b"', '"total"', '"x"', '"y"', "12.5"]);
     expect(entitiesOf(`say "hello  world" and "bye"`).sort()).toEqual(['"bye"', '"hello world"']);
+    // A string past the quote limit is no fact, but the pairing after it stays in step.
+    expect(entitiesOf(`{"body":"${"x".repeat(300)}","source":"kb-shipping"}`).sort()).toEqual(['"body"', '"kb-shipping"', '"source"']);
   });
 
   test("a fact that is still present once (a de-duplicated copy) passes", () => {
