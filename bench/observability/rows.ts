@@ -3,18 +3,8 @@
 // (seeded PRNG), so a seeded database and its figures can be reproduced.
 import { requestIdAt } from "../../src/lib/ids.ts";
 import type { RequestRecord } from "../../src/store/repos/requests.ts";
-
-/** mulberry32: small, fast, good enough for synthetic data. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from "../lib/prng.ts";
+export { prng };
 
 export const MODELS = [
   { id: "openai/gpt-4o-mini", weight: 35, perToken: 0.6e-6, latency: 700 },

@@ -1,6 +1,9 @@
 // The QQP dev split carved in two by question groups (issue 22 item 6): connected components of the
 // graph whose edges are the labelled pairs, so no question is on both sides; a seeded shuffle of
 // the groups fills the holdout to about 27% of the pairs. Code only: the data stays in ../shared.
+export { prng as seeded } from "../lib/prng.ts";
+import { prng as seeded } from "../lib/prng.ts";
+
 export interface QqpPair {
   text_a: string;
   text_b: string;
@@ -10,17 +13,6 @@ export interface QqpPair {
 export const HOLDOUT_SEED = 22;
 export const HOLDOUT_SHARE = 0.27;
 
-/** A small seeded generator (mulberry32): the same seed gives the same split on every machine. */
-export function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /** Question groups: one number per pair, equal for pairs that share a question (directly or through others). */
 export function groupsOf(pairs: QqpPair[]): number[] {

@@ -1,6 +1,7 @@
 // Tools for the cache_align tests, and a client whose serialiser reorders object keys (as Go maps
 // and Swift dictionaries do): the same definitions, keys in a different order per seed.
 import type { ChatMessage, FunctionTool } from "../../src/canonical/chat.ts";
+import { prng as random } from "../../bench/lib/prng.ts";
 
 export const TOOLS: FunctionTool[] = [
   {
@@ -62,17 +63,6 @@ export const TOOLS: FunctionTool[] = [
   },
 ];
 
-/** A deterministic generator (mulberry32) for the key orders. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `value` with every object's keys in a seeded random order (arrays keep theirs); with
  * `keepProperties`, the names inside `properties` keep their order (their schemas are shuffled). */

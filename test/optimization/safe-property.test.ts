@@ -6,18 +6,8 @@ import type { ChatRequest } from "../../src/canonical/chat.ts";
 import { optimizeRequest, stageContext } from "../../src/optimization/engine.ts";
 import { optimizationOptionsOf } from "../../src/optimization/options.ts";
 import { STAGES } from "../../src/optimization/stages/index.ts";
+import { prng as rng } from "../../bench/lib/prng.ts";
 
-/** mulberry32: the same texts on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ["order", "ORD-4411", "shipped", "12.50", "on", "2026-11-14", "to", "ann@example.com", "see", "https://x.example/a?b=1", "\"quoted  words\"", "the", "total"];
 

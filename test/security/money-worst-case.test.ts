@@ -7,6 +7,7 @@ import { outputAskOf, worstCostOf, worstOutputTokens } from "../../src/routing/c
 import { boundMessageTokens } from "../../src/analysis/tokens.ts";
 import { addCredits, answerWith, billedProject, catalogModel, chat, ledgerOf, MODEL, startBillingGw, user, type ScriptedUpstream, type TestGw } from "../flows/billing/billing-helpers.ts";
 import { requestDetail } from "../helpers/flow-helpers.ts";
+import { prng as rng } from "../../bench/lib/prng.ts";
 
 let gw: TestGw;
 let upstream: ScriptedUpstream;
@@ -14,17 +15,6 @@ let stop: () => Promise<void>;
 beforeAll(async () => ({ gw, upstream, stop } = await startBillingGw()));
 afterAll(() => stop());
 
-/** mulberry32: the same run every time, and a failing case can be replayed from its index. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 /** Log-uniform between 1 and 1e15: small and absurd usages alike. */
 const logUniform = (r: () => number, maxExp = 15): number => Math.floor(10 ** (r() * maxExp));
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;

@@ -8,17 +8,8 @@ import { dedupeDocuments } from "../../../src/optimization/stages/dedupe-documen
 import { historyWindow } from "../../../src/optimization/stages/history-window.ts";
 import { MIN_KEPT, toolPrune } from "../../../src/optimization/stages/tool-prune.ts";
 import type { StageContext, Untouchable } from "../../../src/optimization/types.ts";
+import { prng as mulberry32 } from "../../../bench/lib/prng.ts";
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ["order", "refund", "weather", "invoice", "flight", "hotel", "log", "error", "latency", "customer", "ship", "track",
   "calendar", "email", "query", "table", "report", "status", "price", "user", "account", "payment", "search", "file"];
