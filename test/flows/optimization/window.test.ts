@@ -1,31 +1,19 @@
 // The token engine sits before routing (docs/optimization.md "Savings"): a request too large for the
 // model's context window as sent fits once json_minify has run, and routing's window check passes.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { countMessageTokens } from "../../../src/analysis/tokens.ts";
 import type { ChatMessage } from "../../../src/canonical/chat.ts";
 import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import { startWindowGw } from "../../helpers/window-gw.ts";
 import { post, type TestGw } from "../../helpers/test-gw.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "gw-opt-window-"));
 let upstream: ScriptedUpstream;
 let gw: TestGw;
 let live: string;
 let stop: () => Promise<void>;
 
-beforeAll(async () => {
-  const config = join(dir, "gw.json");
-  writeFileSync(config, JSON.stringify({ models: [{ id: "openai/gpt-4o-mini", context_window: WINDOW, max_output_tokens: 500 }] }));
-  ({ gw, upstreams: { openai: upstream }, stop } = await startGw({ upstreams: { openai: openaiUpstream() }, env: { GW_CONFIG: config } }));
-  live = gw.key({ mode: "live", scopes: ["chat", "requests"] });
-});
-afterAll(async () => {
-  await stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeAll(async () => ({ gw, upstream, live, stop } = await startWindowGw(WINDOW)));
+afterAll(() => stop());
 
 const rows = Array.from({ length: 60 }, (_, i) => ({ sku: `SKU-${3000 + i}`, qty: i % 7, bin: `B${i % 9}` }));
 const messages: ChatMessage[] = [{ role: "user", content: `Stock export:\n${JSON.stringify({ rows }, null, 8)}\nWhich bins hold SKU-3042?` }];

@@ -2,13 +2,10 @@
 // an agent conversation too long for the model's window reaches the scripted upstream windowed, its
 // tools pruned and its repeated tool output referenced, with every tool call beside its results.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { ChatMessage, ChatRequest, FunctionTool } from "../../../src/canonical/chat.ts";
 import { requestTokens } from "../../../src/optimization/engine.ts";
 import type { ScriptedUpstream } from "../../helpers/scripted-upstream.ts";
-import { openaiUpstream, startGw } from "../../helpers/start-gw.ts";
+import { startWindowGw } from "../../helpers/window-gw.ts";
 import { post, type TestGw } from "../../helpers/test-gw.ts";
 
 const tools: FunctionTool[] = ["search_logs", "get_deploys", "get_weather", "book_hotel", "translate_text", "send_email", "create_ticket", "run_sql", "list_invoices", "track_shipment"]
@@ -32,22 +29,13 @@ function conversation(): ChatRequest {
 }
 
 const WINDOW = Math.floor(requestTokens(conversation()) / 2);
-const dir = mkdtempSync(join(tmpdir(), "gw-opt-stages-"));
 let upstream: ScriptedUpstream;
 let gw: TestGw;
 let live: string;
 let stop: () => Promise<void>;
 
-beforeAll(async () => {
-  const config = join(dir, "gw.json");
-  writeFileSync(config, JSON.stringify({ models: [{ id: "openai/gpt-4o-mini", context_window: WINDOW, max_output_tokens: 500 }] }));
-  ({ gw, upstreams: { openai: upstream }, stop } = await startGw({ upstreams: { openai: openaiUpstream() }, env: { GW_CONFIG: config } }));
-  live = gw.key({ mode: "live", scopes: ["chat", "requests"] });
-});
-afterAll(async () => {
-  await stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeAll(async () => ({ gw, upstream, live, stop } = await startWindowGw(WINDOW)));
+afterAll(() => stop());
 
 describe("the stages through gw (docs/optimization.md)", () => {
   test("too long as sent; balanced sends it windowed, pruned and de-duplicated, with no orphaned call", async () => {
