@@ -76,7 +76,7 @@ export function PolicyForm({ project, onSaved }: { project: ProjectView; onSaved
         <textarea name="policy" rows={10} spellcheck={false} defaultValue={JSON.stringify(project.policy, null, 2)} />
       </label>
       <p class="muted hint">Keys: cache, semantic_cache, semantic_mode, semantic_threshold, cache_ttl, retention, pii, secrets,
-        allowed_providers, blocked_providers, regions, ip_allowlist, rate_limits, budgets, budget_action, trace_sample_rate.</p>
+        allowed_providers, blocked_providers, regions, ip_allowlist, rate_limits, budgets, budget_action, trace_sample_rate, optimization_mode.</p>
       <div class="row">
         <button type="submit" class="btn btn-primary" disabled={busy}>Save settings</button>
         {saved && <span role="status" class="status inline-status">Settings saved.</span>}
