@@ -91,6 +91,36 @@ describe("whitespace", () => {
     expect(collapseWhitespace(text)).toBe(text.replace("Intro   text.", "Intro text.").replace("here   now.", "here now."));
   });
 
+  test("a hard-wrapped item's lines, indented to its text column, collapse like the item; code under an item does not", () => {
+    const clause = [
+      "7.1   Customer  shall  pay  the  fees  set  out  in  Order  Form  OF-2026-118  within  thirty  (30)  days  of  the",
+      "      invoice  date.   Late  payments  accrue  interest  at  1.5%  per  month  or  the  maximum  rate  permitted",
+      "      by  law.",
+      "      not  under  the  item:  the  line  above  was  short",
+    ].join("\n");
+    expect(collapseWhitespace(clause)).toBe([
+      "7.1 Customer shall pay the fees set out in Order Form OF-2026-118 within thirty (30) days of the",
+      "      invoice date. Late payments accrue interest at 1.5% per month or the maximum rate permitted",
+      "      by law.",
+      "      not  under  the  item:  the  line  above  was  short",
+    ].join("\n"));
+    expect(collapseWhitespace("(a)  The  supplier  delivers  the  goods  to  the  address  in  the  order  form\n     within  ten  days.")).toBe(
+      "(a) The supplier delivers the goods to the address in the order form\n     within ten days.");
+    // Kept: a line ending with ":" introduces code, a fence under an item, another indentation, a short item.
+    const kept = [
+      "1.  Run this on the build host before you go on to the next step of the guide:", "    npm  install  --save",
+      "2.  Update the SDK to the latest version, then restart every worker in the pool", "    ```bash", "    npm  i", "    ```",
+      "3.  Check the logs of the first worker after the restart, then the second one", "        x  =  1",
+      "4.  Short item", "    y  =  2",
+    ];
+    const out = collapseWhitespace(kept.join("\n"))!.split("\n");
+    expect(out.filter((line, i) => line !== kept[i])).toEqual([
+      "1. Run this on the build host before you go on to the next step of the guide:",
+      "2. Update the SDK to the latest version, then restart every worker in the pool",
+      "3. Check the logs of the first worker after the restart, then the second one", "4. Short item",
+    ]);
+  });
+
   test("JSON texts and small or do_not_compress messages are skipped", () => {
     expect(collapseWhitespace('{"a": "x   y"}')).toBeNull();
     const small = one("user", "a    b");

@@ -41,6 +41,44 @@ function collapseLine(line: string): string {
   return cr ? `${out}\r` : out;
 }
 
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/** The column where the text of a numbered or bulleted item starts ("7.1   Customer", "(a)  The",
+ * "-   item"), or -1. A hard-wrapped item (a PDF's clause, a mail's list) goes on in lines indented
+ * to that column: in Markdown too these continue the item's paragraph, they are not code. */
+function hangingIndent(line: string): number {
+  let i = 0;
+  while (i < line.length && line.charCodeAt(i) === 32) i++;
+  if (i > 3) return -1;
+  const c = line.charCodeAt(i);
+  if (c === 45 || c === 42 || c === 43 || c === 0x2022) i++;
+  else {
+    if (c === 40) i++;
+    const from = i;
+    while (i < line.length && i - from < 9 && (isDigit(line.charCodeAt(i)) || line.charCodeAt(i) === 46)) i++;
+    const letter = (line.charCodeAt(i) | 32) >= 97 && (line.charCodeAt(i) | 32) <= 122;
+    if (i === from && letter && (line[i + 1] === ")" || line[i + 1] === ".")) i += 2;
+    else if (i === from || !isDigit(line.charCodeAt(from))) return -1;
+    else if (line.charCodeAt(i) === 41) i++;
+  }
+  if (line.charCodeAt(i) !== 32) return -1;
+  while (i < line.length && line.charCodeAt(i) === 32) i++;
+  return i < line.length ? i : -1;
+}
+
+/** Hard wrapping leaves full lines: a short one, or one ending with ":", introduces what follows
+ * (a command, code) and gets no continuation. */
+const WRAPPED_LINE = 60;
+const wrapped = (line: string): boolean => line.length >= WRAPPED_LINE && !line.trimEnd().endsWith(":");
+
+/** Whether `line` continues the hard-wrapped item above it: indented with spaces exactly to the
+ * item's text column, and no fence. */
+function continues(line: string, hang: number): boolean {
+  if (hang < 4 || line.length <= hang || line.charCodeAt(hang) === 32) return false;
+  for (let i = 0; i < hang; i++) if (line.charCodeAt(i) !== 32) return false;
+  return !line.startsWith("```", hang) && !line.startsWith("~~~", hang);
+}
+
 /** Where `<pre>` (or `<pre ...>`) opens in the line, any case, or -1. */
 function preOpen(line: string): number {
   if (!line.includes("<")) return -1;
@@ -65,9 +103,13 @@ export function collapseWhitespace(text: string): string | null {
   const docs = text.includes("{") || text.includes("[") ? jsonSpans(text, true) : [];
   let doc = 0;
   let next = 0; // where the next line starts in the text
+  // The text column of the hard-wrapped item the previous line belongs to (see hangingIndent), or -1.
+  let hang = -1;
   for (const line of lines) {
     const start = next;
     next += line.length + 1;
+    const item = hang;
+    hang = -1;
     while (doc < docs.length && docs[doc]!.end <= start) doc++;
     if (doc < docs.length && docs[doc]!.start < next) {
       out.push(line);
@@ -98,6 +140,12 @@ export function collapseWhitespace(text: string): string | null {
       blank = false;
       continue;
     }
+    if (continues(line, item)) {
+      out.push(collapseLine(line));
+      if (wrapped(line)) hang = item;
+      blank = false;
+      continue;
+    }
     if (line.startsWith("\t") || line.startsWith("    ")) {
       if (line.trim() === "") {
         if (!blank) out.push("");
@@ -115,6 +163,7 @@ export function collapseWhitespace(text: string): string | null {
       continue;
     }
     out.push(collapsed);
+    if (wrapped(line)) hang = hangingIndent(line);
     blank = false;
   }
   const result = out.join("\n");
