@@ -45,13 +45,29 @@ function countPretokens(text: string): number {
   if (asciiSplit && isAscii(text)) {
     for (let i = 0; i < text.length; ) {
       const end = asciiPretokenEnd(text, i);
-      total += countPretoken(t, text.slice(i, end));
+      total += end - i <= SHORT_CHARS ? countShort(t, text, i, end) : countPretoken(t, text.slice(i, end));
       i = end;
     }
     return total;
   }
   for (const [piece] of text.matchAll(pretokens)) total += countPretoken(t, piece);
   return total;
+}
+
+/** Pretokens of up to SHORT_CHARS ASCII characters (four in five of a JSON tool result) are
+ * memoised under a number packing their codes and length: no slice, no string hash. */
+const SHORT_CHARS = 4;
+const shortMemo = new Map<number, number>();
+
+function countShort(t: Tokenizer, text: string, from: number, to: number): number {
+  let key = to - from;
+  for (let i = from; i < to; i++) key = key * 128 + text.charCodeAt(i);
+  const known = shortMemo.get(key);
+  if (known !== undefined) return known;
+  const n = t.countTokens(text.slice(from, to), AS_TEXT);
+  if (shortMemo.size >= PRETOKEN_MEMO_SIZE) shortMemo.clear();
+  shortMemo.set(key, n);
+  return n;
 }
 
 function countPretoken(t: Tokenizer, piece: string): number {
