@@ -3,7 +3,7 @@
 // otherwise reverted with its reason. The trace's final count is the original minus what was kept.
 import { countTextTokens, messageText } from "../analysis/tokens.ts";
 import type { ChatMessage, ChatRequest } from "../canonical/chat.ts";
-import { baselineOf, preserveHolds, type Baseline } from "./gates.ts";
+import { baselineOf, commitGate, preserveHolds, type Baseline, type GateDelta } from "./preserve-gate.ts";
 import { applyFields } from "./stages/json-minify.ts";
 import {
   MODE_RANK, type OptimizationOptions, type OptimizationTrace, type RevertReason, type Stage, type StageContext,
@@ -90,6 +90,9 @@ export interface Optimized {
 
 const round3 = (ms: number): number => Math.round(ms * 1000) / 1000;
 
+/** The gate's baseline for a stage: a judgesSmall stage is not held to leave small messages as they were. */
+const gateFor = (stage: Stage, b: Baseline): Baseline => (stage.judgesSmall ? { ...b, small: [] } : b);
+
 /** Runs the stages the mode includes, in order, each on the previous one's kept result. */
 export function optimizeRequest(req: ChatRequest, ctx: StageContext, stages: readonly Stage[]): Optimized {
   const mode = ctx.options.mode;
@@ -112,12 +115,15 @@ export function optimizeRequest(req: ChatRequest, ctx: StageContext, stages: rea
     let after: ChatRequest | null = null;
     let reason: RevertReason | undefined;
     let afterTokens = tokens;
+    let delta: GateDelta | null = null;
     try {
-      after = stage.run(current, ctx);
+      // A stage that judges small messages itself (Stage.judgesSmall) is kept only from do_not_compress ones.
+      const sctx = stage.judgesSmall ? { ...ctx, untouchable: keptIndexes(current, ctx.options) } : ctx;
+      after = stage.run(current, sctx);
       if (after) {
         afterTokens = requestTokens(after);
         if (noGain(stage.name, tokens, afterTokens)) reason = "no_gain";
-        else if (!preserveHolds((baseline ??= baselineNow()), after, DROPS_TURNS.has(stage.name)) || (stage.verify && !stage.verify(current, after, ctx))) reason = "preserve";
+        else if (!(delta = preserveHolds(gateFor(stage, (baseline ??= baselineNow())), current, after, DROPS_TURNS.has(stage.name))) || (stage.verify && !stage.verify(current, after, sctx))) reason = "preserve";
       }
     } catch {
       reason = "error";
@@ -128,7 +134,10 @@ export function optimizeRequest(req: ChatRequest, ctx: StageContext, stages: rea
     };
     if (reason) record.reverted_reason = reason;
     trace.stages.push(record);
-    if (applied && after) (current = after), (tokens = afterTokens);
+    if (applied && after) {
+      if (baseline && delta) commitGate(baseline, delta);
+      (current = after), (tokens = afterTokens);
+    }
   }
   trace.final_tokens = tokens;
   return { request: current, trace };

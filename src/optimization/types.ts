@@ -74,4 +74,8 @@ export interface Stage {
    * e.g. minified JSON deep-equal after parsing, columns decoding to the original rows. False
    * reverts the stage with reverted_reason "preserve". */
   verify?: (before: ChatRequest, after: ChatRequest, ctx: StageContext) => boolean;
+  /** The stage proves each change of its own (a repeat's reference to an unchanged first copy), so
+   * it may change messages under the small-message size: its ctx.untouchable holds only the
+   * do_not_compress ones, and the gate does not hold the small ones unchanged for it. */
+  judgesSmall?: true;
 }

@@ -105,4 +105,6 @@ function verify(before: ChatRequest, after: ChatRequest, ctx: StageContext): boo
   });
 }
 
-export const dedupeDocuments: Stage = { name: "dedupe_documents", from: "safe", run, verify };
+/** judgesSmall: a repeat is replaced only by a reference to a first copy that stays, proven by
+ * verify, so a chunk under the small-message size is de-duplicated too (RAG chunks often are). */
+export const dedupeDocuments: Stage = { name: "dedupe_documents", from: "safe", run, verify, judgesSmall: true };

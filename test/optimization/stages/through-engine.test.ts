@@ -5,6 +5,7 @@ import type { ChatMessage, ChatRequest, FunctionTool } from "../../../src/canoni
 import { optimizeRequest, requestTokens, stageContext } from "../../../src/optimization/engine.ts";
 import { optimizationOptionsOf } from "../../../src/optimization/options.ts";
 import { STAGES } from "../../../src/optimization/stages/index.ts";
+import type { Stage } from "../../../src/optimization/types.ts";
 
 const statuses = ["shipped", "delivered", "pending", "cancelled"];
 const orders = Array.from({ length: 40 }, (_, i) => ({
@@ -58,5 +59,55 @@ describe("the four stages through the engine (docs/optimization.md)", () => {
     const refs = request.messages.filter((m) => typeof m.content === "string" && m.content.startsWith("[Same text as message 2 above"));
     expect(refs).toHaveLength(6);
     expect(request.messages.length).toBe(req.messages.length);
+  });
+});
+
+describe("dedupe_documents judges small messages itself (Stage.judgesSmall)", () => {
+  // RAG chunks of ~60-90 tokens each, under the small-message size that keeps the other stages out.
+  const body = "Returns (policy RP-7, rev. 2026-03-01): unused items may be returned within 30 days of delivery. Refunds reach the original payment method within 5 business days; below EUR 500 the return fee of EUR 6.95 is deducted.";
+  const refunds = `[source: kb/refunds.md]\n\n${body}`;
+  const shipping = "[source: kb/shipping.md]\nStandard shipping within the EU takes 2-4 business days with PostNL or DHL. Express (next business day) costs EUR 12.90 for orders placed before 14:00 CET.";
+  const overlap = `[source: kb/refunds.md#2]\n\n${body}\n\nExchanges are handled as a return plus a new order.`;
+  const pack = (extra: Record<string, unknown> = {}): { req: ChatRequest; out: ReturnType<typeof optimizeRequest> } => {
+    const req: ChatRequest = { model: "gpt-4o", messages: [
+      { role: "system", content: "Answer from the documents only." },
+      { role: "user", content: refunds }, { role: "user", content: shipping }, { role: "user", content: refunds }, { role: "user", content: overlap },
+      { role: "user", content: "Do I pay for returning a EUR 120 order?" },
+    ] };
+    const options = optimizationOptionsOf({ mode: "safe", documents: [1, 2, 3, 4], ...extra }, undefined, req.messages.length);
+    return { req, out: optimizeRequest(req, stageContext(req, options, null), STAGES) };
+  };
+
+  test("a repeated small chunk and a repeated passage of one become references; the gates pass", () => {
+    const { req, out } = pack();
+    for (const m of req.messages) expect(requestTokens({ model: "m", messages: [m] })).toBeLessThan(250);
+    const stage = out.trace.stages.find((s) => s.name === "dedupe_documents")!;
+    expect({ applied: stage.applied, reason: stage.reverted_reason }).toEqual({ applied: true, reason: undefined });
+    expect(out.request.messages[1]).toBe(req.messages[1]!);
+    expect(out.request.messages[3]!.content).toBe('[Same text as message 2 above, which begins "[source: kb/refunds.md] Returns (policy RP-7,..."; not repeated]');
+    expect(out.request.messages[4]!.content).toBe('[source: kb/refunds.md#2]\n\n[Same passage as in message 2 above, which begins "Returns (policy RP-7, rev. 2026-03-01): unused..."; not repeated]\n\nExchanges are handled as a return plus a new order.');
+    expect(out.trace.final_tokens).toBe(requestTokens(out.request));
+    expect(out.trace.final_tokens).toBeLessThan(out.trace.original_tokens * 0.85);
+    // No other stage touched a small message.
+    for (const i of [0, 1, 2, 5]) expect(out.request.messages[i]).toBe(req.messages[i]!);
+  });
+
+  test("do_not_compress still holds: a named repeat stays as sent", () => {
+    const { req, out } = pack({ do_not_compress: [3, 4] });
+    expect(out.request.messages).toEqual(req.messages);
+    expect(out.trace.stages.find((s) => s.name === "dedupe_documents")!.applied).toBe(false);
+  });
+
+  test("a judgesSmall stage that changes a do_not_compress message is reverted, and a stage without it may not change a small one", () => {
+    const req: ChatRequest = { model: "gpt-4o", messages: [{ role: "user", content: refunds }, { role: "user", content: "Short question about the refunds policy?" }] };
+    const shorten = (judgesSmall: boolean): Stage => ({
+      name: "dedupe_documents", from: "safe", ...(judgesSmall ? { judgesSmall: true as const } : {}),
+      run: (r) => ({ ...r, messages: [r.messages[0]!, { role: "user", content: "Short question?" }] }),
+    });
+    const run = (stage: Stage, extra: Record<string, unknown> = {}) =>
+      optimizeRequest(req, stageContext(req, optimizationOptionsOf({ mode: "safe", ...extra }, undefined, 2), null), [stage]).trace.stages[0]!;
+    expect(run(shorten(false)).reverted_reason).toBe("preserve");
+    expect(run(shorten(true)).applied).toBe(true);
+    expect(run(shorten(true), { do_not_compress: ["last_user"] }).reverted_reason).toBe("preserve");
   });
 });
