@@ -14,12 +14,29 @@ function candidate(m: ChatMessage, i: number, docs: ReadonlySet<number>): boolea
   return m.role === "tool" || docs.has(i);
 }
 
+/** A message's text as a whole repeat is judged: string content, or the texts of content that is
+ * nothing but plain text parts (`{type: "text", text}`, no other key such as a cache mark); else null. */
+function wholeText(m: ChatMessage): string | null {
+  const content = m.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content) || content.length === 0) return null;
+  let text = "";
+  for (const p of content) {
+    if (p.type !== "text" || typeof p.text !== "string" || Object.keys(p).length !== 2) return null;
+    text += text ? `\n${p.text}` : p.text;
+  }
+  return text;
+}
+
+/** Two messages repeat each other when their content is the same string, or the same text parts. */
+const repeatKey = (m: ChatMessage): string => (typeof m.content === "string" ? m.content : `\u0000parts${JSON.stringify(m.content)}`);
+
 /** What replaces a repeat of message `first`: names the tool call whose output it repeats, or the
  * message's 1-based position and opening words (positions shift once an adapter moves system
  * messages out, so the words are what a model can rely on). */
 export function referenceText(messages: readonly ChatMessage[], first: number): string {
   const m = messages[first]!;
-  const text = typeof m.content === "string" ? m.content : "";
+  const text = wholeText(m) ?? "";
   if (m.role === "tool" && m.tool_call_id) return toolRef(m.tool_call_id);
   return textRef(first, snippet(text));
 }
@@ -30,14 +47,16 @@ function planWhole(req: ChatRequest, ctx: StageContext): Map<number, number> {
   const firstOf = new Map<string, number>();
   const plan = new Map<number, number>();
   req.messages.forEach((m, i) => {
-    if (!candidate(m, i, docs) || typeof m.content !== "string" || m.content.length < MIN_CHARS) return;
-    const first = firstOf.get(m.content);
+    const text = candidate(m, i, docs) ? wholeText(m) : null;
+    if (text === null || text.length < MIN_CHARS) return;
+    const key = repeatKey(m);
+    const first = firstOf.get(key);
     if (first === undefined) {
-      firstOf.set(m.content, i);
+      firstOf.set(key, i);
       return;
     }
     if (ctx.untouchable.has(i)) return;
-    if (referenceText(req.messages, first).length < m.content.length) plan.set(i, first);
+    if (referenceText(req.messages, first).length < text.length) plan.set(i, first);
   });
   return plan;
 }
@@ -100,7 +119,7 @@ function verify(before: ChatRequest, after: ChatRequest, ctx: StageContext): boo
     if (plan) return typeof m.content === "string" && out.role === m.role && out.tool_call_id === m.tool_call_id && passagesHold(after, i, m.content, plan);
     if (first === undefined) return out === m || JSON.stringify(out) === JSON.stringify(m);
     const copy = after.messages[first]!;
-    return first < i && !whole.has(first) && copy.content === m.content
+    return first < i && !whole.has(first) && wholeText(copy) !== null && repeatKey(copy) === repeatKey(m)
       && out.content === referenceText(before.messages, first) && out.role === m.role && out.tool_call_id === m.tool_call_id;
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { ChatRequest } from "../../../src/canonical/chat.ts";
+import type { ChatMessage, ChatRequest } from "../../../src/canonical/chat.ts";
 import { dedupeDocuments, planDedupe } from "../../../src/optimization/stages/dedupe-documents.ts";
 import { makeCtx, snapshot } from "./ctx.ts";
 
@@ -95,6 +95,27 @@ describe("dedupe_documents (docs/optimization.md)", () => {
     expect(String(out.messages[2]!.content)).toContain("within 14 days");
     const forged = { ...out, messages: out.messages.map((m, i) => (i === 1 ? { ...m, content: String(m.content).replace("3-5", "3-6") } : m)) };
     expect(dedupeDocuments.verify!(req, forged, ctx)).toBe(false);
+  });
+
+  test("a document sent as text parts repeats when its parts do; parts with other keys or an image never do", () => {
+    const parts = (source: string, text: string, extra: Record<string, unknown> = {}): ChatMessage =>
+      ({ role: "user", content: [{ type: "text", text: `[source: ${source}]` }, { type: "text", text, ...extra }] });
+    const req: ChatRequest = { model: "m", messages: [
+      { role: "developer", content: "Answer from the documents only." },
+      parts("kb/refunds.md", policy), parts("kb/shipping.md", shipping), parts("kb/refunds.md", policy), parts("kb/refunds.md", policy, { cache_control: { type: "ephemeral" } }),
+      parts("kb/shipping.md", shipping.replace("3-5", "3-6")), { role: "user", content: "Can I return a gift card?" },
+    ] };
+    const before = snapshot(req);
+    const ctx = makeCtx({ documents: [1, 2, 3, 4, 5] });
+    const out = dedupeDocuments.run(req, ctx)!;
+    expect(req).toEqual(before);
+    expect(out.messages[3]!.content).toBe(`[Same text as message 2 above, which begins "[source: kb/refunds.md] Refund policy (rev...."; not repeated]`);
+    expect(out.messages.filter((m, i) => m !== req.messages[i]).length).toBe(1);
+    expect(dedupeDocuments.verify!(req, out, ctx)).toBe(true);
+    const edited = { ...out, messages: out.messages.map((m, i) => (i === 1 ? parts("kb/refunds.md", policy.replace("30 days", "31 days")) : m)) };
+    expect(dedupeDocuments.verify!(req, edited, ctx)).toBe(false);
+    const image: ChatMessage = { role: "user", content: [{ type: "image_url", image_url: { url: "https://x.example/a.png" } }, { type: "text", text: policy }] };
+    expect(dedupeDocuments.run({ model: "m", messages: [image, image] }, makeCtx({ documents: [0, 1] }))).toBeNull();
   });
 
   test("fenced code is never cut into passages, and the first copy of a whole repeat stays whole", () => {
