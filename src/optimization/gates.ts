@@ -1,9 +1,8 @@
-// The preserve gate (docs/optimization.md "Gates"): what the original says must still be in a stage's
-// result: `preserve` items, every distinct fact (numbers, ids, dates, e-mails, URLs, quoted strings),
-// fenced code byte for byte, and the do_not_compress messages. One linear scan per changed message.
+// The preserve gate's facts (docs/optimization.md "Gates"): per message, every distinct fact (numbers,
+// ids, dates, e-mails, URLs, quoted strings) and fenced code block, one linear scan per message
+// object; preserve-gate.ts holds the original's side and checks a stage's result against it.
 import { messageText } from "../analysis/tokens.ts";
-import type { ChatMessage, ChatRequest } from "../canonical/chat.ts";
-import type { PreserveItem } from "./types.ts";
+import type { ChatMessage } from "../canonical/chat.ts";
 
 /** What one message's text holds that the gate checks; memoised per message object, so a message a
  * stage passed on unchanged is never scanned again. */
@@ -71,17 +70,29 @@ const QUOTED_MAX = 200;
  * either way, so the text inside is still read for tokens. Each quote's scan ends at the next
  * quote or line end, so the whole text is read at most twice. */
 function quoted(out: Set<string>, text: string, at: number, close: number): number {
+  // isPlain's walk, done on the way: a plain string is added as the slice it is, not rebuilt.
+  let plain = true;
+  let space = true;
+  const see = (c: number): void => {
+    if (c === 32) (plain &&= !space), (space = true);
+    else if ((c >= 9 && c <= 13) || c === 0xa0) plain = false;
+    else space = false;
+  };
   for (let j = at + 1; j < text.length; j++) {
     const c = text.charCodeAt(j);
-    if (c === 92) j++;
+    if (c === 92) (see(c), j + 1 < text.length && see(text.charCodeAt(j + 1)), j++);
     else if (c === 10 || c === 13) return -1;
     else if (c === close) {
-      if (j - at - 1 <= QUOTED_MAX) {
-        const inner = collapse(text.slice(at + 1, j));
-        if (inner) out.add(`"${inner}"`);
+      if (j - at - 1 <= QUOTED_MAX && j > at + 1) {
+        if (plain && !space && close === 34) out.add(text.slice(at, j + 1));
+        else {
+          const inner = collapse(text.slice(at + 1, j));
+          if (inner) out.add(`"${inner}"`);
+        }
       }
       return j;
     }
+    else see(c);
   }
   return -1;
 }
@@ -148,66 +159,3 @@ export function nextFence(text: string, from: number, mark?: string): { start: n
   return null;
 }
 
-/** The original's side of the gate, made once per request. */
-export interface Baseline {
-  entities: Set<string>;
-  fences: Set<string>;
-  /** Literals and regex matches of `preserve` found in the original. */
-  preserved: string[];
-  /** Messages (role and text) that must reach the provider as they are: do_not_compress ones. */
-  kept: string[];
-  /** Small messages (under the size worth compressing): unchanged unless a stage drops turns. */
-  small: string[];
-}
-
-const keyOf = (m: ChatMessage): string => `${m.role}\u0000${factsOf(m).text}`;
-
-export function baselineOf(req: ChatRequest, reference: ChatRequest, preserve: readonly PreserveItem[], kept: ReadonlySet<number>, small: ReadonlySet<number>): Baseline {
-  const entities = new Set<string>();
-  const fences = new Set<string>();
-  for (const m of reference.messages) for (const e of factsOf(m).entities) entities.add(e);
-  for (const m of req.messages) for (const f of factsOf(m).fences) fences.add(f);
-  const preserved: string[] = [];
-  if (preserve.length > 0) {
-    const all = joined(req);
-    for (const item of preserve) {
-      if (typeof item === "string") {
-        if (all.includes(item)) preserved.push(item);
-        continue;
-      }
-      let found = 0;
-      for (const match of all.matchAll(new RegExp(item.regex, "gu"))) {
-        if (match[0] && ++found <= 1000) preserved.push(match[0]);
-        if (found > 1000) break;
-      }
-    }
-  }
-  const pick = (set: ReadonlySet<number>) => [...set].flatMap((i) => (req.messages[i] ? [keyOf(req.messages[i]!)] : []));
-  return { entities, fences, preserved, kept: pick(kept), small: pick(small) };
-}
-
-const joined = (req: ChatRequest): string => req.messages.map((m) => factsOf(m).text).join("\u0000");
-
-/** Whether `result` keeps what the baseline holds. A stage that drops whole turns (history_window)
- * is held to the preserve items, the do_not_compress messages and unchanged code only. */
-export function preserveHolds(b: Baseline, result: ChatRequest, dropsTurns: boolean): boolean {
-  const resultFences = new Set<string>();
-  for (const m of result.messages) for (const f of factsOf(m).fences) resultFences.add(f);
-  for (const f of resultFences) if (!b.fences.has(f)) return false;
-  if (!dropsTurns) {
-    for (const f of b.fences) if (!resultFences.has(f)) return false;
-    const entities = new Set<string>();
-    for (const m of result.messages) for (const e of factsOf(m).entities) entities.add(e);
-    for (const e of b.entities) if (!entities.has(e)) return false;
-  }
-  if (b.kept.length > 0 || (!dropsTurns && b.small.length > 0)) {
-    const keys = new Set(result.messages.map(keyOf));
-    if (!b.kept.every((k) => keys.has(k))) return false;
-    if (!dropsTurns && !b.small.every((k) => keys.has(k))) return false;
-  }
-  if (b.preserved.length > 0) {
-    const all = joined(result);
-    if (!b.preserved.every((p) => all.includes(p))) return false;
-  }
-  return true;
-}
