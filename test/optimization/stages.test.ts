@@ -91,6 +91,13 @@ describe("whitespace", () => {
     expect(collapseWhitespace(text)).toBe(text.replace("Intro   text.", "Intro text.").replace("here   now.", "here now."));
   });
 
+  test("a no-break space becomes a space outside code; a run holding one becomes one space", () => {
+    const nb = "\u00a0";
+    expect(collapseWhitespace(`Prix${nb}: 45${nb}500${nb}€ TTC${nb}; «${nb}Offre${nb} ${nb}limitée${nb}»${nb}`)).toBe("Prix : 45 500 € TTC ; « Offre limitée »");
+    const kept = ["```", `a${nb}=${nb}1`, "```", `Use \`x${nb}y\` here.`, `    indented${nb}code`, `{"name": "a${nb}b"}`];
+    expect(collapseWhitespace(kept.join("\n"))).toBeNull();
+  });
+
   test("a hard-wrapped item's lines, indented to its text column, collapse like the item; code under an item does not", () => {
     const clause = [
       "7.1   Customer  shall  pay  the  fees  set  out  in  Order  Form  OF-2026-118  within  thirty  (30)  days  of  the",

@@ -1,12 +1,14 @@
-// Stage whitespace (safe+; docs/optimization.md "whitespace"): runs of spaces and tabs inside a line
-// become one space, trailing ones go, runs of blank lines become one; never inside fenced code,
+// Stage whitespace (safe+; docs/optimization.md "whitespace"): runs of spaces, tabs and no-break
+// spaces inside a line become one space, trailing ones go, runs of blank lines become one; never inside fenced code,
 // <pre>, inline code, an indented line (4+ spaces or a tab), or a line holding a JSON document.
 import type { ChatMessage, ChatRequest, ContentPart } from "../../canonical/chat.ts";
 import { nextFence } from "../gates.ts";
 import { jsonSpans } from "../json-text.ts";
 import type { Stage } from "../types.ts";
 
-const isBlank = (c: number): boolean => c === 32 || c === 9;
+/** Space, tab and the no-break space (U+00A0, from web pages, word processors and French typography):
+ * a model reads a no-break space as a space, and o200k often spends a token of its own on one. */
+const isBlank = (c: number): boolean => c === 32 || c === 9 || c === 0xa0;
 
 /** A JSON text's remaining whitespace is inside its strings: values, left alone. */
 function looksJson(text: string): boolean {
@@ -34,7 +36,7 @@ function collapseLine(line: string): string {
     if (code || !isBlank(c)) continue;
     let j = i;
     while (j < end && isBlank(line.charCodeAt(j))) j++;
-    if (j - i > 1 || c === 9) (out += `${line.slice(from, i)} `), (from = j);
+    if (j - i > 1 || c !== 32) (out += `${line.slice(from, i)} `), (from = j);
     i = j - 1;
   }
   out += line.slice(from, end);
@@ -196,7 +198,7 @@ function sameInk(a: string, b: string): boolean {
     if (a.charCodeAt(i++) !== b.charCodeAt(j++)) return false;
   }
 }
-const isInvisible = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+const isInvisible = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13 || c === 0xa0;
 
 /** The indentation of every line that is not blank, in order: code and nested lists keep their shape. */
 function indents(text: string): string {
