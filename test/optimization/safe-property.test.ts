@@ -1,6 +1,6 @@
-// safe mode over seeded random texts (docs/optimization.md "Gates"): prose with runs of spaces and
-// blank lines, pretty JSON in several places, fenced, <pre> and indented code. Whatever the engine
-// sends: code byte for byte, every JSON value deep-equal, every other character kept in order.
+// safe mode over seeded random texts (docs/optimization.md "Gates"): prose with runs of spaces and blank
+// lines, pretty JSON, fenced, <pre> and indented code, hard-wrapped items with code under them. Whatever
+// the engine sends: code byte for byte, every JSON value deep-equal, every other character in order.
 import { describe, expect, test } from "bun:test";
 import type { ChatRequest } from "../../src/canonical/chat.ts";
 import { optimizeRequest, stageContext } from "../../src/optimization/engine.ts";
@@ -59,6 +59,58 @@ describe("safe mode over 300 seeded random texts", () => {
       expect(trace.final_tokens).toBeLessThanOrEqual(trace.original_tokens);
       if (trace.stages.some((s) => s.applied)) applied++;
       expect(trace.stages.some((s) => s.reverted_reason === "preserve" || s.reverted_reason === "error")).toBe(false);
+    }
+    expect(applied).toBeGreaterThan(250);
+  });
+});
+
+/** Hard-wrapped items (a PDF's clauses) with double and no-break spaces, beside code that follows an
+ * item: after a line ending with ":", under a short item, deeper than the item's text, in a fence. */
+function wrappedText(r: () => number): { text: string; code: string[]; collapsed: string[] } {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const gap = () => pick(["  ", " ", "\u00a0", " \u00a0", "   "]);
+  const words = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(gap());
+  const long = (pad: string) => { let s = pad + words(12); while (s.length < 70) s += gap() + pick(WORDS); return s; };
+  const code: string[] = [];
+  const collapsed: string[] = [];
+  const parts: string[] = [];
+  for (let b = 0; b < 8; b++) {
+    const marker = pick(["7.1", "10.2", "(a)", "-", "*", "3."]);
+    const head = `${marker}${" ".repeat(1 + Math.floor(r() * 4))}`;
+    const pad = " ".repeat(head.length);
+    const kind = Math.floor(r() * 4);
+    if (kind === 0) {
+      const next = long(pad);
+      if (pad.length >= 4) collapsed.push(pad + next.slice(pad.length).replace(/[ \u00a0]+/g, " "));
+      parts.push([long(head), next, `${pad}${words(3)}`].join("\n"));
+    }
+    else {
+      const first = kind === 1 ? `${long(head)}:` : kind === 2 ? `${head}${words(2)}` : long(head);
+      const indent = kind === 3 ? `${pad}    ` : pad.length >= 4 ? pad : "    ";
+      const block = kind === 3 && r() < 0.5
+        ? `${pad}\`\`\`\n${pad}x  =  ${Math.floor(r() * 99)}\n${pad}\`\`\``
+        : `${indent}x  =  "a  b"\n${indent}y\u00a0=  ${Math.floor(r() * 99)}`;
+      code.push(block);
+      parts.push(`${first}\n${block}`);
+    }
+  }
+  return { text: parts.join("\n\n"), code, collapsed };
+}
+
+describe("safe mode over 300 seeded hard-wrapped texts", () => {
+  test("an item's continuation lines collapse; code under an item stays byte for byte", () => {
+    const inkOf = (s: string): string => s.replace(/[\s\u00a0]+/g, "");
+    let applied = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const { text, code, collapsed } = wrappedText(rng(seed));
+      const req: ChatRequest = { model: "m", messages: [{ role: "user", content: text }] };
+      const { request, trace } = optimizeRequest(req, stageContext(req, optimizationOptionsOf({ mode: "safe" }, undefined, 1), null), STAGES);
+      const out = String(request.messages[0]!.content);
+      for (const block of code) expect(out).toContain(block);
+      if (trace.stages.find((s) => s.name === "whitespace")?.applied) for (const line of collapsed) expect(out.split("\n")).toContain(line);
+      expect(inkOf(out)).toBe(inkOf(text));
+      expect(trace.stages.some((s) => s.reverted_reason === "preserve" || s.reverted_reason === "error")).toBe(false);
+      if (out !== text) applied++;
     }
     expect(applied).toBeGreaterThan(250);
   });
