@@ -1,6 +1,7 @@
 // dedupe_documents, tool_prune and history_window through a real gw (docs/optimization.md "Stages"):
 // an agent conversation too long for the model's window reaches the scripted upstream windowed, its
-// tools pruned and its repeated tool output referenced, with every tool call beside its results.
+// tools pruned and its repeated tool output referenced, with every tool call beside its results; a
+// RAG pack's small repeated chunks reach it as references in safe mode.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { ChatMessage, ChatRequest, FunctionTool } from "../../../src/canonical/chat.ts";
 import { requestTokens } from "../../../src/optimization/engine.ts";
@@ -67,5 +68,23 @@ describe("the stages through gw (docs/optimization.md)", () => {
     for (const d of deploys.slice(1)) expect(d.content).toBe(`[Same output as tool call ${deploys[0]!.tool_call_id} above; not repeated]`);
     expect(sent.tools.map((t) => t.function.name)).toEqual(expect.arrayContaining(["search_logs", "get_deploys"]));
     expect(sent.tools.length).toBeLessThan(tools.length);
+  });
+
+  test("safe: a RAG pack's repeated chunks, each under the small-message size, reach the upstream as references", async () => {
+    const refunds = "[source: kb/refunds.md]\nReturns (policy RP-7, rev. 2026-03-01): unused items may be returned within 30 days of delivery. Refunds reach the original payment method within 5 business days; below EUR 500 the return fee of EUR 6.95 is deducted.";
+    const shipping = "[source: kb/shipping.md]\nStandard shipping within the EU takes 2-4 business days with PostNL or DHL. Express (next business day) costs EUR 12.90 for orders placed before 14:00 CET.";
+    const messages: ChatMessage[] = [
+      { role: "system", content: "Answer from the documents only." },
+      { role: "user", content: refunds }, { role: "user", content: shipping }, { role: "user", content: refunds }, { role: "user", content: shipping },
+      { role: "user", content: "Do I pay for returning a EUR 120 order?" },
+    ];
+    for (const m of messages) expect(requestTokens({ model: "m", messages: [m] })).toBeLessThan(250);
+    const res = await post(`${gw.url}/chat/completions`, live, { model: "openai/gpt-4o-mini", messages, optimization: { mode: "safe", documents: [1, 2, 3, 4] } });
+    expect(res.status).toBe(200);
+    const sent = (upstream.calls.at(-1)!.body as { messages: ChatMessage[] }).messages;
+    expect(sent.slice(0, 3)).toEqual(messages.slice(0, 3));
+    expect(sent[3]).toEqual({ role: "user", content: '[Same text as message 2 above, which begins "[source: kb/refunds.md] Returns (policy RP-7,..."; not repeated]' });
+    // The shipping chunk is under 200 characters: its repeat stays, as a reference would save little.
+    expect(sent.slice(4)).toEqual(messages.slice(4));
   });
 });
