@@ -1,7 +1,7 @@
 // Trains the task classifier (docs/routing.md "Task detection"): multinomial logistic regression over
 // src/analysis/task-features.ts, on test/fixtures/task-corpus/train-*.json and the analyzer eval set.
 // `bun scripts/train-task-classifier.ts [--cv] [--write] [--grid] [--no-offsets] [--l2 X] [--epochs N] [--no-prefixes] ...`
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { KIND_INDEX, type TaskKind } from "../src/analysis/kinds.ts";
 import { scanOnce } from "../src/analysis/scan.ts";
 import { CLASSES, DENSE, ID_BITS, newFeatureBuffer, requestFeatures, TEXT_KINDS, windowText, type FeatureOptions } from "../src/analysis/task-features.ts";
@@ -21,7 +21,7 @@ const num = (flag: string, fallback: number): number => {
 };
 const settings: Settings = {
   l2: num("--l2", 3e-5), epochs: num("--epochs", 25), rate: num("--rate", 0.3), folds: num("--folds", 5), seed: num("--seed", 22), minCount: num("--min-count", 3), average: args.includes("--average"),
-  opts: { prefixes: !args.includes("--no-prefixes"), edges: !args.includes("--no-edges"), context: !args.includes("--no-context") },
+  opts: { prefixes: !args.includes("--no-prefixes"), edges: !args.includes("--no-edges"), context: !args.includes("--no-context"), affixes: args.includes("--affixes") },
 };
 
 interface Example { e: CorpusEntry; ids: Int32Array; vals: Float32Array; dense: Float64Array; y: number; structural: TaskKind | null }
@@ -153,7 +153,11 @@ function folds(data: readonly Example[], k: number, seed: number): number[] {
   return groups.map((g) => foldOf.get(g) ?? 0);
 }
 
-const entries = [...loadCorpus("train-"), ...evalSetEntries()];
+// --snapshot FILE: train on the entries stored in FILE (written on first use), so that variants compare on the same data.
+const snapshotAt = args.indexOf("--snapshot");
+const snapshot = snapshotAt >= 0 ? args[snapshotAt + 1] : undefined;
+const entries: CorpusEntry[] = snapshot && existsSync(snapshot) ? (JSON.parse(readFileSync(snapshot, "utf8")) as CorpusEntry[]) : [...loadCorpus("train-"), ...evalSetEntries()];
+if (snapshot && !existsSync(snapshot)) writeFileSync(snapshot, JSON.stringify(entries));
 const data = examples(entries, settings.opts);
 const textData = data.filter((x) => x.structural === null);
 console.log(`${entries.length} entries (${textData.length} decided by text), settings ${JSON.stringify(settings)}`);
@@ -194,11 +198,11 @@ const addOffsets = (m: Model, offsets: Float64Array): void => {
  * Per-kind offsets of the bias, chosen on cross-validated scores (never on the holdout): coordinate
  * search for the best of overall accuracy plus the lowest kind's, so that no kind is left far behind.
  */
-function chooseOffsets(all: readonly Example[], scores: Map<number, Float64Array>): Float64Array {
+function chooseOffsets(all: readonly Example[], runs: ReadonlyArray<Map<number, Float64Array>>): Float64Array {
   const offsets = new Float64Array(CLASSES);
   const objective = (): number => {
     const hit = new Float64Array(CLASSES), n = new Float64Array(CLASSES);
-    for (const [i, z] of scores) {
+    for (const scores of runs) for (const [i, z] of scores) {
       let best = 0;
       for (let c = 1; c < CLASSES; c++) if ((z[c] ?? 0) + (offsets[c] ?? 0) > (z[best] ?? 0) + (offsets[best] ?? 0)) best = c;
       const y = all[i]?.y ?? 0;
@@ -233,8 +237,9 @@ function chooseOffsets(all: readonly Example[], scores: Map<number, Float64Array
 }
 const s2Weight = num("--lowest-weight", 0.5);
 
-// Per-kind bias offsets chosen on one cross-validation (seed + 1), reported on another (seed); --no-offsets leaves them out.
-const offsets = !args.includes("--no-offsets") ? chooseOffsets(data, crossScores(data, { ...settings, seed: settings.seed + 1 })) : undefined;
+// Per-kind bias offsets chosen on other cross-validations (seeds + 1 .. + --offset-runs), reported on this one (seed); --no-offsets leaves them out.
+const offsetRuns = Array.from({ length: num("--offset-runs", 2) }, (_, k) => ({ ...settings, seed: settings.seed + 1 + k }));
+const offsets = !args.includes("--no-offsets") ? chooseOffsets(data, offsetRuns.map((s) => crossScores(data, s))) : undefined;
 if (offsets) console.log(`offsets: ${TEXT_KINDS.map((k, c) => `${k} ${(offsets[c] ?? 0).toFixed(2)}`).join(", ")}`);
 if (args.includes("--cv")) console.log(formatFigures(`${settings.folds}-fold cross-validation`, crossValidate(data, settings, offsets), num("--misses", 0)));
 

@@ -1,6 +1,7 @@
 // Task cues for the other supported languages (keyword data, exempt from the file-size rule).
 // Latin-script lists also count as evidence for their language; CJK, Thai and Korean cues are
 // matched as substrings because those scripts do not separate words with spaces.
+import { WORLD_SUBSTRING_CUES, WORLD_WORD_CUES } from "./cues-world.ts";
 import type { CueSpec, LatinLang } from "./lexicon.ts";
 
 export const LATIN_CUES: { readonly [L in Exclude<LatinLang, "en">]: readonly CueSpec[] } = {
@@ -122,8 +123,9 @@ export const LATIN_CUES: { readonly [L in Exclude<LatinLang, "en">]: readonly Cu
   ],
 };
 
-/** Cyrillic, Greek, Arabic, Hebrew and Devanagari separate words with spaces: word cues. */
+/** Cyrillic, Greek, Arabic, Hebrew and Devanagari separate words with spaces: word cues (and those of cues-world.ts). */
 export const OTHER_WORD_CUES: readonly CueSpec[] = [
+  ...WORLD_WORD_CUES,
   ["translation", 4, "translate", "переведи, переведите, перевести, перевод, переводе, переводом, на английский, на русский, на немецкий, μετάφρασε, μετάφραση, ترجم, ترجمة, תרגם, תרגום, अनुवाद"],
   ["summarization", 4, "summary", "кратко, резюме, резюмируй, суммируй, перескажи, изложи, обобщи, краткое содержание, основные мысли, περίληψη, لخص, ملخص, סכם, सारांश"],
   ["extraction", 4, "entity_extraction", "извлеки, извлечь, выпиши, выдели, перечисли все"],
@@ -143,6 +145,7 @@ export const OTHER_WORD_CUES: readonly CueSpec[] = [
 
 /** Substring cues for scripts written without spaces (and Korean, whose words carry particles). */
 export const SUBSTRING_CUES: readonly CueSpec[] = [
+  ...WORLD_SUBSTRING_CUES,
   // Chinese
   ["translation", 4, "translate", "翻译, 译成, 翻成, 译为, 翻譯, 用英文, 用英语, 成英文, 成英语, 成中文"],
   ["summarization", 4, "summary", "总结, 概括, 摘要, 总结一下, 概述, 归纳, 總結"],

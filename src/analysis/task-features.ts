@@ -29,7 +29,8 @@ export const DENSE = 1 + 2 * CLASSES + 23;
 /** What a prompt's features are made of; the shipped model says which it was trained with. */
 /** prefixes: word stems; edges: in a long text, words away from both ends (pasted material) weigh
  * less; context: a little of the earlier turns. */
-export interface FeatureOptions { prefixes: boolean; edges: boolean; context: boolean }
+/** affixes: a word's first four and last three letters (the morphology of pl, cs, uk, tr, ar, he...). */
+export interface FeatureOptions { prefixes: boolean; edges: boolean; context: boolean; affixes: boolean }
 
 export interface FeatureBuffer { ids: Int32Array; vals: Float32Array; n: number; dense: Float64Array; lines: number }
 
@@ -39,7 +40,7 @@ export const newFeatureBuffer = (capacity = 8192): FeatureBuffer =>
 
 const PRIME = 16777619;
 const WORD = 0x1000193, BIGRAM = 0x2a5f1c3, PREFIX = 0x3c6ef35, CHAR1 = 0x4b1d2f7, CHAR2 = 0x5e3779b, CHAR3 = 0x6f4a7c1;
-const FIRST = 0x3d1f9e5, PUNCT = 0x7a1b2c3, CONTEXT = 0x9c3f5a7;
+const FIRST = 0x3d1f9e5, PUNCT = 0x7a1b2c3, CONTEXT = 0x9c3f5a7, HEAD4 = 0x1b873593, TAIL3 = 0x68e31da4;
 const START = 0x2545f491;
 /** A word's prefix of this many letters stands for its stem ("summar", "tradu", "zusam"). */
 const PREFIX_LEN = 5;
@@ -70,6 +71,11 @@ const UNIT = new Uint8Array(0x2000);
 for (let c = 0; c < 0x2000; c++) {
   const cls = CLASS[c] ?? 0;
   UNIT[c] = cls === 0 ? 0 : cls === S_THAI || cls === S_HANGUL ? 2 : 1;
+}
+// Scripts the scan does not bucket still make features: Armenian, Indic (Bengali to Sinhala), Georgian
+// and Ethiopic words; Lao, Myanmar and Khmer, written without spaces, as character n-grams.
+for (const [from, to, kind] of [[0x531, 0x58f, 1], [0x980, 0xdff, 1], [0x10a0, 0x10ff, 1], [0x1200, 0x137f, 1], [0xe80, 0xeff, 2], [0x1000, 0x109f, 2], [0x1780, 0x17ff, 2]] as const) {
+  for (let c = from; c <= to; c++) UNIT[c] = kind;
 }
 
 /** Punctuation that tells a kind apart (code, lists, questions, quotes, formulas); other marks are skipped. */
@@ -103,14 +109,24 @@ export function textFeatures(buf: FeatureBuffer, text: string, begin: number, en
     const w = edgeText && i >= middleFrom && i < middleTo ? MIDDLE : 1;
     if (kind === 1) {
       let h = WORD ^ salt;
-      let prefix = 0;
+      let prefix = 0, head = 0;
       let len = 0;
+      let l1 = 0, l2 = 0, l3 = 0;
       while (i < n) {
         const d = text.charCodeAt(i);
         if (d >= 0x2000 || UNIT[d] !== 1) break;
-        h = Math.imul(h ^ (CLASS[d] === CLS_DIGIT ? 0x30 : (LOWER[d] ?? d)), PRIME);
+        const lo = CLASS[d] === CLS_DIGIT ? 0x30 : (LOWER[d] ?? d);
+        h = Math.imul(h ^ lo, PRIME);
+        l3 = l2;
+        l2 = l1;
+        l1 = lo;
         if (++len === PREFIX_LEN) prefix = h;
+        else if (len === 4) head = h;
         i++;
+      }
+      if (opts.affixes && len >= 5 && !context) {
+        push(buf, head ^ HEAD4, w);
+        push(buf, Math.imul(Math.imul(Math.imul(TAIL3 ^ l3, PRIME) ^ l2, PRIME) ^ l1, PRIME), w);
       }
       push(buf, h, w);
       if (!context) push(buf, mix(prev, h) ^ BIGRAM, w);
