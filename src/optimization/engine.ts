@@ -6,7 +6,7 @@ import type { ChatMessage, ChatRequest } from "../canonical/chat.ts";
 import { baselineOf, commitGate, preserveHolds, type Baseline, type GateDelta } from "./preserve-gate.ts";
 import { applyFields } from "./stages/json-minify.ts";
 import {
-  MODE_RANK, type OptimizationOptions, type OptimizationTrace, type RevertReason, type Stage, type StageContext,
+  MODE_RANK, type OptimizationMode, type OptimizationOptions, type OptimizationTrace, type RevertReason, type Stage, type StageContext,
   type StageName, type StageRecord,
 } from "./types.ts";
 
@@ -92,6 +92,15 @@ const round3 = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 /** The gate's baseline for a stage: a judgesSmall stage is not held to leave small messages as they were. */
 const gateFor = (stage: Stage, b: Baseline): Baseline => (stage.judgesSmall ? { ...b, small: [] } : b);
+
+/** The trace of a run that could not happen (the engine's worker failed or timed out): every stage
+ * of the mode reverted "error", the counts the analysis' byte bound, the request as it came. */
+export function failedTrace(mode: OptimizationMode, boundTokens: number, stages: readonly Stage[]): OptimizationTrace {
+  const records = stages.filter((s) => MODE_RANK[s.from] <= MODE_RANK[mode]).map((s): StageRecord => ({
+    name: s.name, applied: false, before_tokens: boundTokens, after_tokens: boundTokens, ms: 0, reverted_reason: "error",
+  }));
+  return { mode, original_tokens: boundTokens, final_tokens: boundTokens, stages: records };
+}
 
 /** Runs the stages the mode includes, in order, each on the previous one's kept result. */
 export function optimizeRequest(req: ChatRequest, ctx: StageContext, stages: readonly Stage[]): Optimized {
