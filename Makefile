@@ -4,7 +4,7 @@ export PATH := $(HOME)/.bun/bin:$(PATH)
 # hnswlib-node is a native addon; node-gyp must build it against the machine's Node headers.
 export npm_config_nodedir ?= /usr
 
-.PHONY: run test build bench install bun typecheck clean chromium nginx python-client
+.PHONY: run test build bench install bun typecheck clean chromium nginx python-client services
 
 bun:
 	@command -v bun >/dev/null 2>&1 || npm install -g bun
@@ -32,7 +32,7 @@ typecheck: install $(DASHBOARD_ASSETS)
 
 # Bun reads its per-test timeout only from the command line (bunfig.toml has no such setting).
 # Tests start real servers, workers and child processes; a loaded 2-core machine needs room.
-test: install $(DASHBOARD_ASSETS) typecheck chromium nginx
+test: install $(DASHBOARD_ASSETS) typecheck chromium nginx services
 	bun test --timeout 120000
 	$(MAKE) python-client
 
@@ -68,6 +68,21 @@ nginx:
 	  sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 	  echo "nginx missing: $$sudo apt-get install -y --no-install-recommends nginx openssl"; \
 	  $$sudo apt-get update && $$sudo apt-get install -y --no-install-recommends nginx openssl; fi
+
+# The store tests run a real redis-server and a throwaway PostgreSQL 15 cluster on loopback, each
+# started and stopped by the test that needs it (test/helpers/services.ts, docs/scale-out.md).
+PG_BIN := /usr/lib/postgresql/15/bin
+services:
+	@missing=""; \
+	  command -v redis-server >/dev/null 2>&1 || missing="redis-server"; \
+	  for b in initdb pg_ctl postgres; do command -v $$b >/dev/null 2>&1 || [ -x $(PG_BIN)/$$b ] || missing="$$missing postgresql-15"; done; \
+	  missing=$$(echo $$missing | tr ' ' '\n' | sort -u | tr '\n' ' '); \
+	  if [ -n "$${missing// }" ]; then \
+	    sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	    echo "services missing: $$sudo apt-get install -y --no-install-recommends $$missing"; \
+	    $$sudo apt-get update && $$sudo apt-get install -y --no-install-recommends $$missing || exit 1; fi; \
+	  echo "redis-server: $$(command -v redis-server) ($$(redis-server --version | grep -Eo 'v=[0-9.]+'))"; \
+	  pg=$$(command -v postgres || echo $(PG_BIN)/postgres); echo "postgres: $$pg ($$($$pg --version))"
 
 build: install $(DASHBOARD_ASSETS)
 	bun run scripts/build.ts
