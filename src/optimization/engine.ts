@@ -93,6 +93,14 @@ const round3 = (ms: number): number => Math.round(ms * 1000) / 1000;
 /** The gate's baseline for a stage: a judgesSmall stage is not held to leave small messages as they were. */
 const gateFor = (stage: Stage, b: Baseline): Baseline => (stage.judgesSmall ? { ...b, small: [] } : b);
 
+/** The small messages as a kept judgesSmall stage left them (it keeps each message in its place, and
+ * may have put a reference in one): the later stages are held to leave these as they are. */
+function smallAfter(small: readonly ChatMessage[], before: ChatRequest, after: ChatRequest): ChatMessage[] {
+  const now = new Map<ChatMessage, ChatMessage>();
+  before.messages.forEach((m, i) => after.messages[i] !== m && now.set(m, after.messages[i]!));
+  return small.map((m) => now.get(m) ?? m);
+}
+
 /** The trace of a run that could not happen (the engine's worker failed or timed out): every stage
  * of the mode reverted "error", the counts the analysis' byte bound, the request as it came. */
 export function failedTrace(mode: OptimizationMode, boundTokens: number, stages: readonly Stage[]): OptimizationTrace {
@@ -145,6 +153,7 @@ export function optimizeRequest(req: ChatRequest, ctx: StageContext, stages: rea
     trace.stages.push(record);
     if (applied && after) {
       if (baseline && delta) commitGate(baseline, delta);
+      if (baseline && stage.judgesSmall) baseline.small = smallAfter(baseline.small, current, after);
       (current = after), (tokens = afterTokens);
     }
   }

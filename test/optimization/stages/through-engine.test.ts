@@ -92,6 +92,19 @@ describe("dedupe_documents judges small messages itself (Stage.judgesSmall)", ()
     for (const i of [0, 1, 2, 5]) expect(out.request.messages[i]).toBe(req.messages[i]!);
   });
 
+  test("the stages after it are held to the small messages as it left them: cache_align still applies", () => {
+    const req: ChatRequest = { model: "gpt-4o", messages: [
+      { role: "system", content: "Answer from the documents only." },
+      { role: "user", content: refunds }, { role: "user", content: overlap }, { role: "user", content: "Do I pay for returning a EUR 120 order?" },
+    ], tools: [{ type: "function", function: { parameters: { type: "object", properties: { q: { type: "string" } } }, name: "kb_search", description: "Search the help centre" } }] };
+    const options = optimizationOptionsOf({ mode: "safe", documents: [1, 2] }, undefined, req.messages.length);
+    const { request, trace } = optimizeRequest(req, stageContext(req, options, null), STAGES);
+    const byName = Object.fromEntries(trace.stages.map((s) => [s.name, s]));
+    for (const name of ["dedupe_documents", "cache_align"]) expect({ name, applied: byName[name]?.applied, reason: byName[name]?.reverted_reason }).toEqual({ name, applied: true, reason: undefined });
+    expect(String(request.messages[2]!.content)).toContain("[Same passage as in message 2 above");
+    expect(Object.keys(request.tools![0]!.function)).toEqual(["name", "description", "parameters"]);
+  });
+
   test("do_not_compress still holds: a named repeat stays as sent", () => {
     const { req, out } = pack({ do_not_compress: [3, 4] });
     expect(out.request.messages).toEqual(req.messages);
