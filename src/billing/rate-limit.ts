@@ -2,24 +2,15 @@
 // GCRA in memory. One gw process owns a data directory, so one in-process table is the whole truth;
 // each check is O(1), no timer runs per key, and idle entries are swept so memory stays bounded.
 import type { RequestRecord } from "../store/repos/requests.ts";
+import type { Decision, Level, RateLimitStore, TokenEstimate } from "../store/rate-limit-store.ts";
+import { RATE_EPSILON_MS, RATE_WINDOW_MS } from "../store/rate-limit-store.ts";
 import { limitHeaders } from "./rate-limit-headers.ts";
 
-const WINDOW_MS = 60_000;
-/** Float slack when comparing theoretical arrival times: 7 rpm does not divide a minute evenly. */
-const EPSILON_MS = 1e-6;
+export type { Decision, Level, Limits, TokenEstimate } from "../store/rate-limit-store.ts";
 
-export interface Limits {
-  rpm?: number;
-  tpm?: number;
-}
-
-/** One counted subject (a project in one mode, or a key) and the limits that apply to it. */
-export interface Level {
-  id: string;
-  /** Who it is in the refusal message: "project" or "key". */
-  name: string;
-  limits: Limits;
-}
+/** Module-local copies: the hot path reads plain constants, as it did before the interface moved. */
+const WINDOW_MS = RATE_WINDOW_MS;
+const EPSILON_MS = RATE_EPSILON_MS;
 
 /** GCRA keeps one theoretical arrival time per dimension: the moment the allowance is full again. */
 interface Cell {
@@ -43,16 +34,6 @@ export interface SavedCell {
   tokTat: number;
 }
 
-export type Decision =
-  | { ok: true; headers: Record<string, string> }
-  | { ok: false; headers: Record<string, string>; level: Level; dimension: "rpm" | "tpm"; retryAfterMs: number | null; estimate: number };
-
-/** The admission estimate: a cheap bound first, and the exact count only when the bound is refused. */
-export interface TokenEstimate {
-  bound: number;
-  exact?: () => number;
-}
-
 export interface RateLimiterOptions {
   now?: () => number;
   /** Entries (cells plus unsettled tickets) kept before idle ones are swept, at the least. */
@@ -63,7 +44,7 @@ export interface RateLimiterOptions {
   ticketTtlMs?: number;
 }
 
-export class RateLimiter {
+export class RateLimiter implements RateLimitStore {
   private readonly cells = new Map<string, Cell>();
   private readonly tickets = new Map<string, Ticket>();
   private readonly now: () => number;
