@@ -1,0 +1,56 @@
+// PostgreSQL migrations, imported as text so they travel inside the compiled binary, applied under a
+// session advisory lock, one transaction each, recorded in schema_migrations (docs/scale-out.md
+// "PostgreSQL"): instances starting at once apply each migration exactly once.
+import m001 from "./migrations/001_core.sql" with { type: "text" };
+import m002 from "./migrations/002_log.sql" with { type: "text" };
+import m003 from "./migrations/003_monitoring.sql" with { type: "text" };
+import type { SQL } from "bun";
+
+/** Append only: a migration, once released, never changes. */
+export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  { version: 1, name: "001_core", sql: m001 },
+  { version: 2, name: "002_log", sql: m002 },
+  { version: 3, name: "003_monitoring", sql: m003 },
+];
+
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS.at(-1)?.version ?? 0;
+
+/** pg_advisory_lock key of the migration runner ("gw" and 1 in its bytes). */
+export const MIGRATION_LOCK = 0x67770001;
+
+export class PgSchemaTooNew extends Error {
+  constructor(found: number) {
+    super(`The PostgreSQL database has schema version ${found}, newer than this gw knows (${PG_SCHEMA_VERSION}): a newer gw has upgraded it. Run that gw (or a newer one). Nothing was changed.`);
+  }
+}
+
+/** Applies the migrations not applied yet; returns the versions this call applied. */
+export async function migratePostgres(sql: SQL): Promise<number[]> {
+  const conn = await sql.reserve();
+  const done: number[] = [];
+  try {
+    // A session lock on this one connection: a second runner waits here until the first is done,
+    // then finds every version recorded.
+    await conn`SELECT pg_advisory_lock(${MIGRATION_LOCK})`;
+    try {
+      await conn`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`;
+      const [row] = await conn`SELECT coalesce(max(version), 0)::int AS v FROM schema_migrations`;
+      const newest = Number(row?.v ?? 0);
+      if (newest > PG_SCHEMA_VERSION) throw new PgSchemaTooNew(newest);
+      for (const m of PG_MIGRATIONS) {
+        if (m.version <= newest) continue;
+        await conn.begin(async (tx) => {
+          await tx.unsafe(m.sql);
+          await tx`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${m.version}, ${m.name}, ${Date.now()})`;
+        });
+        done.push(m.version);
+      }
+    } finally {
+      // A broken connection has lost the lock already; the migration's own error is the one to see.
+      await conn`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => undefined);
+    }
+  } finally {
+    conn.release();
+  }
+  return done;
+}
