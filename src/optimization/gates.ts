@@ -71,30 +71,35 @@ const QUOTED_MAX = 200;
  * quote or line end, so the whole text is read at most twice. */
 function quoted(out: Set<string>, text: string, at: number, close: number): number {
   // isPlain's walk, done on the way: a plain string is added as the slice it is, not rebuilt.
-  let plain = true;
-  let space = true;
-  const see = (c: number): void => {
-    if (c === 32) (plain &&= !space), (space = true);
-    else if ((c >= 9 && c <= 13) || c === 0xa0) plain = false;
-    else space = false;
-  };
+  let state = PLAIN | SPACE;
   for (let j = at + 1; j < text.length; j++) {
     const c = text.charCodeAt(j);
-    if (c === 92) (see(c), j + 1 < text.length && see(text.charCodeAt(j + 1)), j++);
-    else if (c === 10 || c === 13) return -1;
+    if (c === 92) {
+      state = plainStep(state, c);
+      if (j + 1 < text.length) state = plainStep(state, text.charCodeAt(j + 1));
+      j++;
+    } else if (c === 10 || c === 13) return -1;
     else if (c === close) {
       if (j - at - 1 <= QUOTED_MAX && j > at + 1) {
-        if (plain && !space && close === 34) out.add(text.slice(at, j + 1));
+        if (state === PLAIN && close === 34) out.add(text.slice(at, j + 1));
         else {
           const inner = collapse(text.slice(at + 1, j));
           if (inner) out.add(`"${inner}"`);
         }
       }
       return j;
-    }
-    else see(c);
+    } else state = plainStep(state, c);
   }
   return -1;
+}
+
+// isPlain as a state machine: PLAIN while no whitespace but single inner spaces, SPACE after one.
+const PLAIN = 1;
+const SPACE = 2;
+function plainStep(state: number, c: number): number {
+  if (c === 32) return state & SPACE ? SPACE : state | SPACE;
+  if ((c >= 9 && c <= 13) || c === 0xa0) return state & SPACE;
+  return state & PLAIN;
 }
 
 /** Runs of whitespace as one space, trimmed: "a  b" and "a b" quote the same words. */

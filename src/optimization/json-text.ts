@@ -34,10 +34,12 @@ export interface Span {
   value: JsonValue;
 }
 
-/** The last texts' documents: verify reads the spans run found in the same text (both run in one
- * synchronous engine call, so a few entries are enough). */
+/** The last texts' documents: verify reads the spans run found in the same text (both in one
+ * synchronous engine call), so each document is parsed once. Bounded by the characters of the texts
+ * held, enough for a 100k-token request, and emptied when full. */
 const spansMemo = new Map<string, Span[]>();
-const SPANS_MEMO_SIZE = 16;
+const SPANS_MEMO_CHARS = 1 << 19;
+let memoChars = 0;
 
 /** The JSON documents of a text, in order: each opens a line (after blanks) or ends one, or fills a
  * ```json fence; never inside other fences. `inline` also takes one starting at a line's first
@@ -48,8 +50,8 @@ export function jsonSpans(text: string, inline = false): Span[] {
   let spans = spansMemo.get(text);
   if (spans) return spans;
   spans = findSpans(text, false);
-  if (spansMemo.size >= SPANS_MEMO_SIZE) spansMemo.clear();
-  spansMemo.set(text, spans);
+  if (memoChars + text.length > SPANS_MEMO_CHARS) (spansMemo.clear(), (memoChars = 0));
+  if (text.length <= SPANS_MEMO_CHARS) (spansMemo.set(text, spans), (memoChars += text.length));
   return spans;
 }
 
