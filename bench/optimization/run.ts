@@ -1,6 +1,6 @@
 // The token engine's evaluation (docs/optimization.md "Evaluation"): `bun bench/optimization/run.ts
-// [--repeats N] [--iterations N] [--losses] [--json FILE]` or `--show ID [MODE] [--window N]`. Per mode and type: reduction,
-// gold facts kept, entity recall, JSON and code checks, engine time; then the overhead figures.
+// [--repeats N] [--iterations N] [--losses] [--json FILE] [--overhead]` or `--show ID [MODE] [--window N]`. Per mode and
+// type: reduction, gold facts kept, entity recall, JSON and code checks, engine time; then the overhead figures (alone with --overhead).
 import { writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import type { OptimizationMode } from "../../src/optimization/types.ts";
@@ -8,7 +8,7 @@ import { loadCorpus, type OptCase } from "../../test/fixtures/optimization/corpu
 import { fmt, table } from "../lib/stats.ts";
 import { DEFAULT_WINDOW, evaluateCase, optimizeCase, type CaseResult } from "./evaluate.ts";
 import { checkCase } from "./measure.ts";
-import { composite, timeEngine, type Overhead } from "./overhead.ts";
+import { composite, countFloor, timeEngine, type Floor, type Overhead } from "./overhead.ts";
 import { figuresByType, lossLines, stageTable, typeTable } from "./report.ts";
 
 /** The runs reported: each mode on gpt-4o's window, and aggressive once more on a small model's
@@ -44,6 +44,19 @@ export function overheadFigures(cases: readonly OptCase[], iterations: number): 
   return out;
 }
 
+/** The exact count alone, ours and the library's, and the request thread's share of a worker run. */
+export function floorFigures(cases: readonly OptCase[], iterations: number): Floor[] {
+  const byId = (id: string): OptCase => cases.find((x) => x.id === id) ?? cases[0]!;
+  const big = composite(["agent-01", "tools-02", "tools-05", "agent-08"].map(byId), 20_000, "composite-20k");
+  return [countFloor("20k-token agent request", big, iterations), countFloor("lease + JSON (ml-de-01)", byId("ml-de-01"), iterations * 4)];
+}
+
+function floorTable(rows: Floor[]): string[] {
+  return ["### The floor: one exact count of the request, and a worker run's cost to the request thread (ms)", "", ...table(
+    ["request", "tokens", "our counter p50", "p95", "gpt-tokenizer countTokens p50", "p95", "clone in + out p50", "p95"],
+    rows.map((f) => [f.label, String(f.tokens), fmt(f.ours.p50, 3), fmt(f.ours.p95, 3), fmt(f.library.p50, 3), fmt(f.library.p95, 3), fmt(f.clones.p50, 3), fmt(f.clones.p95, 3)]), 2), ""];
+}
+
 function overheadTable(rows: Overhead[]): string[] {
   const split = rows.filter((o) => o.label.startsWith("20k") && o.mode !== "off");
   const parts = [...new Set(split.flatMap((o) => Object.keys(o.split)))];
@@ -77,7 +90,7 @@ if (import.meta.main) {
   const lines: string[] = [`## Token engine on the optimisation corpus (${cases.length} cases; ${load})`, ""];
   const all: Record<string, unknown> = {};
   const losses: string[] = [];
-  for (const run of RUNS) {
+  for (const run of args.includes("--overhead") ? [] : RUNS) {
     const rs = evaluateCorpus(cases, run.mode, num("--repeats", 5), run.window);
     const byType = figuresByType(rs);
     lines.push(...typeTable(run.label, byType), ...stageTable(run.label, rs));
@@ -87,7 +100,10 @@ if (import.meta.main) {
   if (args.includes("--losses")) lines.push("### Cases that lost something", "", ...(losses.length ? losses : ["none"]), "");
   const overhead = overheadFigures(cases, num("--iterations", 200));
   lines.push(...overheadTable(overhead));
+  const floor = floorFigures(cases, num("--iterations", 200) / 2);
+  lines.push(...floorTable(floor));
   all["overhead"] = overhead;
+  all["floor"] = floor;
   console.log(lines.join("\n"));
   if (jsonAt >= 0 && args[jsonAt + 1]) writeFileSync(args[jsonAt + 1] as string, JSON.stringify(all, null, 2));
 }
