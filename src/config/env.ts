@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { parseOtlpConfig, type OtlpConfig } from "./otlp.ts";
 import { misspelledVariables, parseBaseUrl, parseHost, parseLogLevel, parseSwitch } from "./env-values.ts";
 import { parseCidr, type Cidr } from "../lib/ip.ts";
+import { checkStateMode, parseDatabaseUrl, parseRedisUrl } from "./scale-out.ts";
 
 export interface ProviderEnv {
   apiKey: string | null;
@@ -179,6 +180,8 @@ export function loadConfig(flags: Flags = {}, given: Record<string, string | und
     const value = flagString(flags, flag);
     return value !== undefined ? [`--${flag}`, value] : [variable, env[variable] || fallback];
   };
+  // Only single-node mode is built: a shared-state URL refuses to start (docs/scale-out.md "Modes").
+  checkStateMode(parseDatabaseUrl(env.GW_DATABASE_URL), parseRedisUrl(env.GW_REDIS_URL));
   return Object.freeze({
     port: parsePort(...fromFlag("port", "PORT", "8080")),
     host: parseHost(...fromFlag("host", "HOST", "127.0.0.1")),
