@@ -75,14 +75,15 @@ CREATE INDEX ledger_project_kind_time ON ledger(project_id, kind, created_at) IN
 CREATE INDEX ledger_credits ON ledger(seq) WHERE kind = 'credit';
 -- Once per request: one hold, and one closing row (charge, cache or release). A replayed settle or
 -- release finds its row taken and changes nothing.
-CREATE UNIQUE INDEX ledger_hold_once ON ledger(request_id) WHERE kind = 'hold';
-CREATE UNIQUE INDEX ledger_close_once ON ledger(request_id) WHERE kind IN ('charge', 'cache', 'release');
+CREATE UNIQUE INDEX ledger_hold_once ON ledger(project_id, request_id) WHERE kind = 'hold';
+CREATE UNIQUE INDEX ledger_close_once ON ledger(project_id, request_id) WHERE kind IN ('charge', 'cache', 'release');
 
 CREATE TABLE ledger_open_holds (
-  request_id TEXT PRIMARY KEY,
   project_id TEXT NOT NULL,
+  request_id TEXT NOT NULL,
   amount     BIGINT NOT NULL,
-  created_at BIGINT NOT NULL
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (project_id, request_id)
 );
 
 -- Spending per budget period (period 'daily' or 'monthly', key '2026-11-26' or '2026-11'): spent

@@ -1,0 +1,97 @@
+// The money path on PostgreSQL (docs/scale-out.md "PostgreSQL"): a reservation is one conditional
+// UPDATE of the account row; settle and release change it in the transaction that writes their
+// ledger row, and the ledger's unique indexes make each happen once per request id.
+import type { SQL, TransactionSQL } from "bun";
+import type { MoneyFigures, MoneyStore, Reserved, ReserveAsk, Settled, SettleAsk } from "../money-store.ts";
+import { bounded, type Postgres } from "./connect.ts";
+
+/** Thrown inside a transaction to roll it back: the request id had done this step already. */
+class Replay extends Error {}
+
+/** Thrown inside a reservation to roll its hold row back: the credit does not cover it. */
+class Refused extends Error {
+  constructor(readonly figures: MoneyFigures) {
+    super("insufficient credits");
+  }
+}
+
+const num = (v: unknown): number => Number(v ?? 0);
+
+async function figuresIn(q: SQL, projectId: string): Promise<MoneyFigures> {
+  const [row] = await q`SELECT balance, reserved FROM accounts WHERE project_id = ${projectId}`;
+  return { balance: num(row?.balance), reserved: num(row?.reserved) };
+}
+
+/** The ledger row of a step; null when the request id already has one of its kind (unique index). */
+async function ledgerRow(tx: TransactionSQL, e: { projectId: string; kind: string; amount: number; requestId: string; now: number; s?: SettleAsk }): Promise<boolean> {
+  const s = e.s;
+  const rows = await tx`INSERT INTO ledger (project_id, kind, amount, request_id, model, input_tokens, output_tokens, cost, saved, byok, created_at)
+    VALUES (${e.projectId}, ${e.kind}, ${e.amount}, ${e.requestId}, ${s?.model ?? null}, ${s?.inputTokens ?? 0}, ${s?.outputTokens ?? 0},
+      ${s?.cost ?? 0}, ${s?.cacheSaved ?? 0}, ${s?.byok ?? false}, ${e.now})
+    ON CONFLICT DO NOTHING RETURNING seq`;
+  return rows.length > 0;
+}
+
+export function postgresMoneyStore(pg: Postgres): MoneyStore {
+  const { sql } = pg;
+  const replayed = (err: unknown) => {
+    if (err instanceof Replay) return null;
+    throw err;
+  };
+
+  const reserve = (a: ReserveAsk) => sql.begin(async (tx): Promise<Reserved> => {
+    // The hold's row first: a concurrent replay waits on its unique index, then finds it taken.
+    if (!(await ledgerRow(tx, { projectId: a.projectId, kind: "hold", amount: a.amount, requestId: a.requestId, now: a.now }))) throw new Replay();
+    // A project with nothing credited yet has no row: one may still reserve against a credit limit.
+    if (a.allowance !== 0 || a.amount === 0) await tx`INSERT INTO accounts (project_id) VALUES (${a.projectId}) ON CONFLICT DO NOTHING`;
+    // The one conditional UPDATE: concurrent reservations queue on the row and each sees the last.
+    const held = await tx`UPDATE accounts SET reserved = reserved + ${a.amount}
+      WHERE project_id = ${a.projectId} AND (${a.allowance}::bigint IS NULL OR balance + ${a.allowance}::bigint - reserved >= ${a.amount})
+      RETURNING balance`;
+    if (held.length === 0) throw new Refused(await figuresIn(tx, a.projectId));
+    await tx`INSERT INTO ledger_open_holds (project_id, request_id, amount, created_at) VALUES (${a.projectId}, ${a.requestId}, ${a.amount}, ${a.now})`;
+    return { ok: true, replayed: false };
+  });
+
+  const settle = (s: SettleAsk) => sql.begin(async (tx): Promise<Settled> => {
+    // Deleting the open hold locks it: a concurrent settle of the same request waits, then finds none.
+    const [hold] = await tx`DELETE FROM ledger_open_holds WHERE request_id = ${s.requestId} AND project_id = ${s.projectId} RETURNING amount`;
+    const held = num(hold?.amount);
+    let charge = s.cacheSaved !== undefined ? 0 : s.charge;
+    if (s.allowance !== null && charge > 0) {
+      const [a] = await tx`SELECT balance, reserved FROM accounts WHERE project_id = ${s.projectId} FOR UPDATE`;
+      // Never past what the hold and the unreserved credit cover (docs/billing.md "Never overspent under concurrency").
+      charge = Math.min(charge, Math.max(0, num(a?.balance) + s.allowance - num(a?.reserved) + held));
+    }
+    const kind = s.cacheSaved !== undefined ? "cache" : "charge";
+    if (!(await ledgerRow(tx, { projectId: s.projectId, kind, amount: charge, requestId: s.requestId, now: s.now, s }))) throw new Replay();
+    await tx`INSERT INTO accounts (project_id, balance, reserved) VALUES (${s.projectId}, ${-charge}, 0)
+      ON CONFLICT (project_id) DO UPDATE SET balance = accounts.balance - ${charge}, reserved = accounts.reserved - ${held}`;
+    return { ok: true, charged: charge };
+  });
+
+  const release = (projectId: string, requestId: string, now: number) => sql.begin(async (tx): Promise<boolean> => {
+    const [hold] = await tx`DELETE FROM ledger_open_holds WHERE request_id = ${requestId} AND project_id = ${projectId} RETURNING amount`;
+    if (!hold) return false;
+    const amount = num(hold.amount);
+    if (!(await ledgerRow(tx, { projectId, kind: "release", amount, requestId, now }))) throw new Replay();
+    await tx`UPDATE accounts SET reserved = reserved - ${amount} WHERE project_id = ${projectId}`;
+    return true;
+  });
+
+  return {
+    credit: (projectId, amount, note, now) => bounded(pg, "credit", () => sql.begin(async (tx) => {
+      await tx`INSERT INTO ledger (project_id, kind, amount, note, created_at) VALUES (${projectId}, 'credit', ${amount}, ${note}, ${now})`;
+      const [row] = await tx`INSERT INTO accounts (project_id, balance) VALUES (${projectId}, ${amount})
+        ON CONFLICT (project_id) DO UPDATE SET balance = accounts.balance + excluded.balance RETURNING balance`;
+      return num(row?.balance);
+    })),
+    reserve: (a) => bounded(pg, "reserve", () => reserve(a).catch((err: unknown): Reserved | null => {
+      if (err instanceof Refused) return { ok: false, code: "insufficient_credits", ...err.figures };
+      return replayed(err);
+    })).then((r) => r ?? { ok: true, replayed: true }),
+    settle: (s) => bounded(pg, "settle", () => settle(s).catch(replayed)).then((r) => r ?? { ok: false }),
+    release: (projectId, requestId, now) => bounded(pg, "release", () => release(projectId, requestId, now).catch(replayed)).then((r) => r ?? false),
+    figures: (projectId) => bounded(pg, "figures", () => figuresIn(sql, projectId)),
+  };
+}

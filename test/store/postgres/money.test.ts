@@ -1,0 +1,65 @@
+// The money store contract against PostgreSQL (src/store/postgres/money.ts) on a real throwaway
+// cluster, migrated by the runner; every test on projects of its own.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { openPostgres, type Postgres, StoreUnavailable } from "../../../src/store/postgres/connect.ts";
+import { migratePostgres } from "../../../src/store/postgres/migrate.ts";
+import { postgresMoneyStore } from "../../../src/store/postgres/money.ts";
+import { type PostgresService, startPostgres } from "../../helpers/services.ts";
+import { type LedgerRow, moneyContract } from "../contract/money.contract.ts";
+
+let service: PostgresService;
+let pg: Postgres;
+beforeAll(async () => {
+  service = await startPostgres();
+  pg = openPostgres(service.url, { max: 10, timeoutMs: 10_000 });
+  await migratePostgres(pg.sql);
+});
+afterAll(async () => {
+  await pg?.close();
+  await service?.stop();
+});
+
+moneyContract("postgres", async () => ({
+  store: postgresMoneyStore(pg),
+  async ledger(projectId: string): Promise<LedgerRow[]> {
+    const rows: Array<{ kind: string; request_id: string | null; amount: string }> =
+      await pg.sql`SELECT kind, request_id, amount FROM ledger WHERE project_id = ${projectId} ORDER BY seq`;
+    return rows.map((r) => ({ kind: r.kind, requestId: r.request_id, amount: Number(r.amount) }));
+  },
+}));
+
+describe("postgres money store", () => {
+  test("three instances (three pools) on one database: 500 requests round-robin on a balance covering 100 serve exactly 100", async () => {
+    const pools = [0, 1, 2].map(() => openPostgres(service.url, { max: 4, timeoutMs: 10_000 }));
+    try {
+      const stores = pools.map((p) => postgresMoneyStore(p));
+      const projectId = `prj_three_${process.pid}`;
+      await stores[0]!.credit(projectId, 100, null, 0);
+      const served = await Promise.all(Array.from({ length: 500 }, async (_, i) => {
+        const store = stores[i % 3]!;
+        const r = await store.reserve({ projectId, requestId: `r${i}`, amount: 1, allowance: 0, now: 1 });
+        if (!r.ok) return false;
+        // Settled through another instance than the one that reserved.
+        expect(await stores[(i + 1) % 3]!.settle({ projectId, requestId: `r${i}`, charge: 1, allowance: 0, model: null, inputTokens: 1, outputTokens: 1, cost: 1, byok: false, now: 2 })).toEqual({ ok: true, charged: 1 });
+        return true;
+      }));
+      expect(served.filter(Boolean)).toHaveLength(100);
+      const [row] = await pg.sql`SELECT balance::int AS balance, reserved::int AS reserved,
+        (SELECT count(*)::int FROM ledger WHERE project_id = ${projectId} AND kind = 'charge') AS charges FROM accounts WHERE project_id = ${projectId}`;
+      expect(row).toEqual({ balance: 0, reserved: 0, charges: 100 });
+    } finally {
+      await Promise.all(pools.map((p) => p.close()));
+    }
+  });
+
+  test("PostgreSQL gone: each call fails as StoreUnavailable within its bound, and nothing was held", async () => {
+    const down = openPostgres(service.url.replace(/:\d+\//, ":1/"), { timeoutMs: 500 });
+    try {
+      const store = postgresMoneyStore(down);
+      await expect(store.reserve({ projectId: "p", requestId: "r", amount: 1, allowance: 0, now: 0 })).rejects.toBeInstanceOf(StoreUnavailable);
+      await expect(store.figures("p")).rejects.toBeInstanceOf(StoreUnavailable);
+    } finally {
+      await down.close();
+    }
+  });
+});
