@@ -54,9 +54,10 @@ function countPretokens(text: string): number {
   return total;
 }
 
-/** Pretokens of up to SHORT_CHARS ASCII characters (four in five of a JSON tool result) are
- * memoised under a number packing their codes and length: no slice, no string hash. */
-const SHORT_CHARS = 4;
+/** Pretokens of up to SHORT_CHARS ASCII characters (nine in ten of a JSON tool result) are
+ * memoised under a number packing their length and codes (below 8 * 128^7 < 2^53: exact, and
+ * distinct for distinct pretokens): no slice, no string hash. */
+const SHORT_CHARS = 7;
 const shortMemo = new Map<number, number>();
 
 function countShort(t: Tokenizer, text: string, from: number, to: number): number {
