@@ -1,12 +1,18 @@
 // `gw doctor`: checks that this build of gw works on this machine (embedded SQLite with its
-// migrations, the native vector-index addon, the tokenizer, the model catalog, the sentence model).
+// migrations, the native vector-index addon, the tokenizer, the model catalog, the sentence model),
+// and reaches GW_DATABASE_URL's PostgreSQL and GW_REDIS_URL's Redis when they are set.
 import { Database } from "bun:sqlite";
 import { countTextTokens } from "./analysis/tokens.ts";
 import { UseLiteEmbedder } from "./cache/embedder/use-lite.ts";
 import { hnswSelfCheck } from "./cache/hnsw-addon.ts";
 import { COMPONENT_VERSIONS } from "./config/versions.ts";
 import { buildCatalog } from "./routing/catalog.ts";
+import { parseDatabaseUrl, parseRedisUrl } from "./config/scale-out.ts";
 import { migrate, MIGRATIONS } from "./store/migrate.ts";
+import { probePostgres, probeRedis, type ProbeResult } from "./store/service-probes.ts";
+
+/** How long each shared-state server has to answer; they are probed alongside the sentence model's load. */
+export const SERVICE_PROBE_TIMEOUT_MS = 5000;
 
 function check(run: () => unknown): { ok: boolean; detail: unknown } {
   try {
@@ -57,9 +63,31 @@ async function sentenceModel(): Promise<{ ok: boolean; detail: unknown }> {
   }
 }
 
-/** Every check of doctor() and the sentence model's, which loads in a worker and so is awaited. */
-export async function doctorWithModel() {
+type Check = { ok: boolean; detail: unknown };
+
+/** `postgres` and `redis` checks for whichever of the two variables is set (docs/scale-out.md "gw doctor"). */
+async function sharedStateChecks(env: Record<string, string | undefined>): Promise<Record<string, Check>> {
+  const probe = async (parse: () => string | null, run: (url: string, ms: number) => Promise<ProbeResult>): Promise<Check | null> => {
+    let url: string | null;
+    try {
+      url = parse();
+    } catch (err) {
+      return { ok: false, detail: err instanceof Error ? err.message : String(err) };
+    }
+    return url === null ? null : run(url, SERVICE_PROBE_TIMEOUT_MS);
+  };
+  const [postgres, redis] = await Promise.all([
+    probe(() => parseDatabaseUrl(env.GW_DATABASE_URL), probePostgres),
+    probe(() => parseRedisUrl(env.GW_REDIS_URL), probeRedis),
+  ]);
+  return { ...(postgres && { postgres }), ...(redis && { redis }) };
+}
+
+/** Every check of doctor(), the sentence model's (it loads in a worker and so is awaited), and the
+ * shared-state servers' named by `env`. */
+export async function doctorWithModel(env: Record<string, string | undefined> = process.env) {
   const report = doctor();
-  const checks = { ...report.checks, sentence_model: await sentenceModel() };
-  return { ...report, ok: report.ok && checks.sentence_model.ok, checks };
+  const [sentence_model, shared] = await Promise.all([sentenceModel(), sharedStateChecks(env)]);
+  const checks: typeof report.checks & { sentence_model: Check } & Record<string, Check> = { ...report.checks, sentence_model, ...shared };
+  return { ...report, ok: Object.values(checks).every((c) => c.ok), checks };
 }

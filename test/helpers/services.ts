@@ -12,14 +12,17 @@ export interface Service {
   port: number;
   /** The server's data and log directory, removed by stop(). */
   dir: string;
+  /** Random per start; it is in `url` too. */
+  password: string;
   stop(): Promise<void>;
 }
 
 export interface PostgresService extends Service {
   database: string;
   user: string;
-  password: string;
 }
+
+const randomPassword = (): string => Buffer.from(crypto.getRandomValues(new Uint8Array(12))).toString("hex");
 
 export interface ServiceOptions {
   /** The whole start's bound, initdb included (default 60 s: a loaded 2-core machine). */
@@ -98,18 +101,19 @@ async function runBounded(cmd: string[], what: string, deadline: number, cwd: st
   if (code !== 0) throw new Error(`${what} exited ${code}: ${(await output).join("\n").trim()}`);
 }
 
-/** redis-server on 127.0.0.1 with no persistence (`--save "" --appendonly no`). */
+/** redis-server on 127.0.0.1 with no persistence (`--save "" --appendonly no`) and a password. */
 export async function startRedis(options: ServiceOptions = {}): Promise<Service> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const deadline = performance.now() + timeoutMs;
   const bin = binary("redis-server", ["/usr/bin", "/usr/local/bin"]);
   const dir = mkdtempSync(join(tmpdir(), "gw-redis-"));
   const log = join(dir, "redis.log");
+  const password = randomPassword();
   // A free port can be taken between the probe and the bind: a few tries with fresh ports.
   for (let attempt = 1; ; attempt++) {
     const port = freePort();
     const proc = Bun.spawn([bin, "--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no",
-      "--dir", dir, "--logfile", log, "--daemonize", "no"], { cwd: dir, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+      "--dir", dir, "--logfile", log, "--daemonize", "no", "--requirepass", password], { cwd: dir, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
     const guard = watchdog(dir, ["kill", "-9", String(proc.pid)]);
     const stopNow = () => {
       guard.kill();
@@ -117,7 +121,7 @@ export async function startRedis(options: ServiceOptions = {}): Promise<Service>
       rmSync(dir, { recursive: true, force: true });
     };
     track(dir, stopNow);
-    const url = `redis://127.0.0.1:${port}`;
+    const url = `redis://:${password}@127.0.0.1:${port}`;
     try {
       await pollUntil(`redis-server on 127.0.0.1:${port} (PING, ${timeoutMs} ms)`, deadline, async () => {
         const client = new RedisClient(url, { autoReconnect: false, connectionTimeout: 1000, enableOfflineQueue: false });
@@ -139,7 +143,7 @@ export async function startRedis(options: ServiceOptions = {}): Promise<Service>
       throw new Error(`${err instanceof Error ? err.message : String(err)}\nredis log:\n${text}`);
     }
     return {
-      url, port, dir,
+      url, port, dir, password,
       async stop() {
         if (!running.delete(dir)) return;
         guard.kill();
@@ -174,7 +178,7 @@ export async function startPostgres(options: ServiceOptions = {}): Promise<Postg
   const sockets = join(dir, "sockets");
   const log = join(dir, "postgres.log");
   const user = "gw";
-  const password = Buffer.from(crypto.getRandomValues(new Uint8Array(12))).toString("hex");
+  const password = randomPassword();
   const database = "gw_test";
   mkdirSync(sockets);
   writeFileSync(join(dir, "pwfile"), password, { mode: 0o600 });

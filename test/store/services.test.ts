@@ -43,7 +43,7 @@ describe("redis-server", () => {
     }
   });
 
-  test("listens on loopback only and keeps nothing on disk", async () => {
+  test("listens on loopback only, keeps nothing on disk and wants its password", async () => {
     const client = new RedisClient(redis.url);
     try {
       const config = (name: string) => client.send("CONFIG", ["GET", name]) as Promise<Record<string, string> | string[]>;
@@ -56,6 +56,13 @@ describe("redis-server", () => {
       expect(await value("appendonly")).toBe("no");
     } finally {
       client.close();
+    }
+    // It asks for the password in its URL: a client without one is refused.
+    const anonymous = new RedisClient(redis.url.replace(`:${redis.password}@`, ""), { autoReconnect: false, connectionTimeout: 2000 });
+    try {
+      await expect(anonymous.get("greeting")).rejects.toThrow(/NOAUTH|auth/i);
+    } finally {
+      anonymous.close();
     }
   });
 });
@@ -81,7 +88,7 @@ describe("postgres", () => {
       expect(ledger).toEqual({ n: 10, total: 1000 });
       // A failed step rolls the whole transaction back: the ledger row does not outlive it.
       await sql`UPDATE balances SET micros = 100 WHERE project = 'p1'`;
-      await expect(reserve("r0", 100)).rejects.toThrow(/duplicate key|unique/i);
+      await expect(reserve(`r${served.indexOf(true)}`, 100)).rejects.toThrow(/duplicate key|unique/i);
       const [after] = await sql`SELECT micros FROM balances WHERE project = 'p1'`;
       expect(Number(after.micros)).toBe(100);
     } finally {
@@ -134,7 +141,8 @@ describe("stop", () => {
     proc.kill("SIGKILL");
     await proc.exited;
     await waitFor(() => !existsSync(services[0]!.dir), { timeoutMs: 20_000, what: "the watchdog to remove the redis directory" });
-    expect(await portOpen(services[0]!.port)).toBe(false);
+    // The kernel closes a killed server's socket a moment after the kill.
+    await waitFor(async () => !(await portOpen(services[0]!.port)), { timeoutMs: 10_000, what: "the killed redis-server's port to close" });
   });
 
   test("stop() stops the servers and removes their directories; a second stop() is a no-op", async () => {
