@@ -60,7 +60,13 @@ export class EngineWorker {
     return new Promise((resolve) => {
       const job: Job = { message: { id: ++this.seq, request, options, windowTokens }, resolve, timer: undefined };
       this.jobs.set(job.message.id, job);
-      const worker = this.start();
+      let worker: Worker;
+      try {
+        worker = this.start();
+      } catch (err) {
+        this.failures++;
+        return this.settle(job, { ok: false, reason: "error", error: err instanceof Error ? err.message : String(err) });
+      }
       worker.ref(); // a job in flight keeps the process alive until it is answered
       if (this.ready) this.send(worker, job);
     });

@@ -63,6 +63,13 @@ describe("the engine's worker", () => {
     } finally {
       worker.close();
     }
+    // A binary built without the worker as an entry point: the module is not there.
+    const missing = new EngineWorker({ url: here("not-there") });
+    try {
+      expect(await missing.optimize(request(), options(), null)).toMatchObject({ ok: false, reason: "error" });
+    } finally {
+      missing.close();
+    }
   });
 
   test("an idle worker does not keep the process alive", async () => {
