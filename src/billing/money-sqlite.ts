@@ -1,7 +1,7 @@
 // The single-node money store (src/store/money-store.ts): today's Billing unchanged (in-memory
 // accounts, so a check and hold is one synchronous step; ledger rows queued to SQLite), with the
 // request ids it has seen so a replayed reserve, settle or release changes nothing.
-import type { MoneyStore, Reserved, SettleAsk, Settled } from "../store/money-store.ts";
+import type { MoneyStore, Reserved, ReserveAsk, SettleAsk, Settled } from "../store/money-store.ts";
 import type { Hold, Terms } from "./account.ts";
 import type { Billing } from "./billing.ts";
 import { toUsd } from "./money.ts";
@@ -9,10 +9,14 @@ import { toUsd } from "./money.ts";
 /** Request ids whose hold was settled or released, kept for replays; the oldest go first. */
 const CLOSED_KEPT = 100_000;
 
-const termsOf = (allowance: number | null): Terms => ({
-  credit: allowance === null ? null : allowance > 0 ? "limit" : "prepaid",
-  creditLimit: allowance ?? 0, budgets: {}, action: "block", monthlyRequests: null,
-});
+const termsOf = (allowance: number | null, a?: Pick<ReserveAsk, "budgets" | "plan">): Terms => {
+  const budgets: Terms["budgets"] = {};
+  for (const b of a?.budgets ?? []) budgets[b.period] = b.limit;
+  return {
+    credit: allowance === null ? null : allowance > 0 ? "limit" : "prepaid",
+    creditLimit: allowance ?? 0, budgets, action: "block", monthlyRequests: a?.plan?.limit ?? null,
+  };
+};
 
 export function sqliteMoneyStore(billing: Billing): MoneyStore {
   const open = new Map<string, Hold>();
@@ -24,12 +28,16 @@ export function sqliteMoneyStore(billing: Billing): MoneyStore {
   // Request ids are unique per project, as the ledger's are.
   const idOf = (projectId: string, requestId: string) => `${projectId}\u0000${requestId}`;
 
-  const reserve = (projectId: string, requestId: string, amount: number, allowance: number | null, now: number): Reserved => {
+  const reserve = (ask: ReserveAsk): Reserved => {
+    const { projectId, requestId, now } = ask;
     const id = idOf(projectId, requestId);
     if (open.has(id) || closed.has(id)) return { ok: true, replayed: true };
-    const r = billing.reserve(projectId, requestId, termsOf(allowance), amount, now);
+    const r = billing.reserve(projectId, requestId, termsOf(ask.allowance, ask), ask.amount, now);
     if (r.ok) return open.set(id, r.hold), { ok: true, replayed: false };
     const a = billing.account(projectId, now);
+    const over = r.admission.overruns[0];
+    if (r.admission.code === "budget_exceeded" && over) return { ok: false, code: "budget_exceeded", period: over.period, spent: over.spent, reserved: over.reserved };
+    if (r.admission.code === "plan_limit") return { ok: false, code: "plan_limit" };
     return { ok: false, code: "insufficient_credits", balance: a.balance, reserved: a.reserved };
   };
 
@@ -63,7 +71,7 @@ export function sqliteMoneyStore(billing: Billing): MoneyStore {
 
   return {
     credit: async (projectId, amount, note, now) => billing.credit(projectId, toUsd(amount), note, now),
-    reserve: async (a) => reserve(a.projectId, a.requestId, a.amount, a.allowance, a.now),
+    reserve: async (a) => reserve(a),
     settle: async (s) => settle(s),
     release: async (projectId, requestId, now) => release(projectId, requestId, now),
     figures: async (projectId) => {

@@ -9,12 +9,30 @@ export interface ReserveAsk {
   /** What may be reserved past the balance: 0 prepaid, the credit limit on postpaid; null when no
    * credit is checked (the hold is still recorded). */
   allowance: number | null;
+  /** budget_action `block` budgets: spent + reserved + amount may not pass `limit` in the period. */
+  budgets?: BudgetAsk[];
+  /** The plan's monthly allowance: answered requests + places held may not reach `limit`. */
+  plan?: { key: string; limit: number };
   now: number;
+}
+
+export type Period = "daily" | "monthly";
+
+/** `key`: the UTC period holding the ask's `now` ("2026-11-26", "2026-11"; billing/periods.ts). */
+export interface PeriodKey {
+  period: Period;
+  key: string;
+}
+
+export interface BudgetAsk extends PeriodKey {
+  limit: number;
 }
 
 export type Reserved =
   | { ok: true; /** This request id already held (or closed) its reservation: nothing changed. */ replayed: boolean }
-  | { ok: false; code: "insufficient_credits"; balance: number; reserved: number };
+  | { ok: false; code: "insufficient_credits"; balance: number; reserved: number }
+  | { ok: false; code: "budget_exceeded"; period: Period; spent: number; reserved: number }
+  | { ok: false; code: "plan_limit" };
 
 export interface SettleAsk {
   projectId: string;
@@ -30,6 +48,9 @@ export interface SettleAsk {
   byok: boolean;
   /** An answer from gw's cache: a `cache` row with its saving, charged nothing. */
   cacheSaved?: number;
+  /** The periods of `now` the project counts spending in (budgets, plan): the charge is added to
+   * their spent, and an answer that is not from the cache to their requests. */
+  periods?: PeriodKey[];
   now: number;
 }
 

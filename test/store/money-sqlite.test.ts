@@ -9,14 +9,15 @@ import { Billing } from "../../src/billing/billing.ts";
 import { sqliteMoneyStore } from "../../src/billing/money-sqlite.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { ledgerRepo } from "../../src/store/repos/ledger.ts";
-import { type LedgerRow, moneyContract } from "./contract/money.contract.ts";
+import { moneyBudgetContract } from "./contract/money-budgets.contract.ts";
+import { type LedgerRow, type MoneyHarness, moneyContract } from "./contract/money.contract.ts";
 
 const opened: Array<{ db: Database; dir: string; billing: Billing }> = [];
 afterAll(() => {
   for (const o of opened) o.billing.stop(), o.db.close(), rmSync(o.dir, { recursive: true, force: true });
 });
 
-moneyContract("sqlite", async () => {
+async function make(): Promise<MoneyHarness> {
   const dir = mkdtempSync(join(tmpdir(), "gw-money-"));
   const db = openDatabase(dir);
   const billing = new Billing(ledgerRepo(db), (err) => {
@@ -31,4 +32,7 @@ moneyContract("sqlite", async () => {
       return rows.all(projectId).map((r) => ({ kind: r.kind, requestId: r.request_id, amount: r.amount }));
     },
   };
-});
+}
+
+moneyContract("sqlite", make);
+moneyBudgetContract("sqlite", make);

@@ -4,15 +4,50 @@
 import type { SQL, TransactionSQL } from "bun";
 import type { MoneyFigures, MoneyStore, Reserved, ReserveAsk, Settled, SettleAsk } from "../money-store.ts";
 import { bounded, type Postgres } from "./connect.ts";
+import { applyCounters, changeOf, type CounterChange, counterName, parseCounterName } from "./spend-counters.ts";
 
 /** Thrown inside a transaction to roll it back: the request id had done this step already. */
 class Replay extends Error {}
 
-/** Thrown inside a reservation to roll its hold row back: the credit does not cover it. */
+/** Thrown inside a reservation to roll it back: the credit, a budget or the plan refuses it. */
 class Refused extends Error {
-  constructor(readonly figures: MoneyFigures) {
-    super("insufficient credits");
+  constructor(readonly refusal: Reserved & { ok: false }) {
+    super(refusal.code);
   }
+}
+
+/** What a reservation adds to the project's counters: its amount to each `block` budget's reserved,
+ * a held place to the plan's month. */
+function reserveChanges(a: ReserveAsk): Map<string, CounterChange> {
+  const changes = new Map<string, CounterChange>();
+  for (const b of a.budgets ?? []) {
+    const c = changeOf(changes, b.period, b.key);
+    c.reserved += a.amount;
+    c.budget = b.limit;
+  }
+  if (a.plan) {
+    const c = changeOf(changes, "monthly", a.plan.key);
+    c.inflight += 1;
+    c.plan = a.plan.limit;
+  }
+  return changes;
+}
+
+/** What closing a hold gives back to its counters, and (settle) what the charge adds to today's. */
+function closeChanges(hold: { amount?: unknown; budget_keys?: unknown; slot_key?: unknown } | undefined, s?: { charge: number; counted: boolean; periods: SettleAsk["periods"] }): Map<string, CounterChange> {
+  const changes = new Map<string, CounterChange>();
+  const keys: unknown[] = Array.isArray(hold?.budget_keys) ? hold.budget_keys : [];
+  for (const name of keys) {
+    const k = typeof name === "string" ? parseCounterName(name) : null;
+    if (k) changeOf(changes, k.period, k.key).reserved -= num(hold?.amount);
+  }
+  if (typeof hold?.slot_key === "string") changeOf(changes, "monthly", hold.slot_key).inflight -= 1;
+  for (const p of s?.periods ?? []) {
+    const c = changeOf(changes, p.period, p.key);
+    c.spent += s?.charge ?? 0;
+    if (s?.counted) c.requests += 1;
+  }
+  return changes;
 }
 
 const num = (v: unknown): number => Number(v ?? 0);
@@ -39,6 +74,7 @@ export function postgresMoneyStore(pg: Postgres): MoneyStore {
     throw err;
   };
 
+  // Every step locks the account row first, then its counters in name order: never a deadlock.
   const reserve = (a: ReserveAsk) => sql.begin(async (tx): Promise<Reserved> => {
     // The hold's row first: a concurrent replay waits on its unique index, then finds it taken.
     if (!(await ledgerRow(tx, { projectId: a.projectId, kind: "hold", amount: a.amount, requestId: a.requestId, now: a.now }))) throw new Replay();
@@ -48,34 +84,42 @@ export function postgresMoneyStore(pg: Postgres): MoneyStore {
     const held = await tx`UPDATE accounts SET reserved = reserved + ${a.amount}
       WHERE project_id = ${a.projectId} AND (${a.allowance}::bigint IS NULL OR balance + ${a.allowance}::bigint - reserved >= ${a.amount})
       RETURNING balance`;
-    if (held.length === 0) throw new Refused(await figuresIn(tx, a.projectId));
-    await tx`INSERT INTO ledger_open_holds (project_id, request_id, amount, created_at) VALUES (${a.projectId}, ${a.requestId}, ${a.amount}, ${a.now})`;
+    if (held.length === 0) throw new Refused({ ok: false, code: "insufficient_credits", ...(await figuresIn(tx, a.projectId)) });
+    const refusal = await applyCounters(tx, a.projectId, reserveChanges(a));
+    if (refusal) throw new Refused(refusal);
+    const budgetKeys = (a.budgets ?? []).map((b) => counterName(b.period, b.key));
+    await tx`INSERT INTO ledger_open_holds (project_id, request_id, amount, budget_keys, slot_key, created_at)
+      VALUES (${a.projectId}, ${a.requestId}, ${a.amount}, ${sql.array(budgetKeys, "TEXT")}, ${a.plan?.key ?? null}, ${a.now})`;
     return { ok: true, replayed: false };
   });
 
   const settle = (s: SettleAsk) => sql.begin(async (tx): Promise<Settled> => {
     // Deleting the open hold locks it: a concurrent settle of the same request waits, then finds none.
-    const [hold] = await tx`DELETE FROM ledger_open_holds WHERE request_id = ${s.requestId} AND project_id = ${s.projectId} RETURNING amount`;
+    const [hold] = await tx`DELETE FROM ledger_open_holds WHERE project_id = ${s.projectId} AND request_id = ${s.requestId}
+      RETURNING amount, budget_keys, slot_key`;
     const held = num(hold?.amount);
-    let charge = s.cacheSaved !== undefined ? 0 : s.charge;
+    const cache = s.cacheSaved !== undefined;
+    let charge = cache ? 0 : s.charge;
     if (s.allowance !== null && charge > 0) {
       const [a] = await tx`SELECT balance, reserved FROM accounts WHERE project_id = ${s.projectId} FOR UPDATE`;
       // Never past what the hold and the unreserved credit cover (docs/billing.md "Never overspent under concurrency").
       charge = Math.min(charge, Math.max(0, num(a?.balance) + s.allowance - num(a?.reserved) + held));
     }
-    const kind = s.cacheSaved !== undefined ? "cache" : "charge";
-    if (!(await ledgerRow(tx, { projectId: s.projectId, kind, amount: charge, requestId: s.requestId, now: s.now, s }))) throw new Replay();
+    if (!(await ledgerRow(tx, { projectId: s.projectId, kind: cache ? "cache" : "charge", amount: charge, requestId: s.requestId, now: s.now, s }))) throw new Replay();
     await tx`INSERT INTO accounts (project_id, balance, reserved) VALUES (${s.projectId}, ${-charge}, 0)
       ON CONFLICT (project_id) DO UPDATE SET balance = accounts.balance - ${charge}, reserved = accounts.reserved - ${held}`;
+    await applyCounters(tx, s.projectId, closeChanges(hold, { charge, counted: !cache, periods: s.periods }));
     return { ok: true, charged: charge };
   });
 
   const release = (projectId: string, requestId: string, now: number) => sql.begin(async (tx): Promise<boolean> => {
-    const [hold] = await tx`DELETE FROM ledger_open_holds WHERE request_id = ${requestId} AND project_id = ${projectId} RETURNING amount`;
+    const [hold] = await tx`DELETE FROM ledger_open_holds WHERE project_id = ${projectId} AND request_id = ${requestId}
+      RETURNING amount, budget_keys, slot_key`;
     if (!hold) return false;
     const amount = num(hold.amount);
     if (!(await ledgerRow(tx, { projectId, kind: "release", amount, requestId, now }))) throw new Replay();
     await tx`UPDATE accounts SET reserved = reserved - ${amount} WHERE project_id = ${projectId}`;
+    await applyCounters(tx, projectId, closeChanges(hold));
     return true;
   });
 
@@ -87,7 +131,7 @@ export function postgresMoneyStore(pg: Postgres): MoneyStore {
       return num(row?.balance);
     })),
     reserve: (a) => bounded(pg, "reserve", () => reserve(a).catch((err: unknown): Reserved | null => {
-      if (err instanceof Refused) return { ok: false, code: "insufficient_credits", ...err.figures };
+      if (err instanceof Refused) return err.refusal;
       return replayed(err);
     })).then((r) => r ?? { ok: true, replayed: true }),
     settle: (s) => bounded(pg, "settle", () => settle(s).catch(replayed)).then((r) => r ?? { ok: false }),

@@ -5,7 +5,8 @@ import { openPostgres, type Postgres, StoreUnavailable } from "../../../src/stor
 import { migratePostgres } from "../../../src/store/postgres/migrate.ts";
 import { postgresMoneyStore } from "../../../src/store/postgres/money.ts";
 import { type PostgresService, startPostgres } from "../../helpers/services.ts";
-import { type LedgerRow, moneyContract } from "../contract/money.contract.ts";
+import { moneyBudgetContract } from "../contract/money-budgets.contract.ts";
+import { type LedgerRow, type MoneyHarness, moneyContract } from "../contract/money.contract.ts";
 
 let service: PostgresService;
 let pg: Postgres;
@@ -19,14 +20,17 @@ afterAll(async () => {
   await service?.stop();
 });
 
-moneyContract("postgres", async () => ({
+const make = async (): Promise<MoneyHarness> => ({
   store: postgresMoneyStore(pg),
   async ledger(projectId: string): Promise<LedgerRow[]> {
     const rows: Array<{ kind: string; request_id: string | null; amount: string }> =
       await pg.sql`SELECT kind, request_id, amount FROM ledger WHERE project_id = ${projectId} ORDER BY seq`;
     return rows.map((r) => ({ kind: r.kind, requestId: r.request_id, amount: Number(r.amount) }));
   },
-}));
+});
+
+moneyContract("postgres", make);
+moneyBudgetContract("postgres", make);
 
 describe("postgres money store", () => {
   test("three instances (three pools) on one database: 500 requests round-robin on a balance covering 100 serve exactly 100", async () => {

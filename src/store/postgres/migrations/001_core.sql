@@ -79,10 +79,14 @@ CREATE UNIQUE INDEX ledger_hold_once ON ledger(project_id, request_id) WHERE kin
 CREATE UNIQUE INDEX ledger_close_once ON ledger(project_id, request_id) WHERE kind IN ('charge', 'cache', 'release');
 
 CREATE TABLE ledger_open_holds (
-  project_id TEXT NOT NULL,
-  request_id TEXT NOT NULL,
-  amount     BIGINT NOT NULL,
-  created_at BIGINT NOT NULL,
+  project_id  TEXT NOT NULL,
+  request_id  TEXT NOT NULL,
+  amount      BIGINT NOT NULL,
+  -- The spend_counters rows the hold reserved in ('daily/2026-11-26'), and the month whose plan
+  -- allowance it holds a place in: settle and release give back exactly these.
+  budget_keys TEXT[] NOT NULL DEFAULT '{}',
+  slot_key    TEXT,
+  created_at  BIGINT NOT NULL,
   PRIMARY KEY (project_id, request_id)
 );
 
