@@ -1,4 +1,4 @@
-// Every Redis call is bounded (docs/scale-out.md): a time-out or an error becomes one typed
+// Every Redis call is bounded (docs/scale-out.md "Redis"): a time-out or an error becomes one typed
 // RedisFailure, which the caller turns into fail-open or fail-closed; nothing here retries or waits
 // longer. Scripts run by EVALSHA and fall back to EVAL once when the server has not seen them.
 import type { RedisClient } from "bun";

@@ -1,4 +1,4 @@
-// The shared fast state on one Redis (docs/scale-out.md), built from one Bun RedisClient by the
+// The shared fast state on one Redis (docs/scale-out.md "Redis"), built from one Bun RedisClient by the
 // composition root once GW_REDIS_URL is set. Every store's calls are bounded and fail as RedisFailure.
 import type { RedisClient } from "bun";
 import type { LimitHeaders } from "../rate-limit-store.ts";
