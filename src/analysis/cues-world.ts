@@ -210,6 +210,18 @@ export const WORLD_WORD_CUES: readonly CueSpec[] = [
   ["chat", 4, "greeting", "kumusta, kamusta, salamat, magandang umaga, asante, jambo, gràcies, bon dia, hvala, zdravo, dobar dan"],
   ["chat", 3, "support", "ang order ko, hindi pa dumating, moja narudžba, moju narudžbu"],
   ["qa", 1, "factual", "ano ang, bakit, paano, ipaliwanag, kwa nini, eleza, objasni, zašto"],
+  // Hindi and Urdu typed in Latin letters, Vietnamese typed without its accents
+  ["translation", 4, "translate", "anuvad, anuvaad, tarjuma, english mein, hindi mein, urdu mein, dich sang, sang tieng anh, sang tieng viet"],
+  ["summarization", 4, "summary", "saransh, khulasa, tom tat, y chinh"],
+  ["extraction", 4, "entity_extraction", "nikalo, nikaal do, trich xuat, liet ke tat ca"],
+  ["classification", 4, "labeling", "phan loai"],
+  ["math", 3, null, "hisab lagao, giai phuong trinh, phuong trinh, xac suat"],
+  ["reasoning", 3, "comparison", "tulna karo, fayde aur nuksan, so sanh, uu nhuoc diem, phan tich"],
+  ["creative", 1.5, "writing", "likho, likhiye, likh do"],
+  ["creative", 4, "writing", "kavita, kahani, nazm, bai tho"],
+  ["chat", 4, "greeting", "namaste, shukriya, dhanyavad, xin chao, cam on"],
+  ["chat", 3, "support", "mera order, mera parcel, mera account, don hang, hoan tien"],
+  ["qa", 1, "factual", "kya hai, kyun, kyon, kaise, batao, samjhao, la gi, tai sao, giai thich"],
 ];
 
 /** Thai, written without spaces: substring cues beside those of cues-intl.ts. */
