@@ -3,7 +3,7 @@
 // otherwise reverted with its reason. The trace's final count is the original minus what was kept.
 import { countTextTokens, messageText } from "../analysis/tokens.ts";
 import type { ChatMessage, ChatRequest } from "../canonical/chat.ts";
-import { baselineOf, commitGate, preserveHolds, type Baseline, type GateDelta } from "./preserve-gate.ts";
+import { baselineOf, commitGate, preserveHolds, type Baseline } from "./preserve-gate.ts";
 import { applyFields } from "./stages/json-minify.ts";
 import {
   MODE_RANK, type OptimizationMode, type OptimizationOptions, type OptimizationTrace, type RevertReason, type Stage, type StageContext,
@@ -132,7 +132,6 @@ export function optimizeRequest(req: ChatRequest, ctx: StageContext, stages: rea
     let after: ChatRequest | null = null;
     let reason: RevertReason | undefined;
     let afterTokens = tokens;
-    let delta: GateDelta | null = null;
     try {
       // A stage that judges small messages itself (Stage.judgesSmall) is kept only from do_not_compress ones.
       const sctx = stage.judgesSmall ? { ...ctx, untouchable: keptIndexes(current, ctx.options) } : ctx;
@@ -140,7 +139,7 @@ export function optimizeRequest(req: ChatRequest, ctx: StageContext, stages: rea
       if (after) {
         afterTokens = requestTokens(after);
         if (noGain(stage.name, tokens, afterTokens)) reason = "no_gain";
-        else if (!(delta = preserveHolds(gateFor(stage, (baseline ??= baselineNow())), current, after, DROPS_TURNS.has(stage.name))) || (stage.verify && !stage.verify(current, after, sctx))) reason = "preserve";
+        else if (!preserveHolds(gateFor(stage, (baseline ??= baselineNow())), current, after, DROPS_TURNS.has(stage.name)) || (stage.verify && !stage.verify(current, after, sctx))) reason = "preserve";
       }
     } catch {
       reason = "error";
@@ -152,7 +151,7 @@ export function optimizeRequest(req: ChatRequest, ctx: StageContext, stages: rea
     if (reason) record.reverted_reason = reason;
     trace.stages.push(record);
     if (applied && after) {
-      if (baseline && delta) commitGate(baseline, delta);
+      if (baseline) commitGate(baseline, DROPS_TURNS.has(stage.name));
       if (baseline && stage.judgesSmall) baseline.small = smallAfter(baseline.small, current, after);
       (current = after), (tokens = afterTokens);
     }

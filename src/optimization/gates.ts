@@ -4,23 +4,25 @@
 import { messageText } from "../analysis/tokens.ts";
 import type { ChatMessage } from "../canonical/chat.ts";
 
-/** What one message's text holds that the gate checks; memoised per message object, so a message a
- * stage passed on unchanged is never scanned again. */
-interface Facts {
-  text: string;
-  entities: string[];
-  fences: string[];
+/** What one message's text holds that the gate checks, each part read on first use and memoised
+ * per message object, so a message a stage passed on unchanged is never scanned again. */
+class Facts {
+  private e: string[] | null = null;
+  private f: string[] | null = null;
+  constructor(readonly text: string) {}
+  get entities(): string[] {
+    return (this.e ??= entitiesOf(this.text));
+  }
+  get fences(): string[] {
+    return (this.f ??= fencesOf(this.text));
+  }
 }
 
 const factsMemo = new WeakMap<ChatMessage, Facts>();
 
 export function factsOf(m: ChatMessage): Facts {
   let f = factsMemo.get(m);
-  if (!f) {
-    const text = messageText(m);
-    f = { text, entities: entitiesOf(text), fences: fencesOf(text) };
-    factsMemo.set(m, f);
-  }
+  if (!f) factsMemo.set(m, (f = new Facts(messageText(m))));
   return f;
 }
 

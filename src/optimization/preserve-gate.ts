@@ -1,22 +1,17 @@
-// The preserve gate's bookkeeping (docs/optimization.md "Gates"): the original's facts, fences and
-// protected messages, and per fact how many messages of the last kept request hold it, so a stage's
-// result is checked by what it changed alone (messages added or removed by identity), never rescanned.
+// The preserve gate's check (docs/optimization.md "Gates"): the original's side, and a stage's result
+// checked by what it changed (messages added or removed, by identity): the facts of the messages a
+// stage left alone are read only when a removed message held a fact no added one holds.
 import type { ChatMessage, ChatRequest } from "../canonical/chat.ts";
 import { factsOf } from "./gates.ts";
 import type { PreserveItem } from "./types.ts";
 
-/** How many messages of the last kept request hold each fact and fence; `missing` are the
- * baseline's with none (a `fields` reference can hold a fact the request does not). */
-interface Live {
-  entities: Map<string, number>;
-  fences: Map<string, number>;
-  missingEntities: Set<string>;
-  missingFences: Set<string>;
-}
-
 /** The original's side of the gate, made once per request. */
 export interface Baseline {
-  entities: Set<string>;
+  /** The request the stages start from, and what its facts are taken from (`fields` applied). */
+  req: ChatRequest;
+  reference: ChatRequest;
+  /** The reference's facts, gathered on first need (shared by copies of the baseline). */
+  lazy: { entities: Set<string> | null };
   fences: Set<string>;
   /** Literals and regex matches of `preserve` found in the original. */
   preserved: string[];
@@ -24,33 +19,15 @@ export interface Baseline {
   kept: ChatMessage[];
   /** Small messages (under the size worth compressing): unchanged unless a stage drops turns. */
   small: ChatMessage[];
-  live: Live;
+  /** The last kept request holds every fact and code block of the baseline, so a result is checked
+   * on what it changed; false with `fields` (the reference is not the request) or once a stage
+   * that drops turns was kept, and then a result is checked whole. */
+  whole: boolean;
 }
 
-/** What a stage's result changes against the last kept request: per fact and fence, the number of
- * messages holding it gained (+) or lost (-). */
-export interface GateDelta {
-  entities: Map<string, number>;
-  fences: Map<string, number>;
-}
-
-const bump = (map: Map<string, number>, key: string, by: number): void => {
-  const n = (map.get(key) ?? 0) + by;
-  if (n === 0) map.delete(key);
-  else map.set(key, n);
-};
-
-/** `req` is the request the stages start from: the live counts are its. */
 export function baselineOf(req: ChatRequest, reference: ChatRequest, preserve: readonly PreserveItem[], kept: ReadonlySet<number>, small: ReadonlySet<number>): Baseline {
-  const entities = new Set<string>();
-  const live: Live = { entities: new Map(), fences: new Map(), missingEntities: new Set(), missingFences: new Set() };
-  for (const m of reference.messages) for (const e of factsOf(m).entities) entities.add(e);
-  for (const m of req.messages) {
-    const f = factsOf(m);
-    for (const e of f.entities) bump(live.entities, e, 1);
-    for (const x of f.fences) bump(live.fences, x, 1);
-  }
-  for (const e of entities) if (!live.entities.has(e)) live.missingEntities.add(e);
+  const fences = new Set<string>();
+  for (const m of req.messages) for (const f of factsOf(m).fences) fences.add(f);
   const preserved: string[] = [];
   if (preserve.length > 0) {
     const all = joined(req);
@@ -67,62 +44,88 @@ export function baselineOf(req: ChatRequest, reference: ChatRequest, preserve: r
     }
   }
   const pick = (set: ReadonlySet<number>) => [...set].flatMap((i) => (req.messages[i] ? [req.messages[i]!] : []));
-  return { entities, fences: new Set(live.fences.keys()), preserved, kept: pick(kept), small: pick(small), live };
+  return { req, reference, lazy: { entities: null }, fences, preserved, kept: pick(kept), small: pick(small), whole: reference === req };
 }
 
 const joined = (req: ChatRequest): string => req.messages.map((m) => factsOf(m).text).join("\u0000");
 const keyOf = (m: ChatMessage): string => `${m.role}\u0000${factsOf(m).text}`;
 
-/** The delta when `result` (a stage's output from `current`, the last kept request) keeps what the
- * baseline holds, else null. A stage that drops whole turns (history_window) is held to the
- * preserve items, the do_not_compress messages and unchanged code only. */
-export function preserveHolds(b: Baseline, current: ChatRequest, result: ChatRequest, dropsTurns: boolean): GateDelta | null {
+function baselineEntities(b: Baseline): Set<string> {
+  if (b.lazy.entities) return b.lazy.entities;
+  const out = new Set<string>();
+  for (const m of b.reference.messages) for (const e of factsOf(m).entities) out.add(e);
+  return (b.lazy.entities = out);
+}
+
+/** Whether `result`, a stage's output from `current` (the last kept request), keeps what the
+ * baseline holds. A stage that drops whole turns (history_window) is held to the preserve items,
+ * the do_not_compress messages and unchanged code only. */
+export function preserveHolds(b: Baseline, current: ChatRequest, result: ChatRequest, dropsTurns: boolean): boolean {
+  // How many more times each message object is in the result than in `current`.
   const times = new Map<ChatMessage, number>();
   for (const m of current.messages) times.set(m, (times.get(m) ?? 0) - 1);
   for (const m of result.messages) times.set(m, (times.get(m) ?? 0) + 1);
-  const delta: GateDelta = { entities: new Map(), fences: new Map() };
-  for (const [m, k] of times) {
-    if (k === 0) continue;
-    const f = factsOf(m);
-    for (const e of f.entities) bump(delta.entities, e, k);
-    for (const x of f.fences) {
-      // No code block that was not in the original (unchanged messages passed this before).
-      if (k > 0 && !b.fences.has(x)) return null;
-      bump(delta.fences, x, k);
-    }
-  }
-  if (!dropsTurns && !(keepsAll(b.entities, b.live.entities, b.live.missingEntities, delta.entities) && keepsAll(b.fences, b.live.fences, b.live.missingFences, delta.fences))) return null;
+  // No code block that was not in the original (messages left alone passed this before).
+  for (const [m, k] of times) if (k > 0) for (const f of factsOf(m).fences) if (!b.fences.has(f)) return false;
+  if (!dropsTurns && !(b.whole ? keepsChanged(b, times, result) : keepsAll(b, result))) return false;
   if (b.kept.length > 0 || (!dropsTurns && b.small.length > 0)) {
     const same = new Set(result.messages);
     let keys: Set<string> | null = null;
     const present = (m: ChatMessage): boolean => same.has(m) || (keys ??= new Set(result.messages.map(keyOf))).has(keyOf(m));
-    if (!b.kept.every(present)) return null;
-    if (!dropsTurns && !b.small.every(present)) return null;
+    if (!b.kept.every(present)) return false;
+    if (!dropsTurns && !b.small.every(present)) return false;
   }
   if (b.preserved.length > 0) {
     const all = joined(result);
-    if (!b.preserved.every((p) => all.includes(p))) return null;
+    if (!b.preserved.every((p) => all.includes(p))) return false;
   }
-  return delta;
-}
-
-/** Every key of `wanted` is held by some message after the delta. */
-function keepsAll(wanted: ReadonlySet<string>, live: ReadonlyMap<string, number>, missing: ReadonlySet<string>, delta: ReadonlyMap<string, number>): boolean {
-  for (const [key, k] of delta) if (k < 0 && wanted.has(key) && (live.get(key) ?? 0) + k <= 0) return false;
-  for (const key of missing) if ((delta.get(key) ?? 0) <= 0) return false;
   return true;
 }
 
-/** The stage was kept: its result becomes the request the live counts describe. */
-export function commitGate(b: Baseline, delta: GateDelta): void {
-  const apply = (wanted: ReadonlySet<string>, live: Map<string, number>, missing: Set<string>, changes: ReadonlyMap<string, number>): void => {
-    for (const [key, k] of changes) {
-      bump(live, key, k);
-      if (!wanted.has(key)) continue;
-      if (live.has(key)) missing.delete(key);
-      else missing.add(key);
-    }
-  };
-  apply(b.entities, b.live.entities, b.live.missingEntities, delta.entities);
-  apply(b.fences, b.live.fences, b.live.missingFences, delta.fences);
+/** `current` held every fact and code block of the baseline: one is lost only if a removed message
+ * held it and neither an added message nor one the stage left alone holds it. */
+function keepsChanged(b: Baseline, times: ReadonlyMap<ChatMessage, number>, result: ChatRequest): boolean {
+  const added = new Set<string>();
+  const addedFences = new Set<string>();
+  for (const [m, k] of times) {
+    if (k <= 0) continue;
+    for (const e of factsOf(m).entities) added.add(e);
+    for (const f of factsOf(m).fences) addedFences.add(f);
+  }
+  const lost: string[] = [];
+  const lostFences: string[] = [];
+  for (const [m, k] of times) {
+    if (k >= 0) continue;
+    for (const e of factsOf(m).entities) if (!added.has(e)) lost.push(e);
+    for (const f of factsOf(m).fences) if (!addedFences.has(f) && b.fences.has(f)) lostFences.push(f);
+  }
+  if (lost.length === 0 && lostFences.length === 0) return true;
+  const wanted = lost.length > 0 ? lost.filter((e) => baselineEntities(b).has(e)) : lost;
+  if (wanted.length === 0 && lostFences.length === 0) return true;
+  const rest = new Set<string>();
+  const restFences = new Set<string>();
+  for (const m of result.messages) {
+    if ((times.get(m) ?? 0) > 0) continue;
+    for (const e of factsOf(m).entities) rest.add(e);
+    for (const f of factsOf(m).fences) restFences.add(f);
+  }
+  return wanted.every((e) => rest.has(e)) && lostFences.every((f) => restFences.has(f));
+}
+
+/** Every fact and code block of the baseline somewhere in the result. */
+function keepsAll(b: Baseline, result: ChatRequest): boolean {
+  const entities = new Set<string>();
+  const fences = new Set<string>();
+  for (const m of result.messages) {
+    for (const e of factsOf(m).entities) entities.add(e);
+    for (const f of factsOf(m).fences) fences.add(f);
+  }
+  for (const f of b.fences) if (!fences.has(f)) return false;
+  for (const e of baselineEntities(b)) if (!entities.has(e)) return false;
+  return true;
+}
+
+/** The stage was kept: after one that drops turns, results are checked whole. */
+export function commitGate(b: Baseline, dropsTurns: boolean): void {
+  if (dropsTurns) b.whole = false;
 }
