@@ -7,6 +7,7 @@ import { limitHeaders } from "../../src/billing/rate-limit-headers.ts";
 import { RedisRateLimiter } from "../../src/store/redis/rate-limit.ts";
 import { RedisFailure } from "../../src/store/redis/redis-call.ts";
 import { startRedis, type Service } from "../helpers/services.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 import { rateLimitContract } from "./contract/rate-limit.contract.ts";
 
 let redis: Service;
@@ -54,6 +55,19 @@ describe("redis: shared across instances", () => {
     expect((await b!.admit("r2", level, { bound: 900 })).ok).toBe(false);
     await a!.settle("r1", 50);
     expect((await b!.admit("r3", level, { bound: 900 })).ok).toBe(true);
+  });
+
+  test("the record listener settles like the in-process one: a cache hit gives every token back", async () => {
+    const clock = { t: 1_700_000_000_000 };
+    const prefix = `listen${run++}:`;
+    const [a, b] = [0, 1].map(() => new RedisRateLimiter(client(), { now: () => clock.t, headers: limitHeaders, prefix }));
+    const level = [{ id: "k:key_l", name: "key", limits: { tpm: 1000 } }];
+    expect((await a!.admit("r1", level, { bound: 900 })).ok).toBe(true);
+    const listener: (row: { id: string; cache: string | null; inputTokens: number; outputTokens: number }) => void = a!.listener;
+    listener({ id: "r1", cache: "hit", inputTokens: 500, outputTokens: 20 });
+    let probes = 0;
+    await waitFor(async () => (await b!.admit(`probe${probes++}`, level, { bound: 999 })).ok);
+    expect(a!.size.tickets).toBe(0);
   });
 
   test("keys carry a TTL: a level's hash expires after its allowance is whole plus the grace", async () => {

@@ -2,6 +2,7 @@
 // admission script call for all levels' RPM and TPM, the token estimate settled by a second script
 // after the answer. Keys expire once their allowance is whole again (plus a grace for late settles).
 import type { RedisClient } from "bun";
+import type { RequestRecord } from "../repos/requests.ts";
 import {
   RATE_EPSILON_MS, RATE_WINDOW_MS, type Decision, type Level, type LimitHeaders, type LimitSnapshot, type RateLimitStore, type TokenEstimate,
 } from "../rate-limit-store.ts";
@@ -20,6 +21,8 @@ export interface RedisRateLimiterOptions {
   graceMs?: number;
   /** An admission never settled is forgotten after this (its estimate stays charged). */
   ticketTtlMs?: number;
+  /** A settle that failed (its estimate stays charged: never more lenient than the truth). */
+  onError?: (err: unknown, context: string) => void;
 }
 
 interface Ticket {
@@ -67,6 +70,13 @@ export class RedisRateLimiter implements RateLimitStore {
     this.remember(requestId, levels, tokens, now);
     return { ok: true, headers };
   }
+
+  /** Settles every recorded request (deps.requestListeners), as the in-process limiter's listener
+   * does: a cache hit used no model tokens. A failure goes to onError, never to the request. */
+  readonly listener = (row: Pick<RequestRecord, "id" | "cache" | "inputTokens" | "outputTokens">): void => {
+    const used = row.cache !== null ? 0 : row.inputTokens + row.outputTokens;
+    this.settle(row.id, used).catch((err: unknown) => this.options.onError?.(err, "rate-limit settle failed; the estimate stays charged"));
+  };
 
   async settle(requestId: string, actualTokens: number): Promise<void> {
     const ticket = this.tickets.get(requestId);
