@@ -67,7 +67,15 @@ async function ledgerRow(tx: TransactionSQL, e: { projectId: string; kind: strin
   return rows.length > 0;
 }
 
-export function postgresMoneyStore(pg: Postgres): MoneyStore {
+export interface PostgresMoneyStore extends MoneyStore {
+  /** Releases up to `limit` holds opened before `before`: their instance died, or their request
+   * outlived any answer (a leader's job; single-node gw releases every open hold at start instead).
+   * A request still running past it is then not charged: its settle finds no hold and changes
+   * nothing. Returns how many were released. */
+  releaseStale(before: number, now: number, limit?: number): Promise<number>;
+}
+
+export function postgresMoneyStore(pg: Postgres): PostgresMoneyStore {
   const { sql } = pg;
   const replayed = (err: unknown) => {
     if (err instanceof Replay) return null;
@@ -123,7 +131,7 @@ export function postgresMoneyStore(pg: Postgres): MoneyStore {
     return true;
   });
 
-  return {
+  const store: PostgresMoneyStore = {
     credit: (projectId, amount, note, now) => bounded(pg, "credit", () => sql.begin(async (tx) => {
       await tx`INSERT INTO ledger (project_id, kind, amount, note, created_at) VALUES (${projectId}, 'credit', ${amount}, ${note}, ${now})`;
       const [row] = await tx`INSERT INTO accounts (project_id, balance) VALUES (${projectId}, ${amount})
@@ -137,5 +145,14 @@ export function postgresMoneyStore(pg: Postgres): MoneyStore {
     settle: (s) => bounded(pg, "settle", () => settle(s).catch(replayed)).then((r) => r ?? { ok: false }),
     release: (projectId, requestId, now) => bounded(pg, "release", () => release(projectId, requestId, now).catch(replayed)).then((r) => r ?? false),
     figures: (projectId) => bounded(pg, "figures", () => figuresIn(sql, projectId)),
+    async releaseStale(before, now, limit = 500) {
+      const rows: Array<{ project_id: string; request_id: string }> = await bounded(pg, "stale holds",
+        () => sql`SELECT project_id, request_id FROM ledger_open_holds WHERE created_at < ${before} ORDER BY created_at LIMIT ${limit}`);
+      let released = 0;
+      // One transaction each, as any release: a hold settled meanwhile is simply not released.
+      for (const r of rows) if (await store.release(r.project_id, r.request_id, now)) released++;
+      return released;
+    },
   };
+  return store;
 }

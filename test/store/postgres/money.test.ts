@@ -56,6 +56,27 @@ describe("postgres money store", () => {
     }
   });
 
+  test("holds left open by an instance that died are released by age, budget and plan places with them; a late settle changes nothing", async () => {
+    const dead = openPostgres(service.url, { max: 2, timeoutMs: 10_000 });
+    const projectId = `prj_stale_${process.pid}`;
+    const budgets = [{ period: "daily" as const, key: "2026-11-26", limit: 10 }];
+    const plan = { key: "2026-11", limit: 2 };
+    const ask = (requestId: string, now: number) => ({ projectId, requestId, amount: 6, allowance: 0, budgets, plan, now });
+    const live = postgresMoneyStore(pg);
+    await live.credit(projectId, 100, null, 0);
+    expect(await postgresMoneyStore(dead).reserve(ask("r-dead", 1_000))).toEqual({ ok: true, replayed: false });
+    await dead.close();
+    // The dead instance's hold still blocks the budget.
+    expect(await live.reserve(ask("r-new", 5_000))).toMatchObject({ ok: false, code: "budget_exceeded" });
+    expect(await live.releaseStale(2_000, 6_000)).toBe(1);
+    expect(await live.releaseStale(2_000, 6_000)).toBe(0);
+    expect(await live.figures(projectId)).toEqual({ balance: 100, reserved: 0 });
+    expect(await live.reserve(ask("r-new", 5_000))).toEqual({ ok: true, replayed: false });
+    expect(await live.settle({ projectId, requestId: "r-dead", charge: 6, allowance: 0, model: null, inputTokens: 1, outputTokens: 1, cost: 5, byok: false, now: 7_000 })).toEqual({ ok: false });
+    const [row] = await pg.sql`SELECT reserved::int AS reserved, inflight::int AS inflight FROM spend_counters WHERE project_id = ${projectId} AND period = 'monthly'`;
+    expect(row).toEqual({ reserved: 0, inflight: 1 });
+  });
+
   test("PostgreSQL gone: each call fails as StoreUnavailable within its bound, and nothing was held", async () => {
     const down = openPostgres(service.url.replace(/:\d+\//, ":1/"), { timeoutMs: 500 });
     try {

@@ -89,6 +89,8 @@ CREATE TABLE ledger_open_holds (
   created_at  BIGINT NOT NULL,
   PRIMARY KEY (project_id, request_id)
 );
+-- Holds left open by an instance that died are found by age.
+CREATE INDEX ledger_open_holds_age ON ledger_open_holds(created_at);
 
 -- Spending per budget period (period 'daily' or 'monthly', key '2026-11-26' or '2026-11'): spent
 -- and reserved kept beside the account so a `block` budget is one conditional UPDATE too.
