@@ -19,7 +19,9 @@ interface Stored {
 }
 
 const HOLDS = "local v = redis.call('GET', KEYS[1]) if not v then return 0 end local d = cjson.decode(v) if d.r ~= ARGV[1] or d.s ~= 'running' then return 0 end ";
-const finishScript = new RedisScript("idempotency-finish", `${HOLDS}redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1`);
+/** The result keeps the claim's fingerprint, request and creation time, copied inside the script. */
+const finishScript = new RedisScript("idempotency-finish",
+  `${HOLDS}local n = cjson.decode(ARGV[2]) n.f = d.f n.r = d.r n.c = d.c redis.call('SET', KEYS[1], cjson.encode(n), 'PX', ARGV[3]) return 1`);
 const releaseScript = new RedisScript("idempotency-release", `${HOLDS}redis.call('DEL', KEYS[1]) return 1`);
 
 export class RedisIdempotencyStore implements IdempotencyStore {
@@ -51,13 +53,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   async finish(projectId: string, key: string, requestId: string, result: IdempotencyResult): Promise<boolean> {
-    const held = await this.get(projectId, key);
-    if (!held || held.requestId !== requestId || held.state !== "running") return false;
-    const value: Stored = {
-      f: held.fingerprint, r: requestId, s: result.state, st: result.status, h: result.headers,
-      b: result.body === null ? null : Buffer.from(result.body).toString("base64"), c: held.createdAt, e: result.expiresAt,
+    const value: Omit<Stored, "f" | "r" | "c"> = {
+      s: result.state, st: result.status, h: result.headers,
+      b: result.body === null ? null : Buffer.from(result.body).toString("base64"), e: result.expiresAt,
     };
-    // The script checks again: between the read and the write the claim may have expired and been taken over.
     const reply = await finishScript.run(this.client, [this.keyOf(projectId, key)], [requestId, JSON.stringify(value), px(result.expiresAt - this.now())], this.timeoutMs);
     return reply === 1;
   }

@@ -36,7 +36,8 @@ export function idempotencyContract(name: string, make: MakeIdempotencyStore): v
       expect(await store.release("prj_1", key, "req_b")).toBe(false);
       expect(await store.finish("prj_1", key, "req_a", result)).toBe(true);
       const stored = await store.get("prj_1", key);
-      expect([stored?.state, stored?.status, stored?.headers, stored?.requestId, stored?.expiresAt]).toEqual(["stored", 200, result.headers, "req_a", now + 2 * HOUR]);
+      expect([stored?.state, stored?.status, stored?.headers, stored?.requestId, stored?.fingerprint, stored?.createdAt, stored?.expiresAt])
+        .toEqual(["stored", 200, result.headers, "req_a", "fp-1", now, now + 2 * HOUR]);
       expect(stored?.body).toEqual(body);
       // Finished: no second finish, no release, no new claim.
       expect(await store.finish("prj_1", key, "req_a", result)).toBe(false);
