@@ -1,6 +1,11 @@
 // Logistic regression by Newton's method (IRLS) with an L2 penalty on standardised features, and the
 // probability cut that reaches a target precision: the pieces of scripts/train-semantic-decision.ts.
 
+import type { SemanticMode } from "../src/cache/semantic-decision.ts";
+
+/** The precision each mode's cut must reach in cross-validation (its one-sigma lower bound). */
+export const TARGETS: { readonly [M in SemanticMode]: number } = { conservative: 0.97, balanced: 0.9, aggressive: 0.8 };
+
 export interface Example {
   x: number[];
   y: 0 | 1;

@@ -79,3 +79,22 @@ export function score(lookups: Lookups, rule: Rule, threshold: number, cut?: num
   const n = lookups.looked.length;
   return { hits, correct, precision: hits === 0 ? 1 : correct / hits, recall: n === 0 ? 0 : correct / n };
 }
+
+/** gw's decision at `threshold` with the cut swept: its precision once `recall` of the queries is
+ * answered correctly (NaN when no cut reaches it), and that cut. */
+export function precisionAtRecall(lookups: Lookups, threshold: number, recall: number): { precision: number; cut: number } {
+  const judged: Array<{ p: number; correct: boolean }> = [];
+  for (const l of lookups.looked) {
+    const d = decideSemanticHit(l.query, l.candidates, threshold, { cut: 0, learned: lookups.learned });
+    if (!d.hit || d.probability === null) continue;
+    const text = l.candidates.find((c) => c.id === d.id)?.text ?? "";
+    judged.push({ p: d.probability, correct: l.correct.has(text) });
+  }
+  judged.sort((a, b) => b.p - a.p);
+  let correct = 0;
+  for (let i = 0; i < judged.length; i++) {
+    if (judged[i]!.correct) correct++;
+    if (correct >= recall * lookups.looked.length) return { precision: correct / (i + 1), cut: judged[i]!.p };
+  }
+  return { precision: NaN, cut: NaN };
+}

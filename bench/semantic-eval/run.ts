@@ -6,7 +6,7 @@ import { createEmbedder, type EmbedderKind } from "../../src/cache/embedder/crea
 import { HIT_MODEL, SEMANTIC_THRESHOLDS, learnedFor, type SemanticMode } from "../../src/cache/semantic-decision.ts";
 import { evaluationTexts, protocolA, protocolC, qqpPairs, type Protocol } from "./data.ts";
 import { embedAll } from "./embed-all.ts";
-import { RULES, lookUp, score, type Lookups, type Score } from "./evaluate.ts";
+import { RULES, lookUp, precisionAtRecall, score, type Lookups, type Score } from "./evaluate.ts";
 import { mutantTable } from "./guard-table.ts";
 import { splitByGroups } from "./split.ts";
 
@@ -18,6 +18,8 @@ const kind = arg("embedder", "use") as EmbedderKind;
 if (kind !== "use" && kind !== "ngram") throw new Error("--embedder is use or ngram");
 const workers = kind === "use" ? Number(arg("workers", "2")) : 1;
 
+/** Balanced recall on the holdout before issue 22's decision: the recall the learned one must keep. */
+const RECALL_BEFORE = 0.152;
 const pct = (x: number): string => (100 * x).toFixed(1);
 const cell = (s: Score): string => `${pct(s.precision)} / ${pct(s.recall)}`;
 
@@ -33,6 +35,10 @@ function table(all: Array<{ p: Protocol; lookups: Lookups }>): void {
       const gw = s[3] as Score;
       console.log(`| ${mode} | ${t}, ${HIT_MODEL.cuts[mode]} | ${p.name} | ${s.map(cell).join(" | ")} | ${gw.hits}, ${gw.correct} |`);
     }
+  }
+  if (all[0]?.lookups.learned) {
+    const at = all.map(({ p, lookups }) => `${p.name} ${pct(precisionAtRecall(lookups, SEMANTIC_THRESHOLDS.balanced, RECALL_BEFORE).precision)}`);
+    console.log(`\nBalanced (cosine >= ${SEMANTIC_THRESHOLDS.balanced}), gw decision with the cut swept: precision at recall ${pct(RECALL_BEFORE)}% (the holdout's balanced recall before issue 22): ${at.join(", ")}.`);
   }
   console.log("\nGPTCache's published default on protocol A's data (its own embedding and evaluation, threshold 0.9): 91.3 / 80.5.");
 }

@@ -52,17 +52,20 @@ export interface SemanticDecision {
 const factsOf = (q: SemanticQuestion): GuardEntities => (q.facts ??= guardEntities(q.text));
 const sameText = (a: string, b: string): boolean => a.trim().replace(/\s+/g, " ").toLowerCase() === b.trim().replace(/\s+/g, " ").toLowerCase();
 
-/** The shipped classifier (scripts/train-semantic-decision.ts writes it): logistic regression over
- * pairFeatures, and per mode the probability cut that met the mode's target precision. */
+/** The shipped classifier (scripts/train-semantic-decision.ts writes it): a small network over
+ * pairFeatures (8 tanh units, rows of weights then bias), and per mode the probability cut that met
+ * the mode's target precision. */
 interface HitModel {
   embedder: string;
   features: string[];
-  weights: number[];
-  bias: number;
+  hidden: number[][];
+  output: number[];
   cuts: { readonly [M in SemanticMode]: number };
 }
 export const HIT_MODEL: HitModel = model;
 if (HIT_MODEL.features.join() !== FEATURE_NAMES.join()) throw new Error("semantic-decision-model.json was trained on other features: run scripts/train-semantic-decision.ts");
+const INPUTS = FEATURE_NAMES.length;
+if (HIT_MODEL.hidden.some((row) => row.length !== INPUTS + 1) || HIT_MODEL.output.length !== HIT_MODEL.hidden.length + 1) throw new Error("semantic-decision-model.json: layer sizes do not match");
 
 /** The probability cut for a threshold: the mode's own, or for a project's `semantic_threshold` the
  * cut of the strictest mode whose threshold it reaches (below aggressive's: aggressive's). */
@@ -72,11 +75,18 @@ export function probabilityCut(threshold: number): number {
   return HIT_MODEL.cuts.aggressive;
 }
 
-/** The classifier's probability for a query and a stored question at this cosine and margin. */
+/** The classifier's probability for a query and a stored question at this cosine and margin: one
+ * pass over 8 x 16 weights, no allocation beyond the features. */
 export function hitProbability(query: string, stored: string, cosine: number, margin: number): number {
   const x = pairFeatures(questionSide(query), questionSide(stored), cosine, margin);
-  let z = HIT_MODEL.bias;
-  for (let i = 0; i < x.length; i++) z += (HIT_MODEL.weights[i] ?? 0) * (x[i] ?? 0);
+  const units = HIT_MODEL.hidden.length;
+  let z = HIT_MODEL.output[units] as number;
+  for (let k = 0; k < units; k++) {
+    const row = HIT_MODEL.hidden[k] as number[];
+    let u = row[INPUTS] as number;
+    for (let j = 0; j < INPUTS; j++) u += (row[j] as number) * (x[j] as number);
+    z += (HIT_MODEL.output[k] as number) * Math.tanh(u);
+  }
   return 1 / (1 + Math.exp(-z));
 }
 

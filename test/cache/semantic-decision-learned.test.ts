@@ -25,7 +25,9 @@ describe("the shipped classifier", () => {
     expect(learnedFor("use-lite")).toBe(true);
     expect(learnedFor("ngram-512")).toBe(false);
     expect(HIT_MODEL.features).toEqual([...FEATURE_NAMES]);
-    expect(HIT_MODEL.weights).toHaveLength(FEATURE_NAMES.length);
+    expect(HIT_MODEL.hidden).toHaveLength(8);
+    for (const row of HIT_MODEL.hidden) expect(row).toHaveLength(FEATURE_NAMES.length + 1);
+    expect(HIT_MODEL.output).toHaveLength(HIT_MODEL.hidden.length + 1);
     expect(HIT_MODEL.cuts.conservative).toBeGreaterThan(HIT_MODEL.cuts.balanced);
     expect(HIT_MODEL.cuts.balanced).toBeGreaterThan(HIT_MODEL.cuts.aggressive);
   });
