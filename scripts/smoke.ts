@@ -58,6 +58,27 @@ async function semanticHit(): Promise<number> {
   throw new Error("no semantic hit from dist/gw");
 }
 
+/** A large safe-mode request goes through the token engine's worker (an entry point of the binary):
+ * its trace must show json_minify applied. The log is written off the request thread: poll for it. */
+async function optimizedInWorker(client: OpenAI, key: string): Promise<number> {
+  const rows = Array.from({ length: 120 }, (_, i) => ({ id: 1000 + i, sku: `SKU-${i}`, status: i % 3 ? "shipped" : "pending", total: i * 3.25 }));
+  const content = `Which orders are pending?\n${JSON.stringify({ orders: rows }, null, 2)}`;
+  const body = { model: "gw-auto", messages: [{ role: "user", content }], optimization: { mode: "safe" } };
+  const answer = (await client.chat.completions.create(body as Parameters<typeof client.chat.completions.create>[0])) as unknown as { gw: { request_id: string } };
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const res = await fetch(`http://127.0.0.1:${port}/v1/requests/${answer.gw.request_id}`, { headers: { authorization: `Bearer ${key}` } });
+    if (res.status === 200) {
+      const detail = (await res.json()) as { trace?: { optimization?: { original_tokens: number; final_tokens: number; stages: Array<{ name: string; applied: boolean }> } } };
+      const o = detail.trace?.optimization;
+      if (!o || o.stages[0]?.name !== "json_minify" || !o.stages[0].applied) throw new Error(`optimisation not applied: ${JSON.stringify(o)}`);
+      return o.original_tokens - o.final_tokens;
+    }
+    await Bun.sleep(200);
+  }
+  throw new Error("the optimised request never reached the log");
+}
+
 let failed = 0;
 try {
   const key = await readKey();
@@ -70,6 +91,7 @@ try {
   if (!streamed) throw new Error("empty stream");
   console.log(`smoke: dist/gw answered from an empty directory (${completion.model}, ${completion.usage?.total_tokens} tokens)`);
   console.log(`smoke: semantic hit from the binary's own sentence model (similarity ${await semanticHit()})`);
+  console.log(`smoke: a large safe-mode request optimised in the binary's engine worker (${await optimizedInWorker(client, key)} tokens saved)`);
 } catch (err) {
   failed = 1;
   console.error("smoke: FAILED", err);
