@@ -6,12 +6,12 @@ export const COMPONENT_VERSIONS = Object.freeze({
   gateway: pkg.version,
   api: "2026-10-04",
   router: "profiles-2",
-  intelligence: "classifier-1",
+  intelligence: "classifier-2",
   catalog: "1",
   /** Exact keys and classification (cache/key.ts, policy.ts); the semantic decision (semantic-decision.ts). */
   cache: "exact-1",
   semantic_cache: "use-lite-learned-1",
   /** The token engine's stages and gates (src/optimization/, docs/optimization.md). */
-  token_engine: "stages-1",
+  token_engine: "stages-2",
   guard: "ip-allowlist-1",
 });
