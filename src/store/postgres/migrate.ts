@@ -4,6 +4,7 @@
 import m001 from "./migrations/001_core.sql" with { type: "text" };
 import m002 from "./migrations/002_log.sql" with { type: "text" };
 import m003 from "./migrations/003_monitoring.sql" with { type: "text" };
+import m004 from "./migrations/004_rollup_counts.sql" with { type: "text" };
 import type { SQL } from "bun";
 
 /** Append only: a migration, once released, never changes. */
@@ -11,6 +12,7 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
   { version: 1, name: "001_core", sql: m001 },
   { version: 2, name: "002_log", sql: m002 },
   { version: 3, name: "003_monitoring", sql: m003 },
+  { version: 4, name: "004_rollup_counts", sql: m004 },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.at(-1)?.version ?? 0;

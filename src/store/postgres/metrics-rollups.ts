@@ -1,0 +1,85 @@
+// Per-minute metrics rollups on PostgreSQL (docs/scale-out.md "Request log and metrics"): each batch
+// adds its minutes' counters and {bucket: count} histograms into the rows with one INSERT ... ON
+// CONFLICT DO UPDATE of sums, so instances writing the same minute add up exactly, with no read.
+import type { SQL } from "bun";
+import { HISTOGRAM_BUCKETS } from "../../lib/histogram.ts";
+import type { SqlValue } from "../log-batch-codec.ts";
+import { addRow, COL, emptyTotals, type RollupTotals } from "../metrics-rollup.ts";
+import { bounded, type Postgres } from "./connect.ts";
+
+export const MINUTE_MS = 60_000;
+const COUNTERS = ["requests", "failed", "caller_failed", "fallbacks", "cache_hits", "input_tokens", "output_tokens", "cost", "saved"] as const;
+const MAPS = ["errors", "latency", "ttft"] as const;
+
+// Sorted by key: concurrent batches lock the same minute rows in one order, so they never deadlock.
+const UPSERT = `INSERT INTO metrics_rollups (bucket_ms, start_ms, project_id, ${[...COUNTERS, ...MAPS].join(", ")})
+  SELECT ${MINUTE_MS}, start_ms, project_id, ${[...COUNTERS, ...MAPS].join(", ")} FROM jsonb_to_recordset($1::text::jsonb)
+  AS d(start_ms bigint, project_id text, ${COUNTERS.map((c) => `${c} bigint`).join(", ")}, ${MAPS.map((m) => `${m} jsonb`).join(", ")})
+  ORDER BY start_ms, project_id
+  ON CONFLICT (bucket_ms, start_ms, project_id) DO UPDATE SET
+  ${COUNTERS.map((c) => `${c} = metrics_rollups.${c} + excluded.${c}`).join(", ")},
+  ${MAPS.map((m) => `${m} = gw_add_counts(metrics_rollups.${m}, excluded.${m})`).join(", ")}`;
+
+/** Sparse form of a dense histogram: the non-empty buckets by index. */
+function sparse(counts: Uint32Array): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (let i = 0; i < counts.length; i++) if (counts[i] !== 0) out[i] = counts[i]!;
+  return out;
+}
+
+/** Adds the rows (insert values with `cost` and `saved` already in nano-USD) to their minutes,
+ * inside the caller's transaction. */
+export async function addRollups(tx: SQL, rows: ReadonlyArray<readonly SqlValue[]>): Promise<void> {
+  if (rows.length === 0) return;
+  const minutes = new Map<string, { start_ms: number; project_id: string; t: RollupTotals }>();
+  for (const v of rows) {
+    const createdAt = v[COL.createdAt] as number;
+    const start = createdAt - (createdAt % MINUTE_MS);
+    const key = `${start}\n${v[COL.project] as string}`;
+    let m = minutes.get(key);
+    if (!m) minutes.set(key, (m = { start_ms: start, project_id: v[COL.project] as string, t: emptyTotals() }));
+    addRow(m.t, v);
+  }
+  const deltas = [...minutes.values()].map(({ start_ms, project_id, t }) => ({
+    start_ms, project_id, requests: t.requests, failed: t.failed, caller_failed: t.callerFailed, fallbacks: t.fallbacks,
+    cache_hits: t.cacheHits, input_tokens: t.inputTokens, output_tokens: t.outputTokens, cost: t.cost, saved: t.saved,
+    errors: t.errors, latency: sparse(t.latency), ttft: sparse(t.ttft),
+  }));
+  await tx.unsafe(UPSERT, [JSON.stringify(deltas)]);
+}
+
+interface StoredMinute {
+  requests: number; failed: number; caller_failed: number; fallbacks: number; cache_hits: number;
+  input_tokens: number; output_tokens: number; cost: number; saved: number;
+  errors: Record<string, number>; latency: Record<string, number>; ttft: Record<string, number>;
+}
+
+function addSparse(into: Uint32Array, from: Record<string, number>): void {
+  for (const [i, n] of Object.entries(from)) {
+    const b = Number(i);
+    if (b >= 0 && b < HISTOGRAM_BUCKETS) into[b] = into[b]! + n;
+  }
+}
+
+/** Totals of a project's minutes in [from, to) (cost and saved in nano-USD). */
+export async function rollupTotals(pg: Postgres, projectId: string, from: number, to: number): Promise<RollupTotals> {
+  const rows: StoredMinute[] = await bounded(pg, "metrics rollups", () => pg.sql.unsafe(
+    `SELECT ${COUNTERS.map((c) => `${c}::float8 AS ${c}`).join(", ")}, ${MAPS.join(", ")} FROM metrics_rollups
+     WHERE project_id = $1 AND bucket_ms = ${MINUTE_MS} AND start_ms >= $2 AND start_ms < $3`, [projectId, from, to]));
+  const t = emptyTotals();
+  for (const r of rows) {
+    t.requests += r.requests;
+    t.failed += r.failed;
+    t.callerFailed += r.caller_failed;
+    t.fallbacks += r.fallbacks;
+    t.cacheHits += r.cache_hits;
+    t.inputTokens += r.input_tokens;
+    t.outputTokens += r.output_tokens;
+    t.cost += r.cost;
+    t.saved += r.saved;
+    for (const [category, n] of Object.entries(r.errors)) t.errors[category] = (t.errors[category] ?? 0) + Number(n);
+    addSparse(t.latency, r.latency);
+    addSparse(t.ttft, r.ttft);
+  }
+  return t;
+}

@@ -1,0 +1,125 @@
+// The request log store contract against PostgreSQL (src/store/postgres/request-log.ts) on a real
+// throwaway cluster, plus what only PostgreSQL has: day partitions, and per-minute rollups that
+// three instances add into exactly.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { percentile } from "../../../src/lib/histogram.ts";
+import { prepareRow } from "../../../src/store/log-batch-codec.ts";
+import { addRow, emptyTotals } from "../../../src/store/metrics-rollup.ts";
+import { openPostgres, type Postgres } from "../../../src/store/postgres/connect.ts";
+import { rollupTotals } from "../../../src/store/postgres/metrics-rollups.ts";
+import { migratePostgres } from "../../../src/store/postgres/migrate.ts";
+import { postgresLogStore } from "../../../src/store/postgres/request-log.ts";
+import { type PostgresService, startPostgres } from "../../helpers/services.ts";
+import { type LogHarness, project, record, requestLogContract, T0 } from "../contract/request-log.contract.ts";
+
+let service: PostgresService;
+let pg: Postgres;
+beforeAll(async () => {
+  service = await startPostgres();
+  pg = openPostgres(service.url, { max: 10, timeoutMs: 20_000 });
+  await migratePostgres(pg.sql);
+});
+afterAll(async () => {
+  await pg?.close();
+  await service?.stop();
+});
+
+const DAY = 86_400_000;
+
+async function make(): Promise<LogHarness> {
+  return {
+    store: postgresLogStore(pg),
+    async poison(id) {
+      // A trigger's own exception (SQLSTATE P0001): the server failing a row mid-batch.
+      await pg.sql.unsafe(`CREATE OR REPLACE FUNCTION gw_test_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.id = '${id}' THEN RAISE EXCEPTION 'poisoned row'; END IF; RETURN NEW; END $$`);
+      await pg.sql.unsafe("CREATE TRIGGER gw_test_poison BEFORE INSERT ON requests FOR EACH ROW EXECUTE FUNCTION gw_test_poison()");
+    },
+    async heal() {
+      await pg.sql.unsafe("DROP TRIGGER gw_test_poison ON requests");
+    },
+    async count(projectId) {
+      const [row] = await pg.sql`SELECT count(*)::int AS n FROM requests WHERE project_id = ${projectId}`;
+      return Number(row?.n ?? 0);
+    },
+  };
+}
+
+requestLogContract("postgres", make);
+
+describe("postgres request log", () => {
+  test("rows of two days go to the two days' partitions, made on first use; traces beside them", async () => {
+    const p = project("partitions");
+    const later = T0 + 3 * DAY;
+    const rows = [record(p, T0), record(p, T0 + 1), record(p, later)];
+    await postgresLogStore(pg).writeBatch(rows.map(prepareRow));
+    const placed = await pg.sql`SELECT tableoid::regclass::text AS part, count(*)::int AS n FROM requests
+      WHERE project_id = ${p} GROUP BY 1 ORDER BY 1`;
+    expect(placed).toEqual([{ part: "requests_p20261126", n: 2 }, { part: "requests_p20261129", n: 1 }]);
+    const traces = await pg.sql`SELECT tableoid::regclass::text AS part, count(*)::int AS n FROM traces
+      WHERE project_id = ${p} GROUP BY 1 ORDER BY 1`;
+    expect(traces).toEqual([{ part: "traces_p20261126", n: 2 }, { part: "traces_p20261129", n: 1 }]);
+    const [usage] = await pg.sql`SELECT bytes::int AS bytes FROM trace_usage WHERE project_id = ${p}`;
+    expect(usage?.bytes).toBe(rows.reduce((s, r) => s + Buffer.byteLength(prepareRow(r).trace!), 0));
+  });
+
+  test("rows carrying ledger entries are refused before anything is written (charges are the money store's)", async () => {
+    const p = project("ledger");
+    const row = { ...prepareRow(record(p, T0)), ledger: [] };
+    await expect(postgresLogStore(pg).writeBatch([row])).rejects.toThrow(/money store/);
+    const [n] = await pg.sql`SELECT count(*)::int AS n FROM requests WHERE project_id = ${p}`;
+    expect(n?.n).toBe(0);
+  });
+});
+
+describe("postgres metrics rollups", () => {
+  test("three instances writing the same minutes at once sum exactly; retried batches add nothing", async () => {
+    const pools = [0, 1, 2].map(() => openPostgres(service.url, { max: 3, timeoutMs: 20_000 }));
+    try {
+      const stores = pools.map((p) => postgresLogStore(p));
+      const p = project("rollups");
+      // 3 instances x 10 batches x 30 rows over two minutes, latencies 1..900 ms, some failures.
+      const batches = Array.from({ length: 30 }, (_, b) => Array.from({ length: 30 }, (_, i) => {
+        const n = b * 30 + i;
+        const failed = n % 7 === 0;
+        return record(p, T0 + (n % 2) * 60_000 + n, {
+          latencyMs: n + 1, ttftMs: n % 4 === 0 ? null : 5, inputTokens: n, outputTokens: 2 * n, cost: n * 0.000001,
+          cache: n % 5 === 0 ? "exact" : null, fallbacks: n % 11 === 0 ? 1 : 0,
+          ...(failed ? (n % 2 ? { status: 402, errorCode: "budget_exceeded", errorCategory: "BUDGET_EXCEEDED" } : { status: 502, errorCode: "provider_error", errorCategory: "PROVIDER_ERROR" }) : {}),
+        });
+      }));
+      await Promise.all([0, 1, 2].map(async (w) => {
+        for (let b = w; b < batches.length; b += 3) await stores[w]!.writeBatch(batches[b]!.map(prepareRow));
+      }));
+      // Every batch retried through another instance: already written, so no rollup changes.
+      await Promise.all(batches.map((batch, b) => stores[(b + 1) % 3]!.writeBatch(batch.map(prepareRow))));
+      const all = batches.flat();
+      const t = await rollupTotals(pg, p, T0 - (T0 % 60_000), T0 + 180_000);
+      const minutes = await pg.sql`SELECT count(*)::int AS n FROM metrics_rollups WHERE project_id = ${p}`;
+      expect(minutes[0]?.n).toBe(2);
+      expect(t.requests).toBe(900);
+      expect(t.inputTokens).toBe(all.reduce((s, r) => s + r.inputTokens, 0));
+      expect(t.outputTokens).toBe(all.reduce((s, r) => s + r.outputTokens, 0));
+      expect(t.cost).toBe(all.reduce((s, r) => s + Math.round(r.cost * 1e9), 0));
+      expect(t.cacheHits).toBe(all.filter((r) => r.cache !== null).length);
+      expect(t.fallbacks).toBe(all.filter((r) => r.fallbacks > 0).length);
+      expect(t.failed).toBe(all.filter((r) => r.errorCategory !== null).length);
+      const errors: Record<string, number> = {};
+      for (const r of all) if (r.errorCategory) errors[r.errorCategory] = (errors[r.errorCategory] ?? 0) + 1;
+      expect(t.errors).toEqual(errors);
+      const latencies = t.latency.reduce((s, n) => s + n, 0);
+      // Caller-side failures are left out of latencies, as in SQLite's rollups.
+      expect(t.callerFailed).toBe(all.filter((r) => r.errorCategory === "BUDGET_EXCEEDED").length);
+      expect(t.callerFailed).toBeGreaterThan(0);
+      expect(latencies).toBe(900 - t.callerFailed);
+      expect(t.ttft.reduce((s, n) => s + n, 0)).toBe(all.filter((r) => r.ttftMs !== null).length);
+      expect(percentile(t.ttft, 50)).toBe(5);
+      // Bucket for bucket what one process summing every row itself gets.
+      const local = emptyTotals();
+      for (const r of all) addRow(local, prepareRow({ ...r, cost: Math.round(r.cost * 1e9), saved: Math.round(r.saved * 1e9) }).values);
+      expect(t).toEqual(local);
+    } finally {
+      await Promise.all(pools.map((p) => p.close()));
+    }
+  });
+});
