@@ -6,9 +6,10 @@ import type { RequestRecord } from "./request-record.ts";
 import type { RequestsRepo } from "./repos/requests.ts";
 import type { LogFilters } from "../schema/dashboard-requests.ts";
 
-/** The filters both stores serve: a page newest first, after a cursor (an id), within [from, to]
- * (ms, `to` inclusive), by model, status, trace or workflow. */
-export type LogQuery = Pick<LogFilters, "limit" | "after" | "from" | "to" | "model" | "status" | "traceId" | "workflowId">;
+/** The dashboard's filters, which both stores serve: a page newest first, after a cursor (an id),
+ * within [from, to] (ms, `to` inclusive), by model, status, trace, workflow, provider, cache, error
+ * category, tag, task or test flag. */
+export type LogQuery = LogFilters;
 
 export interface LogPage {
   /** Newest first, without traces. */

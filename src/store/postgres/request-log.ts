@@ -141,10 +141,10 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
   async function list(projectId: string, q: LogQuery) {
     const where = ["project_id = $1"];
     const params: Array<string | number> = [projectId];
-    const term = (sql: string, value: string | number | undefined) => {
+    const term = (sql: string, value: string | number | undefined, close = "") => {
       if (value === undefined) return;
       params.push(value);
-      where.push(`${sql} $${params.length}`);
+      where.push(`${sql} $${params.length}${close}`);
     };
     // created_at bounds prune the scan to the days' partitions; ids sort by time within them.
     term("created_at >=", q.from);
@@ -154,6 +154,14 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
     term("status =", q.status);
     term("trace_id =", q.traceId);
     term("workflow_id =", q.workflowId);
+    term("provider =", q.provider);
+    term("error_category =", q.errorCategory);
+    term("task =", q.task);
+    // The GIN index serves containment, not `= ANY`.
+    term("tags @> ARRAY[", q.tag, "]::text[]");
+    if (q.cache === "miss") where.push("cache IS NULL");
+    else term("cache =", q.cache);
+    if (q.test !== undefined) where.push(q.test ? "test" : "NOT test");
     params.push(q.limit + 1);
     const found: ReadRow[] = await bounded(pg, "request log page", () =>
       pg.sql.unsafe(`SELECT ${READ_COLUMNS} FROM requests WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT $${params.length}`, params));

@@ -1,9 +1,9 @@
 // The request log store's contract (src/store/log-store.ts), run against SQLite and PostgreSQL: a
 // batch lands whole or not at all, a retried batch changes nothing, reads stay in their project.
 import { describe, expect, test } from "bun:test";
-import { sortableId } from "../../../src/lib/ids.ts";
+import { requestIdAt } from "../../../src/lib/ids.ts";
 import { COLUMNS, prepareRow } from "../../../src/store/log-batch-codec.ts";
-import type { RequestLogStore } from "../../../src/store/log-store.ts";
+import type { LogQuery, RequestLogStore } from "../../../src/store/log-store.ts";
 import type { RequestRecord } from "../../../src/store/request-record.ts";
 
 export interface LogHarness {
@@ -19,10 +19,12 @@ export interface LogHarness {
 const DAY = 86_400_000;
 export const T0 = Date.UTC(2026, 10, 26, 10, 0, 0);
 let projects = 0;
+let minted = 0;
 export const project = (name: string): string => `prj_${name}_${process.pid}_${++projects}`;
 
 export function record(projectId: string, createdAt: number, overrides: Partial<RequestRecord> = {}): RequestRecord {
-  const id = `req_${sortableId(createdAt)}`;
+  // Minted at createdAt (SQLite reads time ranges as id ranges), unique across the process.
+  const id = `${requestIdAt(createdAt)}${(++minted).toString(32).padStart(12, "0")}`;
   return {
     id, projectId, keyId: "key_x", traceId: `trc_${id.slice(4)}`, createdAt, endpoint: "chat.completions",
     requestedModel: "gw-auto", selectedModel: "openai/gpt-4o-mini", provider: "openai", task: "chat", taskSubtype: null,
@@ -110,6 +112,29 @@ export function requestLogContract(name: string, make: () => Promise<LogHarness>
       expect(page1.hasMore).toBe(true);
       const page2 = await h.store.list(a, { limit: 4, after: page1.rows.at(-1)!.id });
       expect(page2).toEqual({ rows: [rowsA[1]!, rowsA[0]!].map((r) => ({ ...r, trace: null })), hasMore: false });
+    });
+
+    test("the dashboard's other filters: provider, cache, error category, tag, task, test", async () => {
+      const h = await make();
+      const p = project("filters");
+      const rows = [
+        record(p, T0, { provider: "anthropic", cache: "exact", tags: ["blue"] }),
+        record(p, T0 + 1, { cache: "semantic", task: "coding", test: true }),
+        record(p, T0 + 2, { status: 502, errorCode: "provider_error", errorCategory: "PROVIDER_ERROR", tags: ["blue", "red"] }),
+        record(p, T0 + 3, { tags: [] }),
+      ];
+      await h.store.writeBatch(rows.map(prepareRow));
+      const ids = async (q: Omit<LogQuery, "limit">) => (await h.store.list(p, { limit: 10, ...q })).rows.map((r) => rows.findIndex((x) => x.id === r.id));
+      expect(await ids({ provider: "anthropic" })).toEqual([0]);
+      expect(await ids({ cache: "exact" })).toEqual([0]);
+      expect(await ids({ cache: "semantic" })).toEqual([1]);
+      expect(await ids({ cache: "miss" })).toEqual([3, 2]);
+      expect(await ids({ errorCategory: "PROVIDER_ERROR" })).toEqual([2]);
+      expect(await ids({ tag: "blue" })).toEqual([2, 0]);
+      expect(await ids({ tag: "red", cache: "miss" })).toEqual([2]);
+      expect(await ids({ task: "coding" })).toEqual([1]);
+      expect(await ids({ test: true })).toEqual([1]);
+      expect(await ids({ test: false, from: T0 + 1, to: T0 + 2 })).toEqual([2]);
     });
   });
 }
