@@ -5,6 +5,7 @@ import m001 from "./migrations/001_core.sql" with { type: "text" };
 import m002 from "./migrations/002_log.sql" with { type: "text" };
 import m003 from "./migrations/003_monitoring.sql" with { type: "text" };
 import m004 from "./migrations/004_rollup_counts.sql" with { type: "text" };
+import m005 from "./migrations/005_leader.sql" with { type: "text" };
 import type { SQL } from "bun";
 
 /** Append only: a migration, once released, never changes. */
@@ -13,6 +14,7 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
   { version: 2, name: "002_log", sql: m002 },
   { version: 3, name: "003_monitoring", sql: m003 },
   { version: 4, name: "004_rollup_counts", sql: m004 },
+  { version: 5, name: "005_leader", sql: m005 },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.at(-1)?.version ?? 0;
