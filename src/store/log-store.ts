@@ -3,6 +3,8 @@
 // SQLite: today's requests repo (here); PostgreSQL: src/store/postgres/request-log.ts.
 import type { PreparedRow } from "./log-batch-codec.ts";
 import type { RequestRecord } from "./request-record.ts";
+import type { RollupTotals } from "./metrics-rollup.ts";
+import type { MetricsRepo } from "./repos/metrics.ts";
 import type { RequestsRepo } from "./repos/requests.ts";
 import type { LogFilters } from "../schema/dashboard-requests.ts";
 
@@ -26,11 +28,13 @@ export interface RequestLogStore {
   list(projectId: string, q: LogQuery): Promise<LogPage>;
   /** One request with its trace (null when not kept), or null when the project has no such row. */
   get(projectId: string, id: string): Promise<RequestRecord | null>;
+  /** Rollup totals of the project's requests created in [from, to), both minute-aligned (USD). */
+  totals(projectId: string, from: number, to: number): Promise<RollupTotals>;
 }
 
 /** The single-node store: the requests repo as the log worker uses it, its rollups and ledger
  * entries written in the rows' transaction as today. */
-export function sqliteLogStore(repo: RequestsRepo): RequestLogStore {
+export function sqliteLogStore(repo: RequestsRepo, metrics: MetricsRepo): RequestLogStore {
   return {
     writeBatch: async (rows) => repo.insertPrepared(rows),
     async list(projectId, q) {
@@ -38,5 +42,6 @@ export function sqliteLogStore(repo: RequestsRepo): RequestLogStore {
       return { rows, hasMore };
     },
     get: async (projectId, id) => repo.get(projectId, id),
+    totals: async (projectId, from, to) => metrics.totals(projectId, from, to),
   };
 }

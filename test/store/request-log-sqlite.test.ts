@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/store/db.ts";
 import { sqliteLogStore } from "../../src/store/log-store.ts";
+import { metricsRepo } from "../../src/store/repos/metrics.ts";
 import { requestsRepo } from "../../src/store/repos/requests.ts";
 import { type LogHarness, requestLogContract } from "./contract/request-log.contract.ts";
 
@@ -21,7 +22,7 @@ async function make(): Promise<LogHarness> {
   opened.push({ db, dir });
   const count = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM requests WHERE project_id = ?");
   return {
-    store: sqliteLogStore(requestsRepo(db)),
+    store: sqliteLogStore(requestsRepo(db), metricsRepo(db)),
     async poison(id) {
       // An integer overflow: an SQLite error that is not a constraint, raised mid-transaction.
       db.run(`CREATE TEMP TRIGGER poison BEFORE INSERT ON requests WHEN NEW.id = '${id}' BEGIN SELECT abs(-9223372036854775808); END`);

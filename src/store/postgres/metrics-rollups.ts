@@ -8,6 +8,7 @@ import { addRow, COL, emptyTotals, type RollupTotals } from "../metrics-rollup.t
 import { bounded, type Postgres } from "./connect.ts";
 
 export const MINUTE_MS = 60_000;
+const NANO = 1e9;
 const COUNTERS = ["requests", "failed", "caller_failed", "fallbacks", "cache_hits", "input_tokens", "output_tokens", "cost", "saved"] as const;
 const MAPS = ["errors", "latency", "ttft"] as const;
 
@@ -61,7 +62,7 @@ function addSparse(into: Uint32Array, from: Record<string, number>): void {
   }
 }
 
-/** Totals of a project's minutes in [from, to) (cost and saved in nano-USD). */
+/** Totals of a project's minutes in [from, to), cost and saved in USD as SQLite's rollups give them. */
 export async function rollupTotals(pg: Postgres, projectId: string, from: number, to: number): Promise<RollupTotals> {
   const rows: StoredMinute[] = await bounded(pg, "metrics rollups", () => pg.sql.unsafe(
     `SELECT ${COUNTERS.map((c) => `${c}::float8 AS ${c}`).join(", ")}, ${MAPS.join(", ")} FROM metrics_rollups
@@ -75,8 +76,8 @@ export async function rollupTotals(pg: Postgres, projectId: string, from: number
     t.cacheHits += r.cache_hits;
     t.inputTokens += r.input_tokens;
     t.outputTokens += r.output_tokens;
-    t.cost += r.cost;
-    t.saved += r.saved;
+    t.cost += r.cost / NANO;
+    t.saved += r.saved / NANO;
     for (const [category, n] of Object.entries(r.errors)) t.errors[category] = (t.errors[category] ?? 0) + Number(n);
     addSparse(t.latency, r.latency);
     addSparse(t.ttft, r.ttft);

@@ -8,7 +8,7 @@ import type { LogQuery, RequestLogStore } from "../log-store.ts";
 import type { RequestRecord } from "../request-record.ts";
 import { decodeTrace } from "../trace-codec.ts";
 import { bounded, type Postgres } from "./connect.ts";
-import { addRollups } from "./metrics-rollups.ts";
+import { addRollups, rollupTotals } from "./metrics-rollups.ts";
 import { ensurePartitions } from "./partitions.ts";
 
 const DAY_MS = 86_400_000;
@@ -178,5 +178,5 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
     });
   }
 
-  return { writeBatch, list, get };
+  return { writeBatch, list, get, totals: (projectId, from, to) => rollupTotals(pg, projectId, from, to) };
 }

@@ -1,6 +1,7 @@
 // The request log store's contract (src/store/log-store.ts), run against SQLite and PostgreSQL: a
 // batch lands whole or not at all, a retried batch changes nothing, reads stay in their project.
 import { describe, expect, test } from "bun:test";
+import { percentile } from "../../../src/lib/histogram.ts";
 import { requestIdAt } from "../../../src/lib/ids.ts";
 import { COLUMNS, prepareRow } from "../../../src/store/log-batch-codec.ts";
 import type { LogQuery, RequestLogStore } from "../../../src/store/log-store.ts";
@@ -135,6 +136,27 @@ export function requestLogContract(name: string, make: () => Promise<LogHarness>
       expect(await ids({ task: "coding" })).toEqual([1]);
       expect(await ids({ test: true })).toEqual([1]);
       expect(await ids({ test: false, from: T0 + 1, to: T0 + 2 })).toEqual([2]);
+    });
+
+    test("rollup totals count each row once, a retried batch included, and only the project's", async () => {
+      const h = await make();
+      const p = project("totals");
+      const rows = Array.from({ length: 20 }, (_, i) => record(p, T0 + i * 7_000, {
+        latencyMs: 30 + i, cost: 0.000002 * i, inputTokens: i, cache: i % 4 === 0 ? "exact" : null,
+        ...(i % 5 === 0 ? { status: 502, errorCode: "provider_error", errorCategory: "PROVIDER_ERROR" } : {}),
+      }));
+      await h.store.writeBatch(rows.map(prepareRow));
+      await h.store.writeBatch(rows.map(prepareRow));
+      await h.store.writeBatch([record(project("other"), T0)].map(prepareRow));
+      const start = T0 - (T0 % 60_000);
+      const t = await h.store.totals(p, start, start + 5 * 60_000);
+      expect(t.requests).toBe(20);
+      expect(t.inputTokens).toBe(190);
+      expect(t.cacheHits).toBe(5);
+      expect(t.errors).toEqual({ PROVIDER_ERROR: 4 });
+      expect(t.cost).toBeCloseTo(0.00038, 12);
+      expect(percentile(t.latency, 50)).toBe(39);
+      expect((await h.store.totals(p, start + 60_000, start + 2 * 60_000)).requests).toBe(9);
     });
   });
 }
