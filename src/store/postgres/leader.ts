@@ -103,7 +103,8 @@ export class Leader {
   /** Whether this session holds the lock, taking it when free. A session that reconnected under
    * the pool has lost it, so the lock table is asked rather than our own memory. */
   private async holdOrTake(): Promise<boolean> {
-    if (this.leading && (await this.holds(this.pg.sql))) return true;
+    // A check on a dropped session fails: that is a lost lock, and the try below reconnects (or reports the outage).
+    if (this.leading && (await this.holds(this.pg.sql).catch(() => false))) return true;
     const [row] = await this.pg.sql`SELECT pg_try_advisory_lock(${this.lockKey}) AS ok`;
     return row?.ok === true;
   }
