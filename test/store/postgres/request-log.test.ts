@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { percentile } from "../../../src/lib/histogram.ts";
 import { prepareRow } from "../../../src/store/log-batch-codec.ts";
 import { addRow, emptyTotals } from "../../../src/store/metrics-rollup.ts";
-import { openPostgres, type Postgres } from "../../../src/store/postgres/connect.ts";
+import { openPostgres, type Postgres, StoreUnavailable } from "../../../src/store/postgres/connect.ts";
 import { migratePostgres } from "../../../src/store/postgres/migrate.ts";
 import { postgresLogStore } from "../../../src/store/postgres/request-log.ts";
 import { type PostgresService, startPostgres } from "../../helpers/services.ts";
@@ -68,6 +68,28 @@ describe("postgres request log", () => {
     await expect(postgresLogStore(pg).writeBatch([row])).rejects.toThrow(/money store/);
     const [n] = await pg.sql`SELECT count(*)::int AS n FROM requests WHERE project_id = ${p}`;
     expect(n?.n).toBe(0);
+  });
+});
+
+describe("postgres request log, server gone", () => {
+  test("each call fails as StoreUnavailable within its bound; the batch retried on a live pool lands once", async () => {
+    const down = openPostgres(service.url.replace(/:\d+\//, ":1/"), { timeoutMs: 500 });
+    const p = project("down");
+    const rows = [record(p, T0), record(p, T0 + 1)].map(prepareRow);
+    try {
+      const store = postgresLogStore(down);
+      await expect(store.writeBatch(rows)).rejects.toBeInstanceOf(StoreUnavailable);
+      await expect(store.list(p, { limit: 10 })).rejects.toBeInstanceOf(StoreUnavailable);
+      await expect(store.get(p, rows[0]!.id)).rejects.toBeInstanceOf(StoreUnavailable);
+      await expect(store.totals(p, 0, T0)).rejects.toBeInstanceOf(StoreUnavailable);
+    } finally {
+      await down.close();
+    }
+    const live = postgresLogStore(pg);
+    expect(await live.writeBatch(rows)).toEqual([]);
+    expect(await live.writeBatch(rows)).toEqual([]);
+    expect((await live.list(p, { limit: 10 })).rows).toHaveLength(2);
+    expect((await live.totals(p, T0, T0 + 60_000)).requests).toBe(2);
   });
 });
 
