@@ -2,7 +2,7 @@
 // system and developer texts (a whole text, one starting or ending a line, a ```json fence body) lose the
 // whitespace between their tokens, literals byte for byte; with `fields`, projected first.
 import type { ChatMessage, ChatRequest, ContentPart } from "../../canonical/chat.ts";
-import { jsonSpans, minifyJsonText, numbersRoundTrip, spanAt } from "../json-text.ts";
+import { isWs, jsonSpans, minifyJsonText, numbersRoundTrip, spanAt } from "../json-text.ts";
 import { dropPaths, keepPaths, stepsOf, type JsonValue, type Step } from "../json-paths.ts";
 import type { Stage, StageContext } from "../types.ts";
 
@@ -89,15 +89,35 @@ function sameDocuments(before: string, after: string, fields: Fields | null): bo
   let at = 0;
   let b = 0;
   for (const s of jsonSpans(before)) {
-    const between = before.slice(at, s.start);
-    if (!after.startsWith(between, b)) return false;
-    const got = spanAt(after, b + between.length, budget);
-    const projected = fields && numbersRoundTrip(before.slice(s.start, s.end));
-    if (!got || JSON.stringify(got.value) !== JSON.stringify(projected ? project(s.value, fields) : s.value)) return false;
+    if (!after.startsWith(before.slice(at, s.start), b)) return false;
+    b += s.start - at;
+    if (fields && numbersRoundTrip(before.slice(s.start, s.end))) {
+      const got = spanAt(after, b, budget);
+      if (!got || JSON.stringify(got.value) !== JSON.stringify(project(s.value, fields))) return false;
+      b = got.end;
+    } else if ((b = strippedAt(before, s.start, s.end, after, b)) < 0) return false;
     at = s.end;
-    b = got.end;
   }
   return before.slice(at) === after.slice(b);
+}
+
+/** Where the document before[start, end) ends in `after` when `after` holds it from `at` with the
+ * whitespace outside its strings removed and nothing else changed, or -1. The document parsed, and
+ * JSON whitespace only sits between tokens a bracket, comma, colon or quote already separates, so
+ * such a text has the same tokens, literals byte for byte: it parses to the same value, key order
+ * included (stricter than comparing the two parses, and no parse or stringify). */
+function strippedAt(before: string, start: number, end: number, after: string, at: number): number {
+  let j = at;
+  let inString = false;
+  for (let i = start; i < end; i++) {
+    const c = before.charCodeAt(i);
+    if (!inString && isWs(c)) continue;
+    if (after.charCodeAt(j++) !== c) return -1;
+    if (!inString) inString = c === 34;
+    else if (c === 34) inString = false;
+    else if (c === 92 && after.charCodeAt(j++) !== before.charCodeAt(++i)) return -1;
+  }
+  return j;
 }
 
 function verify(before: ChatRequest, after: ChatRequest, ctx: StageContext): boolean {
