@@ -10,7 +10,7 @@ export const COMPONENT_VERSIONS = Object.freeze({
   catalog: "1",
   /** Exact keys and classification (cache/key.ts, policy.ts); the semantic decision (semantic-decision.ts). */
   cache: "exact-1",
-  semantic_cache: "use-lite-learned-1",
+  semantic_cache: "use-lite-learned-2",
   /** The token engine's stages and gates (src/optimization/, docs/optimization.md). */
   token_engine: "stages-2",
   guard: "ip-allowlist-1",
