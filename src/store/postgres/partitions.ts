@@ -4,8 +4,9 @@ import type { SQL } from "bun";
 
 export const PARTITIONED = ["requests", "traces"] as const;
 const DAY_MS = 86_400_000;
-/** pg_advisory_xact_lock key of partition upkeep. */
-const PARTITION_LOCK = 0x67770002;
+/** pg_advisory_xact_lock key of partition upkeep; not the leader's key (0x67770002), which one
+ * session holds for good and would block every other instance's upkeep. */
+const PARTITION_LOCK = 0x67770003;
 const NAME = /^(requests|traces)_p(\d{4})(\d{2})(\d{2})$/;
 
 /** "requests_p20261126" for the UTC day holding `ms`. */

@@ -6,6 +6,7 @@ import { percentile } from "../../../src/lib/histogram.ts";
 import { prepareRow } from "../../../src/store/log-batch-codec.ts";
 import { addRow, emptyTotals } from "../../../src/store/metrics-rollup.ts";
 import { openPostgres, type Postgres, StoreUnavailable } from "../../../src/store/postgres/connect.ts";
+import { LEADER_LOCK } from "../../../src/store/postgres/leader.ts";
 import { migratePostgres } from "../../../src/store/postgres/migrate.ts";
 import { postgresLogStore } from "../../../src/store/postgres/request-log.ts";
 import { type PostgresService, startPostgres } from "../../helpers/services.ts";
@@ -60,6 +61,20 @@ describe("postgres request log", () => {
     expect(traces).toEqual([{ part: "traces_p20261126", n: 2 }, { part: "traces_p20261129", n: 1 }]);
     const [usage] = await pg.sql`SELECT bytes::int AS bytes FROM trace_usage WHERE project_id = ${p}`;
     expect(usage?.bytes).toBe(rows.reduce((s, r) => s + Buffer.byteLength(prepareRow(r).trace!), 0));
+  });
+
+  test("a new day's partitions are made while another instance holds the leader's session lock", async () => {
+    const leader = await pg.sql.reserve();
+    try {
+      expect((await leader`SELECT pg_try_advisory_lock(${LEADER_LOCK}) AS ok`)[0]?.ok).toBe(true);
+      const p = project("leader_day");
+      const rows = [record(p, T0 + 9 * DAY)].map(prepareRow);
+      expect(await postgresLogStore(pg).writeBatch(rows)).toEqual([]);
+      expect((await postgresLogStore(pg).list(p, { limit: 5 })).rows).toHaveLength(1);
+    } finally {
+      await leader`SELECT pg_advisory_unlock(${LEADER_LOCK})`;
+      leader.release();
+    }
   });
 
   test("rows carrying ledger entries are refused before anything is written (charges are the money store's)", async () => {
