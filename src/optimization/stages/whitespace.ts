@@ -93,8 +93,34 @@ function preOpen(line: string): number {
 }
 const preCloses = (line: string, from = 0): boolean => line.includes("<") && line.toLowerCase().includes("</pre>", from);
 
+/** Whether collapsing could change the text: it holds a tab, a no-break space, two blanks in a
+ * row, a blank ending a line, or two empty lines in a row. One pass, no copy: most prose has none. */
+function mayChange(text: string): boolean {
+  let lineStart = 0;
+  let prevEmpty = false;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 10;
+    if (c === 32) {
+      const d = text.charCodeAt(i + 1);
+      if (d === 32 || d === 10 || d === 13 || d === 9 || d === 0xa0 || i + 1 === text.length) return true;
+    } else if (c === 9 || c === 0xa0) return true;
+    else if (c === 10) {
+      const empty = i === lineStart || (i === lineStart + 1 && text.charCodeAt(lineStart) === 13);
+      if (empty && prevEmpty) return true;
+      prevEmpty = empty;
+      lineStart = i + 1;
+    }
+  }
+  return false;
+}
+
 /** The text collapsed, or null when nothing changes. Linear: each line is looked at once. */
 export function collapseWhitespace(text: string): string | null {
+  return looksJson(text) || !mayChange(text) ? null : collapseLines(text);
+}
+
+/** collapseWhitespace without the precheck (exported for its test). */
+export function collapseLines(text: string): string | null {
   if (looksJson(text)) return null;
   const lines = text.split("\n");
   const out: string[] = [];
