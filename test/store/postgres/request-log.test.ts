@@ -6,7 +6,9 @@ import { percentile } from "../../../src/lib/histogram.ts";
 import { prepareRow } from "../../../src/store/log-batch-codec.ts";
 import { addRow, emptyTotals } from "../../../src/store/metrics-rollup.ts";
 import { openPostgres, type Postgres, StoreUnavailable } from "../../../src/store/postgres/connect.ts";
+import { LogWriter } from "../../../src/store/log-writer.ts";
 import { LEADER_LOCK } from "../../../src/store/postgres/leader.ts";
+import { postgresLogSink } from "../../../src/store/postgres/log-sink.ts";
 import { migratePostgres } from "../../../src/store/postgres/migrate.ts";
 import { postgresLogStore } from "../../../src/store/postgres/request-log.ts";
 import { type PostgresService, startPostgres } from "../../helpers/services.ts";
@@ -105,6 +107,29 @@ describe("postgres request log, server gone", () => {
     expect(await live.writeBatch(rows)).toEqual([]);
     expect((await live.list(p, { limit: 10 })).rows).toHaveLength(2);
     expect((await live.totals(p, T0, T0 + 60_000)).requests).toBe(2);
+  });
+});
+
+describe("postgres log sink under the LogWriter", () => {
+  test("batches that fail on the server are kept and retried; once it recovers every row lands once, rejected rows reported", async () => {
+    const h = await make();
+    const p = project("sink");
+    const rejected: string[] = [];
+    const errors: unknown[] = [];
+    const writer = new LogWriter(postgresLogSink(h.store, (ids) => rejected.push(...ids)), { batchSize: 50, intervalMs: 5, onError: (err) => errors.push(err) });
+    const records = Array.from({ length: 300 }, (_, i) => record(p, T0 + i));
+    await h.poison(records[120]!.id);
+    for (const r of records.slice(0, 200)) writer.enqueue(r);
+    // The poisoned batch failed at least once and was put back.
+    while (errors.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(writer.pending).toBeGreaterThan(0);
+    await h.heal();
+    for (const r of records.slice(200)) writer.enqueue(r);
+    writer.enqueue({ ...record(p, T0 + 500), status: Number.NaN });
+    await writer.drain();
+    expect(await h.count(p)).toBe(300);
+    expect(rejected).toHaveLength(1);
+    expect((await h.store.totals(p, T0, T0 + 60_000)).requests).toBe(300);
   });
 });
 
