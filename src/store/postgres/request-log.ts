@@ -94,18 +94,37 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
     }
   }
 
+  // Per-project trace budget (docs/observability.md "Trace storage"): over it, rows are still
+  // written but their traces are not. The usage rows are locked in project order, so instances
+  // writing at once check the budget one after the other.
+  let traceBudget = 0;
+  type TraceRow = { project_id: string; request_id: string; created_at: SqlValue | undefined; data: string };
+  async function withinBudget(tx: SQL, traces: TraceRow[]): Promise<TraceRow[]> {
+    if (traceBudget <= 0 || traces.length === 0) return traces;
+    const projects = JSON.stringify([...new Set(traces.map((t) => t.project_id))]);
+    const usage: Array<{ project_id: string; bytes: number }> = await tx.unsafe(`SELECT project_id, bytes::float8 AS bytes
+      FROM trace_usage WHERE project_id IN (SELECT jsonb_array_elements_text($1::text::jsonb)) ORDER BY project_id FOR UPDATE`, [projects]);
+    const used = new Map(usage.map((u) => [u.project_id, u.bytes]));
+    return traces.filter((t) => {
+      const bytes = used.get(t.project_id) ?? 0;
+      if (bytes >= traceBudget) return false;
+      used.set(t.project_id, bytes + Buffer.byteLength(t.data));
+      return true;
+    });
+  }
+
   /** One transaction: the rows not yet stored, their traces and trace bytes, their rollups. */
   const writeAll = (rows: PreparedRow[]) => pg.sql.begin(async (tx: SQL) => {
     const inserted: Array<{ project_id: string; id: string }> = await tx.unsafe(INSERT_ROWS, [JSON.stringify(rows.map((r) => storedRow(r.values)))]);
     if (inserted.length === 0) return;
     const fresh = new Set(inserted.map((r) => `${r.project_id}\n${r.id}`));
     const now = rows.filter((r) => fresh.has(`${r.projectId}\n${r.id}`));
-    const traces = now.filter((r) => r.trace !== null)
-      .map((r) => ({ project_id: r.projectId, request_id: r.id, created_at: r.values[CREATED], data: r.trace }));
+    const traces = await withinBudget(tx, now.filter((r) => r.trace !== null)
+      .map((r) => ({ project_id: r.projectId, request_id: r.id, created_at: r.values[CREATED], data: r.trace! })));
     if (traces.length > 0) {
       await tx.unsafe(INSERT_TRACES, [JSON.stringify(traces)]);
       const bytes = new Map<string, number>();
-      for (const t of traces) bytes.set(t.project_id, (bytes.get(t.project_id) ?? 0) + Buffer.byteLength(t.data!));
+      for (const t of traces) bytes.set(t.project_id, (bytes.get(t.project_id) ?? 0) + Buffer.byteLength(t.data));
       await tx.unsafe(ADD_USAGE, [JSON.stringify([...bytes].map(([project_id, b]) => ({ project_id, bytes: b })))]);
     }
     await addRollups(tx, now.map((r) => {
@@ -178,5 +197,9 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
     });
   }
 
-  return { writeBatch, list, get, totals: (projectId, from, to) => rollupTotals(pg, projectId, from, to) };
+  return {
+    writeBatch, list, get,
+    totals: (projectId, from, to) => rollupTotals(pg, projectId, from, to),
+    setTraceBudget: (bytes) => void (traceBudget = bytes),
+  };
 }

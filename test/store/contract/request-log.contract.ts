@@ -158,5 +158,28 @@ export function requestLogContract(name: string, make: () => Promise<LogHarness>
       expect(percentile(t.latency, 50)).toBe(39);
       expect((await h.store.totals(p, start + 60_000, start + 2 * 60_000)).requests).toBe(9);
     });
+
+    test("past a project's trace budget its rows are still written, without traces; other projects keep theirs", async () => {
+      const h = await make();
+      const p = project("budget");
+      const other = project("budget_other");
+      // Each trace is 46 ASCII characters stored: the third brings the project to 138 >= 100.
+      const trace = { pad: "x".repeat(30) };
+      const rows = Array.from({ length: 5 }, (_, i) => record(p, T0 + i, { trace }));
+      expect(prepareRow(rows[0]!).trace).toHaveLength(46);
+      h.store.setTraceBudget(100);
+      try {
+        await h.store.writeBatch([...rows.slice(0, 2), record(other, T0, { trace })].map(prepareRow));
+        await h.store.writeBatch(rows.slice(2).map(prepareRow));
+        await h.store.writeBatch([record(other, T0 + 1, { trace })].map(prepareRow));
+      } finally {
+        h.store.setTraceBudget(0);
+      }
+      expect(await h.count(p)).toBe(5);
+      const kept = await Promise.all(rows.map(async (r) => (await h.store.get(p, r.id))?.trace !== null));
+      expect(kept).toEqual([true, true, true, false, false]);
+      expect((await h.store.list(other, { limit: 5 })).rows).toHaveLength(2);
+      for (const r of (await h.store.list(other, { limit: 5 })).rows) expect((await h.store.get(other, r.id))?.trace).toEqual(trace);
+    });
   });
 }
