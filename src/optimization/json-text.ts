@@ -46,14 +46,16 @@ let memoChars = 0;
  * bracket ("returned: {...}" once minified). Linear: failed attempts share a budget of 4x the text
  * and at most MAX_FAILED_PARSES parses. */
 export function jsonSpans(text: string, inline = false): Span[] {
-  if (inline) return findSpans(text, true);
-  let spans = spansMemo.get(text);
+  const memo = inline ? inlineMemo : spansMemo;
+  let spans = memo.get(text);
   if (spans) return spans;
-  spans = findSpans(text, false);
-  if (memoChars + text.length > SPANS_MEMO_CHARS) (spansMemo.clear(), (memoChars = 0));
-  if (text.length <= SPANS_MEMO_CHARS) (spansMemo.set(text, spans), (memoChars += text.length));
+  spans = findSpans(text, inline);
+  if (memoChars + text.length > SPANS_MEMO_CHARS) (spansMemo.clear(), inlineMemo.clear(), (memoChars = 0));
+  if (text.length <= SPANS_MEMO_CHARS) (memo.set(text, spans), (memoChars += text.length));
   return spans;
 }
+/** The same for `inline` (whitespace's run and verify read one text's). */
+const inlineMemo = new Map<string, Span[]>();
 
 function findSpans(text: string, inline: boolean): Span[] {
   const spans: Span[] = [];

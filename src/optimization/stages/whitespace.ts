@@ -226,15 +226,37 @@ function sameInk(a: string, b: string): boolean {
 }
 const isInvisible = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13 || c === 0xa0;
 
-/** The indentation of every line that is not blank, in order: code and nested lists keep their shape. */
-function indents(text: string): string {
-  let out = "";
-  for (const line of text.split("\n")) {
-    let i = 0;
-    while (i < line.length && isBlank(line.charCodeAt(i))) i++;
-    if (i < line.length && line.charCodeAt(i) !== 13) out += `${line.slice(0, i)}|`;
+/** The indentation of every line that is not blank is the same in both texts, in order: code and
+ * nested lists keep their shape. Compared in place, line by line, without splitting either text. */
+function sameIndents(a: string, b: string): boolean {
+  const x = { at: 0, start: 0, end: 0 };
+  const y = { at: 0, start: 0, end: 0 };
+  for (;;) {
+    const more = nextIndent(a, x);
+    if (more !== nextIndent(b, y)) return false;
+    if (!more) return true;
+    if (x.end - x.start !== y.end - y.start) return false;
+    for (let i = x.start, j = y.start; i < x.end; i++, j++) if (a.charCodeAt(i) !== b.charCodeAt(j)) return false;
   }
-  return out;
+}
+
+/** Moves `c` past the next line (from c.at) that is not blank, its indentation at [c.start, c.end);
+ * false when none is left. A line is blank when only blanks come before its end or a "\r". */
+function nextIndent(text: string, c: { at: number; start: number; end: number }): boolean {
+  while (c.at <= text.length) {
+    const start = c.at;
+    let k = start;
+    while (k < text.length && isBlank(text.charCodeAt(k))) k++;
+    const nl = text.indexOf("\n", k);
+    const end = nl < 0 ? text.length : nl;
+    c.at = end + 1;
+    if (k < end && text.charCodeAt(k) !== 13) {
+      c.start = start;
+      c.end = k;
+      return true;
+    }
+  }
+  return false;
 }
 
 const textOf = (m: ChatMessage): string =>
@@ -258,7 +280,7 @@ export const whitespace: Stage = {
       if (m === after.messages[i]) return true;
       const a = textOf(m);
       const b = textOf(after.messages[i]!);
-      if (!sameInk(a, b) || indents(a) !== indents(b)) return false;
+      if (!sameInk(a, b) || !sameIndents(a, b)) return false;
       // Every JSON document of the input is still there as it was (spaces in its strings are data).
       return jsonSpans(a, true).every((d) => b.includes(a.slice(d.start, d.end)));
     }),
