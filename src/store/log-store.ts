@@ -30,6 +30,8 @@ export interface RequestLogStore {
   get(projectId: string, id: string): Promise<RequestRecord | null>;
   /** Rollup totals of the project's requests created in [from, to), both minute-aligned (USD). */
   totals(projectId: string, from: number, to: number): Promise<RollupTotals>;
+  /** USD model cost logged so far for a workflow (gw.workflow_budget). */
+  workflowCost(projectId: string, workflowId: string): Promise<number>;
   /** Trace size a project may store (0: no budget): past it, rows are written without traces. */
   setTraceBudget(bytes: number): void;
 }
@@ -46,5 +48,6 @@ export function sqliteLogStore(repo: RequestsRepo, metrics: MetricsRepo): Reques
     get: async (projectId, id) => repo.get(projectId, id),
     totals: async (projectId, from, to) => metrics.totals(projectId, from, to),
     setTraceBudget: (bytes) => repo.setTraceBudget(bytes),
+    workflowCost: async (projectId, workflowId) => repo.workflowCost(projectId, workflowId),
   };
 }

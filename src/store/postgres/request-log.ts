@@ -201,5 +201,10 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
     writeBatch, list, get,
     totals: (projectId, from, to) => rollupTotals(pg, projectId, from, to),
     setTraceBudget: (bytes) => void (traceBudget = bytes),
+    async workflowCost(projectId, workflowId) {
+      const [row]: Array<{ total: number | null }> = await bounded(pg, "workflow cost", () => pg.sql`SELECT sum(cost)::float8 AS total
+        FROM requests WHERE project_id = ${projectId} AND workflow_id = ${workflowId}`);
+      return (row?.total ?? 0) / NANO;
+    },
   };
 }

@@ -181,5 +181,20 @@ export function requestLogContract(name: string, make: () => Promise<LogHarness>
       expect((await h.store.list(other, { limit: 5 })).rows).toHaveLength(2);
       for (const r of (await h.store.list(other, { limit: 5 })).rows) expect((await h.store.get(other, r.id))?.trace).toEqual(trace);
     });
+
+    test("a workflow's logged cost sums its rows only, once however often its batch is retried", async () => {
+      const h = await make();
+      const p = project("workflow");
+      const rows = [
+        record(p, T0, { workflowId: "wf_1", cost: 0.25 }),
+        record(p, T0 + 1, { workflowId: "wf_1", cost: 0.5 }),
+        record(p, T0 + 2, { workflowId: "wf_2", cost: 4 }),
+        record(project("workflow_other"), T0, { workflowId: "wf_1", cost: 8 }),
+      ];
+      await h.store.writeBatch(rows.map(prepareRow));
+      await h.store.writeBatch(rows.map(prepareRow));
+      expect(await h.store.workflowCost(p, "wf_1")).toBeCloseTo(0.75, 12);
+      expect(await h.store.workflowCost(p, "wf_none")).toBe(0);
+    });
   });
 }
