@@ -14,7 +14,7 @@ const CURRENCY = /^[$€£¥₹]\d/;
 
 export const foldNumber = (v: string): string => v.toLowerCase().replace(THOUSANDS, "$1").replace(/^#/, "");
 
-const SCALE_DIGITS: ReadonlyMap<string, number> = new Map([["e3", 3], ["e4", 4], ["e6", 6], ["e8", 8], ["e9", 9]]);
+const SCALE_DIGITS: ReadonlyMap<string, number> = new Map([["e2", 2], ["e3", 3], ["e4", 4], ["e6", 6], ["e8", 8], ["e9", 9]]);
 const DECIMAL = /^(\d+)(?:[.,](\d+))?$/;
 
 /** "1.5" and scale "e6" as "1500000", in exact string arithmetic; null when `unit` is no scale or
@@ -67,3 +67,24 @@ export function bareNumber(folded: string, tokens: readonly string[]): string {
   const at = tokens.indexOf(bare);
   return (at >= 0 && multiplyOut(bare, unitOf(tokens[at + 1]))) || bare;
 }
+
+/** Scale words standing for a number on their own ("a thousand bucks", "a hundred people", "a dozen
+ * eggs"), as the number they mean, so "a thousand" and "a hundred" differ and "a thousand" and
+ * "1000" agree. After a digit the number token already carries the scale (bareNumber, quantities);
+ * after a number word ("two hundred") the pair is kept as one fact ("2e2"), so "two hundred" and
+ * "two thousand" differ. "k" and the glued Korean scales are left to the number they follow. */
+export function scaleWordNumbers(tokens: readonly string[], numberWord: (t: string) => string | undefined): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i] as string;
+    const scale = LONE_SCALES.get(t) ?? UNITS.get(t);
+    if (scale === undefined || t === "k" || !(scale === "e2" || scale === "e3" || scale === "e6" || scale === "e9" || scale === "12")) continue;
+    const prev = tokens[i - 1];
+    if (prev !== undefined && HAS_DIGIT.test(prev)) continue;
+    const word = prev === undefined ? undefined : numberWord(prev);
+    out.push(word !== undefined ? `${word}${scale}` : scale === "12" ? "12" : (multiplyOut("1", scale) ?? scale));
+  }
+  return out;
+}
+
+const LONE_SCALES: ReadonlyMap<string, string> = new Map([["hundred", "e2"], ["hundreds", "e2"], ["dozen", "12"], ["dozens", "12"], ["thousands", "e3"]]);

@@ -6,7 +6,7 @@ import { scan } from "../analysis/scan.ts";
 import { arabicDigits, caselessFacts, hasCaseless } from "./guard-caseless.ts";
 import { cjkClash, cjkFacts, hasCjk, type CjkNames } from "./guard-cjk.ts";
 import { LATIN_PLACES } from "./guard-gazetteer.ts";
-import { bareNumber, foldNumber, multiplyOut, quantities } from "./guard-numbers.ts";
+import { bareNumber, foldNumber, multiplyOut, quantities, scaleWordNumbers } from "./guard-numbers.ts";
 import { quotedStrings } from "./guard-quotes.ts";
 import { GERMAN_WORDS, INTL_NUMBER_WORDS, INTL_OPENERS, PORTUGUESE_WORDS, RU_WEEKDAYS } from "./guard-words.ts";
 import { STOPWORDS } from "./semantic-text.ts";
@@ -157,7 +157,8 @@ function computeFacts(question: string): GuardEntities {
   const caselessText = hasCaseless(text);
   const token = hasCjkText || (caselessText && HANGUL.test(text)) ? TOKEN : TOKEN_PLAIN;
   const tokens = [...lowered.matchAll(token)].map((m) => m[0]);
-  const numberWords = tokens.flatMap((t) => NUMBER_WORDS.get(t) ?? INTL_NUMBER_WORDS.get(t) ?? []);
+  const numberWord = (t: string): string | undefined => NUMBER_WORDS.get(t) ?? INTL_NUMBER_WORDS.get(t);
+  const numberWords = tokens.flatMap((t) => numberWord(t) ?? []).concat(scaleWordNumbers(tokens, numberWord));
   const extraNeg = [...lowered.matchAll(EXTRA_NEGATIONS)].map((m) => m[0]);
   const extra = extraNames(linkless, token);
   const cjk = hasCjkText ? cjkFacts(text) : null;

@@ -34,6 +34,17 @@ describe("literal guard, one kind at a time (4.13)", () => {
     expect(differ("Costs 60k or 60 km?", "Costs 60000 or 60 miles?")).toBe("numbers");
   });
 
+  test("numbers: a scale word standing alone is the number it means (a QQP hit, issue 22)", () => {
+    expect(differ("I lost a thousand bucks in a scam, what can I do?", "I lost a hundred bucks in a scam, what can I do?")).toBe("numbers");
+    expect(differ("two hundred people came", "two thousand people came")).toBe("numbers");
+    expect(differ("hundreds of people came", "thousands of people came")).toBe("numbers");
+    expect(differ("a dozen eggs", "a hundred eggs")).toBe("numbers");
+    expect(differ("I lost a thousand bucks", "I lost 1000 bucks")).toBeNull();
+    expect(differ("a dozen eggs", "12 eggs")).toBeNull();
+    expect(differ("How do I make a million dollars?", "How can I make a million dollars?")).toBeNull();
+    expect(differ("Is 60 thousand a good salary?", "Is 60,000 a good salary?")).toBeNull();
+  });
+
   test("numbers: after a currency sign, m is million; without one it stays as written (issue 22)", () => {
     expect(differ("Is a salary of $1.5M good?", "Is a salary of $1,500,000 good?")).toBeNull();
     expect(differ("Is $60K a good salary?", "Is $60,000 a good salary?")).toBeNull();
