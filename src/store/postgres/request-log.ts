@@ -135,26 +135,31 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
     }));
   });
 
+  /** Writes the rows; when one breaks a constraint, each half alone, down to that row, which is
+   * reported: a few transactions, each within its own bound, rather than one per row. */
+  async function writeOrSplit(rows: PreparedRow[]): Promise<string[]> {
+    try {
+      await bounded(pg, "request log batch", () => writeAll(rows));
+      return [];
+    } catch (err) {
+      if (!isConstraint(err)) throw err;
+    }
+    if (rows.length === 1) return [rows[0]!.id];
+    const half = rows.length >> 1;
+    return [...(await writeOrSplit(rows.slice(0, half))), ...(await writeOrSplit(rows.slice(half)))];
+  }
+
   async function writeBatch(rows: PreparedRow[]): Promise<string[]> {
     if (rows.length === 0) return [];
     if (rows.some((r) => r.ledger !== undefined)) throw new Error("request log rows carry ledger entries: on PostgreSQL charges are the money store's");
-    return bounded(pg, "request log batch", async () => {
-      await ensureDays(rows).catch((err: unknown) => (days.clear(), Promise.reject(err)));
-      try {
-        await writeAll(rows);
-        return [];
-      } catch (err) {
-        // Retention may have dropped a day this instance had seen: look again next time.
-        days.clear();
-        if (!isConstraint(err)) throw err;
-      }
-      // A row breaks a constraint: each row alone, so the others are written and it is reported.
-      const rejected: string[] = [];
-      for (const r of rows) {
-        await writeAll([r]).catch((err: unknown) => (isConstraint(err) ? rejected.push(r.id) : Promise.reject(err)));
-      }
-      return rejected;
-    });
+    try {
+      await bounded(pg, "request log partitions", () => ensureDays(rows));
+      return await writeOrSplit(rows);
+    } catch (err) {
+      // Retention may have dropped a day this instance had seen: look again next time.
+      days.clear();
+      throw err;
+    }
   }
 
   async function list(projectId: string, q: LogQuery) {

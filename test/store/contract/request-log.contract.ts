@@ -76,6 +76,11 @@ export function requestLogContract(name: string, make: () => Promise<LogHarness>
       bad.values[COLUMNS.indexOf("status")] = null; // NOT NULL
       expect(await h.store.writeBatch([prepareRow(good[0]!), bad, prepareRow(good[1]!)])).toEqual([bad.id]);
       expect(await h.count(p)).toBe(2);
+      // Two bad rows among 300: only they are left out.
+      const many = Array.from({ length: 300 }, (_, i) => prepareRow(record(p, T0 + 10 + i)));
+      for (const i of [17, 250]) many[i]!.values[COLUMNS.indexOf("status")] = null;
+      expect(await h.store.writeBatch(many)).toEqual([many[17]!.id, many[250]!.id]);
+      expect(await h.count(p)).toBe(300);
     });
 
     test("rows of two days: both stored, each day's read by time range", async () => {
