@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { freePort, ROOT } from "../helpers/served.ts";
+import { freePorts, ROOT } from "../helpers/served.ts";
 import { startTestGw, type TestGw } from "../helpers/test-gw.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
@@ -77,7 +77,7 @@ describe.skipIf(!NGINX)("nginx in front of gw (docs/deploy.md \"TLS with nginx\"
     const cert = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=gw.example.com",
       "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stdout: "pipe", stderr: "pipe" });
     expect(cert.exitCode).toBe(0);
-    const [httpPort, httpsPort] = [freePort(), freePort()];
+    const [httpPort, httpsPort] = freePorts(2) as [number, number];
     writeFileSync(join(dir, "gw.conf"), localConfig(gwPort, httpPort, httpsPort, dir));
     writeFileSync(join(dir, "nginx.conf"), [
       "daemon off;", "worker_processes 1;", `pid ${dir}/nginx.pid;`, `error_log ${dir}/error.log warn;`,

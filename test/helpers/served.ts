@@ -38,6 +38,15 @@ export function freePort(): number {
   return port;
 }
 
+/** `n` distinct free ports: every probe stays open until all are taken, so two calls cannot be
+ * handed the same port (two freePort() calls in a row sometimes are, on a busy machine). */
+export function freePorts(n: number): number[] {
+  const probes = Array.from({ length: n }, () => Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") }));
+  const ports = probes.map((p) => p.port!);
+  for (const p of probes) p.stop(true);
+  return ports;
+}
+
 /** A `gw serve` process whose stdout is collected as it arrives. */
 export class Served {
   readonly proc: Subprocess<"ignore", "pipe", "pipe">;
