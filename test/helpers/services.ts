@@ -1,6 +1,7 @@
 // Real Redis and PostgreSQL for tests (docs/scale-out.md "Test services"): each on a free loopback
 // port in its own temp dir, awaited by polling it; stopped by stop(), on SIGTERM/SIGINT, and by a
 // watchdog once the test process is gone (bun test runs no exit listeners).
+import { afterAll, beforeAll } from "bun:test";
 import { RedisClient, SQL } from "bun";
 import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -249,4 +250,27 @@ export async function startPostgres(options: ServiceOptions = {}): Promise<Postg
     stopNow();
     throw err;
   }
+}
+
+/** One redis-server for a test file: started before its tests and stopped after them, with every
+ * client made by `client()`; `prefix(name)` gives each store under test a key space of its own. */
+export function redisForFile(): { client: (url?: string) => RedisClient; keySpace: (name: string) => string } {
+  let redis: Service | undefined;
+  const clients: RedisClient[] = [];
+  let run = 0;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    await redis?.stop();
+  });
+  return {
+    client: (url?: string) => {
+      const c = new RedisClient(url ?? redis!.url);
+      clients.push(c);
+      return c;
+    },
+    keySpace: (name: string) => `${name}${run++}:`,
+  };
 }

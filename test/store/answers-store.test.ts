@@ -1,7 +1,6 @@
 // The exact cache's answer store contract against the in-process SQLite store and a real
 // redis-server (test/helpers/services.ts), plus Redis's own: sharing across instances, TTLs, outages.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { RedisClient } from "bun";
+import { afterAll, describe, expect, test } from "bun:test";
 import type { CachedAnswer } from "../../src/cache/answer-store-types.ts";
 import type { Usage } from "../../src/canonical/completion.ts";
 import type { CacheRecord } from "../../src/store/repos/cache-entries.ts";
@@ -9,27 +8,14 @@ import type { SharedAnswerStore } from "../../src/store/answer-cache-store.ts";
 import { RedisAnswerStore } from "../../src/store/redis/answers.ts";
 import { RedisFailure } from "../../src/store/redis/redis-call.ts";
 import { fixture, type Fixture } from "../cache/answer-store-helpers.ts";
-import { startRedis, type Service } from "../helpers/services.ts";
+import { redisForFile } from "../helpers/services.ts";
 import { answersContract } from "./contract/answers.contract.ts";
 
-let redis: Service;
-const clients: RedisClient[] = [];
+const { client, keySpace } = redisForFile();
 const fixtures: Fixture[] = [];
-let run = 0;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  for (const c of clients) c.close();
+afterAll(() => {
   for (const f of fixtures) f.cleanup();
-  await redis?.stop();
 });
-
-function client(url = redis.url): RedisClient {
-  const c = new RedisClient(url);
-  clients.push(c);
-  return c;
-}
 
 const record = (a: CachedAnswer | null): CacheRecord | null => (a === null ? null : { ...a, usage: { ...a.usage } as CacheRecord["usage"] });
 
@@ -50,7 +36,7 @@ answersContract("in process (sqlite)", (now) => {
   return { store: sqliteView(f), removed: f.removed };
 });
 answersContract("redis", (now) => {
-  const store = new RedisAnswerStore(client(), { now: () => now, prefix: `t${run++}:` });
+  const store = new RedisAnswerStore(client(), { now: () => now, prefix: keySpace("t") });
   const removed: number[] = [];
   store.onRemoved((ids) => removed.push(...ids));
   return { store, removed };
@@ -64,7 +50,7 @@ describe("redis: answers shared across instances", () => {
   });
 
   test("stored through one instance, an exact hit through another; emptied on one, a miss on the third", async () => {
-    const prefix = `shared${run++}:`;
+    const prefix = keySpace("shared");
     const [a, b, c] = [0, 1, 2].map(() => new RedisAnswerStore(client(), { now: () => now, prefix }));
     const stored = await a!.put(entry("k1"));
     expect((await b!.get("prj_1", "k1", now))?.id).toBe(stored.id);

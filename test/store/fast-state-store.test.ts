@@ -1,44 +1,28 @@
 // Session pins and circuit flags: each contract against its in-process store and a real
 // redis-server (test/helpers/services.ts), plus sharing across instances and TTLs on Redis.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { RedisClient } from "bun";
+import { describe, expect, test } from "bun:test";
 import { SessionStore } from "../../src/routing/sessions.ts";
 import { LocalCircuitFlags } from "../../src/store/circuit-flags.ts";
 import { RedisCircuitFlags } from "../../src/store/redis/circuit-flags.ts";
 import { RedisFailure } from "../../src/store/redis/redis-call.ts";
 import { RedisSessionPins } from "../../src/store/redis/session-pins.ts";
 import type { SessionPinStore } from "../../src/store/session-pins.ts";
-import { startRedis, type Service } from "../helpers/services.ts";
+import { redisForFile } from "../helpers/services.ts";
 import { circuitFlagsContract } from "./contract/circuit-flags.contract.ts";
 import { sessionPinsContract } from "./contract/session-pins.contract.ts";
 
-let redis: Service;
-const clients: RedisClient[] = [];
-let run = 0;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  for (const c of clients) c.close();
-  await redis?.stop();
-});
-
-function client(url = redis.url): RedisClient {
-  const c = new RedisClient(url);
-  clients.push(c);
-  return c;
-}
+const { client, keySpace } = redisForFile();
 
 // The routing layer's store satisfies the interface as it is.
 sessionPinsContract("in process", (clock): SessionPinStore => new SessionStore(() => clock.t));
-sessionPinsContract("redis", (clock) => new RedisSessionPins(client(), { now: () => clock.t, prefix: `t${run++}:` }));
+sessionPinsContract("redis", (clock) => new RedisSessionPins(client(), { now: () => clock.t, prefix: keySpace("t") }));
 circuitFlagsContract("in process", () => new LocalCircuitFlags());
-circuitFlagsContract("redis", () => new RedisCircuitFlags(client(), { prefix: `t${run++}:` }));
+circuitFlagsContract("redis", () => new RedisCircuitFlags(client(), { prefix: keySpace("t") }));
 
 describe("redis: fast state shared across instances", () => {
   test("a session pinned through one instance sticks on another; its key expires an hour after the turn", async () => {
     const now = Date.now();
-    const prefix = `shared${run++}:`;
+    const prefix = keySpace("shared");
     const c = client();
     const [a, b] = [c, client()].map((x) => new RedisSessionPins(x, { now: () => now, prefix }));
     await a!.set("prj_1", "s", "m1", "openai");
@@ -50,7 +34,7 @@ describe("redis: fast state shared across instances", () => {
 
   test("a circuit opened on one instance is seen on the others, and its key expires with the cooldown", async () => {
     const now = Date.now();
-    const prefix = `cb${run++}:`;
+    const prefix = keySpace("cb");
     const c = client();
     const [a, b, d] = [c, client(), client()].map((x) => new RedisCircuitFlags(x, { prefix }));
     await a!.open("openai/gpt-4o", { until: now + 20_000, reason: "openai: HTTP 500" }, now);

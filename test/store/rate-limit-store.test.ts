@@ -1,39 +1,23 @@
 // The rate-limit store's contract against the in-process limiter and against a real redis-server
 // (test/helpers/services.ts), plus what only a shared store must prove: exactness across instances.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { RedisClient } from "bun";
+import { describe, expect, test } from "bun:test";
 import { RateLimiter } from "../../src/billing/rate-limit.ts";
 import { limitHeaders } from "../../src/billing/rate-limit-headers.ts";
 import { RedisRateLimiter } from "../../src/store/redis/rate-limit.ts";
 import { RedisFailure } from "../../src/store/redis/redis-call.ts";
-import { startRedis, type Service } from "../helpers/services.ts";
+import { redisForFile } from "../helpers/services.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 import { rateLimitContract } from "./contract/rate-limit.contract.ts";
 
-let redis: Service;
-const clients: RedisClient[] = [];
-let run = 0;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  for (const c of clients) c.close();
-  await redis?.stop();
-});
-
-function client(url = redis.url): RedisClient {
-  const c = new RedisClient(url);
-  clients.push(c);
-  return c;
-}
+const { client, keySpace } = redisForFile();
 
 rateLimitContract("in process", (clock) => new RateLimiter({ now: () => clock.t }));
-rateLimitContract("redis", (clock) => new RedisRateLimiter(client(), { now: () => clock.t, headers: limitHeaders, prefix: `t${run++}:` }));
+rateLimitContract("redis", (clock) => new RedisRateLimiter(client(), { now: () => clock.t, headers: limitHeaders, prefix: keySpace("t") }));
 
 describe("redis: shared across instances", () => {
   test("three limiters on one Redis share 100 RPM: 300 concurrent attempts admit exactly 100", async () => {
     const clock = { t: 1_700_000_000_000 };
-    const prefix = `shared${run++}:`;
+    const prefix = keySpace("shared");
     const limiters = [0, 1, 2].map(() => new RedisRateLimiter(client(), { now: () => clock.t, headers: limitHeaders, prefix }));
     const level = [{ id: "p:prj_1:live", name: "project", limits: { rpm: 100 } }];
     const decisions = await Promise.all(Array.from({ length: 300 }, (_, i) => limiters[i % 3]!.admit(`req_${i}`, level, { bound: 0 })));
@@ -48,7 +32,7 @@ describe("redis: shared across instances", () => {
 
   test("tokens settled on one instance free the allowance for the others", async () => {
     const clock = { t: 1_700_000_000_000 };
-    const prefix = `tok${run++}:`;
+    const prefix = keySpace("tok");
     const [a, b] = [0, 1].map(() => new RedisRateLimiter(client(), { now: () => clock.t, headers: limitHeaders, prefix }));
     const level = [{ id: "k:key_1", name: "key", limits: { tpm: 1000 } }];
     expect((await a!.admit("r1", level, { bound: 900 })).ok).toBe(true);
@@ -59,7 +43,7 @@ describe("redis: shared across instances", () => {
 
   test("the record listener settles like the in-process one: a cache hit gives every token back", async () => {
     const clock = { t: 1_700_000_000_000 };
-    const prefix = `listen${run++}:`;
+    const prefix = keySpace("listen");
     const [a, b] = [0, 1].map(() => new RedisRateLimiter(client(), { now: () => clock.t, headers: limitHeaders, prefix }));
     const level = [{ id: "k:key_l", name: "key", limits: { tpm: 1000 } }];
     expect((await a!.admit("r1", level, { bound: 900 })).ok).toBe(true);
@@ -84,7 +68,7 @@ describe("redis: shared across instances", () => {
   test("a flushed script cache falls back to EVAL (NOSCRIPT) and still decides", async () => {
     const clock = { t: 1_700_000_000_000 };
     const c = client();
-    const limiter = new RedisRateLimiter(c, { now: () => clock.t, headers: limitHeaders, prefix: `ns${run++}:` });
+    const limiter = new RedisRateLimiter(c, { now: () => clock.t, headers: limitHeaders, prefix: keySpace("ns") });
     const level = [{ id: "k:key_ns", name: "key", limits: { rpm: 1 } }];
     expect((await limiter.admit("r1", level, { bound: 0 })).ok).toBe(true);
     await c.send("SCRIPT", ["FLUSH"]);
