@@ -69,16 +69,21 @@ export function addRow(t: RollupTotals, v: readonly SqlValue[]): void {
 }
 
 /** A rollup row as stored, without its key. */
-export interface StoredRollup {
-  requests: number; failed: number; caller_failed: number; fallbacks: number; cache_hits: number;
-  input_tokens: number; output_tokens: number; cost: number; saved: number; errors: string;
+export interface StoredRollup extends CounterColumns {
+  cost: number; saved: number; errors: string;
   latency: Uint8Array; ttft: Uint8Array;
 }
 
 /** Its columns, in the order of `storedValues`. */
 export const STORED_COLUMNS = "requests, failed, caller_failed, fallbacks, cache_hits, input_tokens, output_tokens, cost, saved, errors, latency, ttft";
 
-export function addStored(t: RollupTotals, r: StoredRollup): void {
+/** The additive counters of a stored minute, named alike in SQLite and PostgreSQL. */
+export interface CounterColumns {
+  requests: number; failed: number; caller_failed: number; fallbacks: number; cache_hits: number;
+  input_tokens: number; output_tokens: number;
+}
+
+export function addCounterColumns(t: RollupTotals, r: CounterColumns): void {
   t.requests += r.requests;
   t.failed += r.failed;
   t.callerFailed += r.caller_failed;
@@ -86,6 +91,10 @@ export function addStored(t: RollupTotals, r: StoredRollup): void {
   t.cacheHits += r.cache_hits;
   t.inputTokens += r.input_tokens;
   t.outputTokens += r.output_tokens;
+}
+
+export function addStored(t: RollupTotals, r: StoredRollup): void {
+  addCounterColumns(t, r);
   t.cost += r.cost;
   t.saved += r.saved;
   if (r.errors !== "{}") {

@@ -4,7 +4,7 @@
 import type { SQL } from "bun";
 import { HISTOGRAM_BUCKETS } from "../../lib/histogram.ts";
 import type { SqlValue } from "../log-batch-codec.ts";
-import { addRow, COL, emptyTotals, type RollupTotals } from "../metrics-rollup.ts";
+import { addCounterColumns, addRow, COL, emptyTotals, type CounterColumns, type RollupTotals } from "../metrics-rollup.ts";
 import { bounded, type Postgres } from "./connect.ts";
 
 export const MINUTE_MS = 60_000;
@@ -49,9 +49,8 @@ export async function addRollups(tx: SQL, rows: ReadonlyArray<readonly SqlValue[
   await tx.unsafe(UPSERT, [JSON.stringify(deltas)]);
 }
 
-interface StoredMinute {
-  requests: number; failed: number; caller_failed: number; fallbacks: number; cache_hits: number;
-  input_tokens: number; output_tokens: number; cost: number; saved: number;
+interface StoredMinute extends CounterColumns {
+  cost: number; saved: number;
   errors: Record<string, number>; latency: Record<string, number>; ttft: Record<string, number>;
 }
 
@@ -69,13 +68,7 @@ export async function rollupTotals(pg: Postgres, projectId: string, from: number
      WHERE project_id = $1 AND bucket_ms = ${MINUTE_MS} AND start_ms >= $2 AND start_ms < $3`, [projectId, from, to]));
   const t = emptyTotals();
   for (const r of rows) {
-    t.requests += r.requests;
-    t.failed += r.failed;
-    t.callerFailed += r.caller_failed;
-    t.fallbacks += r.fallbacks;
-    t.cacheHits += r.cache_hits;
-    t.inputTokens += r.input_tokens;
-    t.outputTokens += r.output_tokens;
+    addCounterColumns(t, r);
     t.cost += r.cost / NANO;
     t.saved += r.saved / NANO;
     for (const [category, n] of Object.entries(r.errors)) t.errors[category] = (t.errors[category] ?? 0) + Number(n);
