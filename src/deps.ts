@@ -59,6 +59,7 @@ import { EventSources } from "./monitoring/events/event-sources.ts";
 import { buildAlertRules } from "./monitoring/alerts/build-alerts.ts";
 import { stopServices } from "./lib/service.ts";
 import { storageServices, type Unwritten } from "./services.ts";
+import type { SharedState } from "./store/shared.ts";
 
 /** GW_CONFIG: an optional JSON file (docs/config.md) of catalog overrides (`models`) and `aliases`,
  * checked against docs/config.schema.json; errors (ConfigFileError) name the file and the JSON path. */
@@ -99,7 +100,7 @@ export function openRepos(db: Database): Repos {
   };
 }
 
-export function buildDeps(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Deps {
+export function buildDeps(config: Config, options: { logger?: Logger; clock?: Clock; shared?: SharedState } = {}): Deps {
   // Before anything is opened: a bad GW_CONFIG stops start-up with its message alone.
   const catalog = catalogFromConfig(config.configFile);
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -180,6 +181,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const statusPage = new StatusPage({ rollups: statusRollupsRepo(db), posts: statusPostsRepo(db), clock, providers: () => providers.enabled(), builtInIncidents: (since) => alerts.builtInIncidents(since), page: { name: "gw", url: statusPageUrl(config.host, config.port, config.publicUrl) } });
   return {
     config,
+    shared: options.shared ?? null,
     clock,
     inFlight: createInFlight(),
     testTraceQuota: new MinuteQuota(),

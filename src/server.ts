@@ -10,10 +10,13 @@ import { buildDeps, closeStorage } from "./deps.ts";
 import { type Deps } from "./pipeline/deps.ts";
 import { Lifecycle } from "./http/lifecycle.ts";
 import { startServices, type StartedServices } from "./lib/service.ts";
-import { flushLogger } from "./observability/logger.ts";
 import { gwServices } from "./services.ts";
 import { lockDataDir, type DataDirLock } from "./store/data-dir-lock.ts";
 import { takeAppliedMigrations } from "./store/migrate.ts";
+import type { SharedState } from "./store/shared.ts";
+import { openSharedState } from "./shared-state.ts";
+import { systemClock } from "./lib/clock.ts";
+import { createLogger, flushLogger, type Logger } from "./observability/logger.ts";
 
 /** Bun's own cap, never reached: gw refuses a declared length over its 10 MiB limit unread and
  * counts a chunked body as it streams (schema/validate.ts), in its envelope; Bun's own 413 would
@@ -94,7 +97,7 @@ function loadSentenceModel(deps: Deps, lifecycle: Lifecycle): void {
     logger.warn({ err }, "the sentence model did not load: semantic lookups miss until it does")));
 }
 
-export function startServer(config: Config, options: { deps?: Deps; quiet?: boolean } = {}): RunningServer {
+export function startServer(config: Config, options: { deps?: Deps; quiet?: boolean; shared?: SharedState; logger?: Logger } = {}): RunningServer {
   const lock: DataDirLock = lockDataDir(config.dataDir);
   let deps: Deps;
   let app: ReturnType<typeof listen>;
@@ -103,7 +106,7 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   const started = Promise.withResolvers<void>();
   lifecycle.until("starting", started.promise);
   try {
-    deps = options.deps ?? buildDeps(config);
+    deps = options.deps ?? buildDeps(config, { shared: options.shared, logger: options.logger });
     // One line per migration this start applied (docs/deploy.md "Upgrades").
     for (const m of takeAppliedMigrations(deps.db.filename)) deps.logger.info({ migration: m.version, name: m.name, ms: m.ms }, "database migrated");
     // Test keys, rate limits and broken streams count tokens: loading the tables on the first
@@ -120,7 +123,8 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
     lock.release();
     throw err;
   }
-  const boot = bootstrapIfEmpty(deps.repos);
+  // Multi-instance: projects and keys are made through the admin API (docs/scale-out.md).
+  const boot = deps.shared ? null : bootstrapIfEmpty(deps.repos);
   // Set when a stop begins; the flushes get what is left of it.
   let stopBy = Infinity;
   const flushMs = () => Math.max(500, Math.min(FLUSH_LIMIT_MS, stopBy - Date.now() - 500));
@@ -185,11 +189,28 @@ export function serveUntilSignal(config: Config): number {
       if (server) shutDown(server);
     });
   }
+  const failed = (err: unknown) => {
+    process.stderr.write(`gw: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  };
+  if (config.stateMode === "multi-instance") {
+    // PostgreSQL and Redis are connected and migrated before anything else opens.
+    const logger = createLogger(config.logLevel);
+    openSharedState(config, { clock: systemClock, logger }).then((shared) => {
+      if (signalled) return void shared.close().then(() => process.exit(0));
+      try {
+        server = startServer(config, { shared, logger });
+      } catch (err) {
+        void shared.close();
+        process.exit(failed(err));
+      }
+    }, (err) => process.exit(failed(err)));
+    return -1;
+  }
   try {
     server = startServer(config);
   } catch (err) {
-    process.stderr.write(`gw: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
+    return failed(err);
   }
   if (signalled) shutDown(server);
   return -1;

@@ -36,8 +36,10 @@ function timed(name: string, begin: () => { stop(): void }): Service {
  * stop begins (what is left of the stop's time); `left` receives what could not be written. An
  * `exporter` given stops after the writers, before the database. */
 export function storageServices(deps: Deps, flushMs: () => number, left: Unwritten, exporter?: Service): Service[] {
-  const { db, storage, billing, logWriter, logSink, repos, logger } = deps;
+  const { db, storage, billing, logWriter, logSink, repos, logger, shared } = deps;
   return [
+    // Multi-instance: PostgreSQL and Redis close after everything that writes to them.
+    ...(shared ? [{ name: "shared state", start: noop, stop: () => shared.close() }] : []),
     {
       name: "database",
       start: noop,

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { parseOtlpConfig, type OtlpConfig } from "./otlp.ts";
 import { misspelledVariables, parseBaseUrl, parseHost, parseLogLevel, parseSwitch } from "./env-values.ts";
 import { parseCidr, type Cidr } from "../lib/ip.ts";
-import { checkStateMode, parseDatabaseUrl, parseRedisUrl } from "./scale-out.ts";
+import { checkStateMode, parseDatabaseUrl, parseRedisUrl, type StateMode } from "./scale-out.ts";
 
 export interface ProviderEnv {
   apiKey: string | null;
@@ -36,6 +36,10 @@ export interface Config {
   upstreamMaxBodyBytes: number;
   /** GW_SECRET_KEY: seals projects' provider keys at rest; unset: a key file in the data dir. */
   secretKey: string | null;
+  /** Both GW_DATABASE_URL and GW_REDIS_URL set: multi-instance (docs/scale-out.md "Modes"). */
+  stateMode: StateMode;
+  databaseUrl: string | null;
+  redisUrl: string | null;
   /** How long an Idempotency-Key and its stored result live (`GW_IDEMPOTENCY_TTL_HOURS`, default 24). */
   idempotencyTtlMs: number;
   /** Bytes of whole cached answers kept in memory (`GW_CACHE_MEMORY_MB`, default 64). */
@@ -180,14 +184,17 @@ export function loadConfig(flags: Flags = {}, given: Record<string, string | und
     const value = flagString(flags, flag);
     return value !== undefined ? [`--${flag}`, value] : [variable, env[variable] || fallback];
   };
-  // Only single-node mode is built: a shared-state URL refuses to start (docs/scale-out.md "Modes").
-  checkStateMode(parseDatabaseUrl(env.GW_DATABASE_URL), parseRedisUrl(env.GW_REDIS_URL));
+  // One of the two alone refuses to start (docs/scale-out.md "Modes").
+  const databaseUrl = parseDatabaseUrl(env.GW_DATABASE_URL);
+  const redisUrl = parseRedisUrl(env.GW_REDIS_URL);
+  const stateMode = checkStateMode(databaseUrl, redisUrl, env.GW_SECRET_KEY || null);
   return Object.freeze({
     port: parsePort(...fromFlag("port", "PORT", "8080")),
     host: parseHost(...fromFlag("host", "HOST", "127.0.0.1")),
     dataDir: resolve(flagString(flags, "data") ?? (env.GW_DATA_DIR || "./data")),
     adminToken: parseAdminToken(env.GW_ADMIN_TOKEN),
     secretKey: env.GW_SECRET_KEY || null,
+    stateMode, databaseUrl, redisUrl,
     configFile: flagString(flags, "config") ?? env.GW_CONFIG ?? null,
     logLevel: parseLogLevel("GW_LOG_LEVEL", env.GW_LOG_LEVEL || "info"),
     upstreamTimeoutMs: parseTimeoutMs("GW_UPSTREAM_TIMEOUT_MS", env.GW_UPSTREAM_TIMEOUT_MS || "120000"),

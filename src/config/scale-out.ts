@@ -1,5 +1,5 @@
 // GW_DATABASE_URL and GW_REDIS_URL (docs/scale-out.md "Configuration"): checked at start with their
-// passwords never printed, and the modes they ask for; every mode but single-node is refused for now.
+// passwords never printed, and the modes they ask for: neither (single-node) or both (multi-instance).
 
 /** `text` with the URL's password (in the user part or a `password=` parameter) replaced by `***`. */
 export function redactUrl(text: string): string {
@@ -38,12 +38,16 @@ const PER_INSTANCE = {
   database: "keys, credits and holds, budgets, idempotency results and the request log would stay in this instance's SQLite file, so each instance would keep its own balance and keys",
 };
 
+export type StateMode = "single-node" | "multi-instance";
+
 /** Neither set: single-node mode, as always. Exactly one set: refused, naming what would silently
- * be per-instance. Both set: the multi-instance mode, refused until its stores are built. */
-export function checkStateMode(databaseUrl: string | null, redisUrl: string | null): "single-node" {
+ * be per-instance. Both set: the multi-instance mode, which also needs GW_SECRET_KEY: every
+ * instance must open the provider keys the others sealed (docs/scale-out.md "Modes"). */
+export function checkStateMode(databaseUrl: string | null, redisUrl: string | null, secretKey: string | null = "set"): StateMode {
   if (databaseUrl === null && redisUrl === null) return "single-node";
   const guide = "Set both for several instances, or neither for single-node mode on SQLite (docs/scale-out.md).";
   if (redisUrl === null) throw new Error(`GW_DATABASE_URL is set but GW_REDIS_URL is not: ${PER_INSTANCE.redis}. ${guide}`);
   if (databaseUrl === null) throw new Error(`GW_REDIS_URL is set but GW_DATABASE_URL is not: ${PER_INSTANCE.database}. ${guide}`);
-  throw new Error("GW_DATABASE_URL and GW_REDIS_URL ask for the multi-instance mode, but this version of gw does not have its PostgreSQL and Redis stores yet (docs/scale-out.md). Unset both to run single-node on SQLite; `gw doctor` still checks both connections.");
+  if (!secretKey) throw new Error("GW_DATABASE_URL and GW_REDIS_URL ask for the multi-instance mode, which needs GW_SECRET_KEY set to the same value on every instance: each would otherwise seal provider keys with a key file of its own that the others cannot open (docs/scale-out.md \"Modes\").");
+  return "multi-instance";
 }

@@ -43,6 +43,7 @@ import type { Webhooks } from "../monitoring/webhooks/webhooks.ts";
 import type { EventSources } from "../monitoring/events/event-sources.ts";
 import type { AlertRules } from "../monitoring/alerts/alert-rules.ts";
 import type { StatusPage } from "../monitoring/status/status-page.ts";
+import type { SharedState } from "../store/shared.ts";
 
 export interface Repos {
   projects: ReturnType<typeof projectsRepo>;
@@ -59,6 +60,9 @@ export interface Repos {
 
 export interface Deps {
   config: Config;
+  /** The multi-instance mode's PostgreSQL and Redis stores (docs/scale-out.md); null in
+   * single-node mode, where every path stays synchronous on SQLite and in-process state. */
+  shared: SharedState | null;
   /** The pipeline requests under way: what shutdown waits for and aborts (docs/availability.md). */
   inFlight: InFlight;
   /** Detailed test-key traces kept per project this minute (GW_TEST_TRACES_PER_MIN). */

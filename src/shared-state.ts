@@ -1,0 +1,58 @@
+// The multi-instance mode's shared state (docs/scale-out.md): one PostgreSQL pool and one Redis
+// client per instance, the migrations applied under their advisory lock, and the stores built on
+// them. Opened before buildDeps (it is asynchronous); single-node gw never loads any of it.
+import { RedisClient } from "bun";
+import { limitHeaders } from "./billing/rate-limit-headers.ts";
+import type { Config } from "./config/env.ts";
+import { sortableId } from "./lib/ids.ts";
+import type { Clock } from "./lib/clock.ts";
+import type { Logger } from "./observability/logger.ts";
+import { openPostgres } from "./store/postgres/connect.ts";
+import { migratePostgres } from "./store/postgres/migrate.ts";
+import { postgresMoneyStore } from "./store/postgres/money.ts";
+import { postgresLogStore } from "./store/postgres/request-log.ts";
+import { postgresTenantStores } from "./store/postgres/tenant.ts";
+import { redisStores } from "./store/redis/stores.ts";
+import type { SharedState } from "./store/shared.ts";
+
+export interface SharedStateOptions {
+  clock: Clock;
+  logger: Logger;
+}
+
+const redisClient = (url: string) =>
+  new RedisClient(url, { autoReconnect: true, enableOfflineQueue: false, connectionTimeout: 2_000, maxRetries: 4_294_967_295 });
+
+/** Connects, migrates and builds the stores; throws (start-up stops, naming the server) when
+ * PostgreSQL or Redis cannot be used. */
+export async function openSharedState(config: Config, options: SharedStateOptions): Promise<SharedState> {
+  if (!config.databaseUrl || !config.redisUrl) throw new Error("the multi-instance mode needs GW_DATABASE_URL and GW_REDIS_URL");
+  const { logger, clock } = options;
+  const pg = openPostgres(config.databaseUrl);
+  const redis = redisClient(config.redisUrl);
+  const redisSubscriber = redisClient(config.redisUrl);
+  try {
+    const applied = await migratePostgres(pg.sql);
+    for (const version of applied) logger.info({ migration: version }, "PostgreSQL migrated");
+    await Promise.all([redis.connect(), redisSubscriber.connect()]);
+  } catch (err) {
+    redis.close();
+    redisSubscriber.close();
+    await pg.close();
+    throw new Error(`multi-instance start-up failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const now = () => clock.now();
+  return {
+    instanceId: `gw_${sortableId()}`,
+    pg, redis, redisSubscriber,
+    tenants: postgresTenantStores(pg),
+    money: postgresMoneyStore(pg),
+    logs: postgresLogStore(pg),
+    fast: redisStores(redis, { limitHeaders, now, onError: (err, context) => logger.error({ err }, context) }),
+    close: async () => {
+      redis.close();
+      redisSubscriber.close();
+      await pg.close();
+    },
+  };
+}
