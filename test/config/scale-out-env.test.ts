@@ -1,6 +1,6 @@
 // GW_DATABASE_URL and GW_REDIS_URL (docs/scale-out.md "Configuration"): a malformed one stops start-up
-// naming the variable without its password; one alone, or both while the shared stores are not built,
-// refuse to start; neither is today's single-node mode.
+// naming the variable without its password; one alone, or both without GW_SECRET_KEY, refuse to
+// start; neither is single-node mode, both (with the secret key) the multi-instance mode.
 import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { loadConfig } from "../../src/config/env.ts";
@@ -46,12 +46,15 @@ describe("the modes", () => {
     expect(errorOf({ GW_REDIS_URL: REDIS })).toMatch(/^GW_REDIS_URL is set but GW_DATABASE_URL is not: keys, credits .* would stay in this instance's SQLite file/);
   });
 
-  test("both set, valid in every accepted spelling: refused plainly, the stores are not built yet", () => {
+  test("both set, valid in every accepted spelling: the multi-instance mode, which needs GW_SECRET_KEY", () => {
     for (const [db, redis] of [[PG, REDIS], [PG.replace("postgres:", "postgresql:"), REDIS.replace("redis:", "rediss:")]] as const) {
       const error = errorOf({ GW_DATABASE_URL: db, GW_REDIS_URL: redis });
-      expect(error).toStartWith("GW_DATABASE_URL and GW_REDIS_URL ask for the multi-instance mode, but this version of gw does not have its PostgreSQL and Redis stores yet");
+      expect(error).toStartWith("GW_DATABASE_URL and GW_REDIS_URL ask for the multi-instance mode, which needs GW_SECRET_KEY set to the same value on every instance");
       expect(error).not.toContain(SECRET);
+      const config = loadConfig({}, { GW_DATABASE_URL: db, GW_REDIS_URL: redis, GW_SECRET_KEY: "k".repeat(32) });
+      expect({ mode: config.stateMode, db: config.databaseUrl, redis: config.redisUrl }).toEqual({ mode: "multi-instance", db, redis });
     }
+    expect(loadConfig({}, {}).stateMode).toBe("single-node");
   });
 
   test("a near miss of either name is reported as a typo", () => {
@@ -67,7 +70,7 @@ describe("through the real command line", () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{ GW_DATABASE_URL: PG }, /^gw: GW_DATABASE_URL is set but GW_REDIS_URL is not/],
       [{ GW_REDIS_URL: REDIS }, /^gw: GW_REDIS_URL is set but GW_DATABASE_URL is not/],
-      [{ GW_DATABASE_URL: PG, GW_REDIS_URL: REDIS }, /^gw: GW_DATABASE_URL and GW_REDIS_URL ask for the multi-instance mode, but .* not have its PostgreSQL and Redis stores yet/],
+      [{ GW_DATABASE_URL: PG, GW_REDIS_URL: REDIS }, /^gw: GW_DATABASE_URL and GW_REDIS_URL ask for the multi-instance mode, which needs GW_SECRET_KEY/],
       [{ GW_DATABASE_URL: `mysql://gw:${SECRET}@db/gw` }, /^gw: Invalid GW_DATABASE_URL "mysql:\/\/gw:\*\*\*@db\/gw"/],
     ];
     for (const [index, [env, message]] of cases.entries()) {
