@@ -7,6 +7,7 @@ import type { Service } from "./lib/service.ts";
 import { recoverInterruptedClaims, startIdempotencySweeper } from "./pipeline/idempotency.ts";
 import type { Deps } from "./pipeline/deps.ts";
 import { decodeLogBatch } from "./store/log-batch-codec.ts";
+import { leaderService } from "./store/postgres/leader-jobs.ts";
 
 /** What a stop could not write: request-log rows and ledger entries (0 and 0 after a clean stop). */
 export interface Unwritten {
@@ -136,5 +137,14 @@ export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => numb
     { name: "webhook dispatcher", start: () => deps.webhooks.start(), stop: () => deps.webhooks.stop() },
     { name: "event sources", start: () => deps.eventSources.start(), stop: () => deps.eventSources.stop() },
   );
+  // Multi-instance: one instance runs the periodic jobs (docs/scale-out.md "Leader"); it stops, and
+  // unlocks, before "shared state" closes.
+  const { shared } = deps;
+  if (shared && config.databaseUrl) {
+    services.push(leaderService({
+      url: config.databaseUrl, instance: shared.instanceId, now: () => deps.clock.now(), log: logger, money: shared.money,
+      retentionDays: config.logRetentionDays, requestTimeoutMs: config.requestTimeoutMs,
+    }));
+  }
   return services;
 }

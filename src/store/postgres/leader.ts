@@ -22,6 +22,8 @@ export interface LeaderOptions {
   now?: () => number;
   /** A failed check or job; the next tick tries again. */
   onError?: (err: unknown) => void;
+  /** After a round (or stop) in which this instance became, or stopped being, the leader. */
+  onChange?: (leading: boolean) => void;
   /** Bound of the lock's check (default 2 s); jobs are not bounded here. */
   timeoutMs?: number;
   lockKey?: number;
@@ -36,6 +38,7 @@ export class Leader {
   private running: Promise<boolean> | null = null;
   private stopped = false;
   private leading = false;
+  private reported = false;
 
   constructor(url: string, private readonly options: LeaderOptions) {
     const timeoutMs = options.timeoutMs ?? 2_000;
@@ -56,7 +59,10 @@ export class Leader {
 
   /** One round: keeps or takes the lock, then (holding it) runs the jobs that are due. Rounds never overlap. */
   tick(): Promise<boolean> {
-    this.running ??= this.round().finally(() => (this.running = null));
+    this.running ??= this.round().finally(() => {
+      this.running = null;
+      this.report();
+    });
     return this.running;
   }
 
@@ -75,7 +81,14 @@ export class Leader {
     await this.running;
     if (this.leading) await this.pg.sql`SELECT pg_advisory_unlock(${this.lockKey})`.catch(() => undefined);
     this.leading = false;
+    this.report();
     await this.pg.close();
+  }
+
+  private report(): void {
+    if (this.leading === this.reported) return;
+    this.reported = this.leading;
+    this.options.onChange?.(this.leading);
   }
 
   private async round(): Promise<boolean> {
