@@ -57,6 +57,18 @@ export interface Figures {
   monthRequests: number;
 }
 
+// The 402 messages, one text whichever store refused (the shared one too: billing/shared-holds.ts).
+export const planLimitMessage = (limit: number, month: string): string =>
+  `The Free plan's ${limit.toLocaleString("en-US")} requests for ${month} (UTC) are used up; upgrade the plan or wait for the next month.`;
+
+export const budgetMessage = (period: Period, budget: number, spent: number, reserved: number, amount: number): string =>
+  `The project's ${period} budget (${formatUsd(budget)}) cannot cover this request: ${formatUsd(spent)} spent and ${formatUsd(reserved)} reserved by requests in flight, and this one could cost up to ${formatUsd(amount)}.`;
+
+export function creditMessage(terms: Terms, balance: number, reserved: number, amount: number): string {
+  const what = terms.credit === "prepaid" ? `The prepaid balance (${formatUsd(balance)})` : `The credit limit (${formatUsd(terms.creditLimit)}, balance ${formatUsd(balance)})`;
+  return `${what} cannot cover this request's reservation of ${formatUsd(amount)} (${formatUsd(reserved)} reserved by requests in flight). Add credits.`;
+}
+
 export class Account {
   balance: number;
   reserved = 0;
@@ -123,19 +135,15 @@ export class Account {
     const limit = terms.monthlyRequests;
     const overruns = this.overruns(terms, amount);
     if (limit !== null && this.month.requests + this.inflight >= limit) {
-      return { ok: false, code: "plan_limit", overruns, message: `The Free plan's ${limit.toLocaleString("en-US")} requests for ${this.month.key} (UTC) are used up; upgrade the plan or wait for the next month.` };
+      return { ok: false, code: "plan_limit", overruns, message: planLimitMessage(limit, this.month.key) };
     }
     const over = overruns[0];
     if (over && terms.action !== "warn") {
-      return {
-        ok: false, code: "budget_exceeded", overruns,
-        message: `The project's ${over.period} budget (${formatUsd(over.budget)}) cannot cover this request: ${formatUsd(over.spent)} spent and ${formatUsd(over.reserved)} reserved by requests in flight, and this one could cost up to ${formatUsd(amount)}.`,
-      };
+      return { ok: false, code: "budget_exceeded", overruns, message: budgetMessage(over.period, over.budget, over.spent, over.reserved, amount) };
     }
     const room = this.creditRoom(terms);
     if (room !== null && amount > room) {
-      const what = terms.credit === "prepaid" ? `The prepaid balance (${formatUsd(this.balance)})` : `The credit limit (${formatUsd(terms.creditLimit)}, balance ${formatUsd(this.balance)})`;
-      return { ok: false, code: "insufficient_credits", overruns, message: `${what} cannot cover this request's reservation of ${formatUsd(amount)} (${formatUsd(this.reserved)} reserved by requests in flight). Add credits.` };
+      return { ok: false, code: "insufficient_credits", overruns, message: creditMessage(terms, this.balance, this.reserved, amount) };
     }
     return { ok: true, overruns };
   }

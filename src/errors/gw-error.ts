@@ -54,8 +54,13 @@ export const invalidRequest = (message: string, param: string | null = null): Gw
 export const storageUnavailable = (): GwError =>
   new GwError("service_unavailable", "The gateway cannot record requests right now (storage unavailable); retry later.", { retryAfter: 5 });
 
-/** Anything that is not a GwError becomes an internal error; the message never leaks details. */
+/** Anything that is not a GwError becomes an internal error; the message never leaks details.
+ * The multi-instance mode's PostgreSQL out of reach (store/postgres/connect.ts StoreUnavailable,
+ * known by name: errors/ sits below store/) is a 503: nothing was acknowledged, a retry is safe. */
 export function toGwError(err: unknown): GwError {
   if (err instanceof GwError) return err;
+  if (err instanceof Error && err.name === "StoreUnavailable") {
+    return new GwError("service_unavailable", "The gateway's shared database cannot be reached right now; retry later.", { retryAfter: 5, cause: err });
+  }
   return new GwError("internal_error", "The gateway failed to process the request.", { cause: err });
 }

@@ -18,16 +18,29 @@ export interface Tail {
   store?: ChatCompletion | null;
 }
 
-export function finish(deps: Deps, state: RequestState, tail: Tail): void {
+/** A promise only when meter returns one (the multi-instance mode's charge commits in PostgreSQL
+ * before the answer): the caller awaits it then. */
+export function finish(deps: Deps, state: RequestState, tail: Tail): void | Promise<void> {
+  const start = tail.meter ? state.spans.now() : null;
+  let metering: void | Promise<void> = undefined;
+  try {
+    if (tail.meter) metering = meter(deps, state);
+  } catch (err) {
+    failed(deps, state, err);
+  }
+  if (metering) return metering.then(() => rest(deps, state, tail, start), (err: unknown) => failed(deps, state, err));
+  rest(deps, state, tail, start);
+}
+
+/** After meter (started at `meterStart`, null when not metered): cache-store, then record. */
+function rest(deps: Deps, state: RequestState, tail: Tail, meterStart: number | null): void {
   const spans = state.spans;
   try {
     // Meter's end is cache-store's start: one clock read fewer.
     let mark: number | null = null;
-    if (tail.meter) {
-      const start = spans.now();
-      meter(deps, state);
+    if (meterStart !== null) {
       mark = spans.now();
-      spans.timings.meter = round3(mark - start);
+      spans.timings.meter = round3(mark - meterStart);
     }
     if (tail.store) {
       const start = mark ?? spans.now();
@@ -35,11 +48,15 @@ export function finish(deps: Deps, state: RequestState, tail: Tail): void {
       spans.timings.cache_store = round3(spans.now() - start);
     }
   } catch (err) {
-    // A request is logged however its tail ends; the caller answers the error.
-    state.error ??= toGwError(err);
-    state.status = state.error.status;
-    record(deps, state);
-    throw err;
+    failed(deps, state, err);
   }
   record(deps, state);
+}
+
+/** A request is logged however its tail ends; the caller answers the error. */
+function failed(deps: Deps, state: RequestState, err: unknown): never {
+  state.error ??= toGwError(err);
+  state.status = state.error.status;
+  record(deps, state);
+  throw err;
 }

@@ -81,7 +81,8 @@ export async function runChat(deps: Deps, state: RequestState): Promise<ChatOutc
   }
   const completion = need(state, "completion");
   fillMissingUsage(state, completion);
-  finish(deps, state, { meter: true, store: completion });
+  const tail = finish(deps, state, { meter: true, store: completion });
+  if (tail) await tail;
   const answer: ChatAnswer = { completion, model: need(state, "selected").id, gw: gwObject(state) };
   return { kind: "json", answer, headers: gwHeaders(state) };
 }

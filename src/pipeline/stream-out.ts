@@ -120,7 +120,8 @@ export async function* streamOut(deps: Deps, state: RequestState, events: AsyncI
     }
     // The tail, once, however the stream ended: what was produced is metered and recorded.
     try {
-      finish(deps, state, { meter: true, store });
+      const tail = finish(deps, state, { meter: true, store });
+      if (tail) await tail;
     } catch (err) {
       failure ??= toGwError(err); // the client hears it in the stream, not as a cut connection
     }

@@ -46,7 +46,8 @@ export async function runEmbeddings(deps: Deps, base: RequestState): Promise<Emb
   if (failed) return failed;
   // Test-mode embeddings cost nothing (docs/api.md "Embeddings"), unlike test chat answers, which
   // show the selected model's price so cost tracking can be tried out (docs/decisions.md).
-  finish(deps, state, { meter: !state.auth.test });
+  const tail = finish(deps, state, { meter: !state.auth.test });
+  if (tail) await tail;
   const body = embeddingsBody(need(state.embed, "result"), need(state, "selected").id, state.embed.encoding, gwObject(state));
   return { kind: "json", status: 200, body, headers: gwHeaders(state) };
 }

@@ -7,6 +7,7 @@ import type { CatalogModel } from "../../routing/catalog-types.ts";
 import type { Deps } from "../deps.ts";
 import type { RequestState } from "../state.ts";
 import { newBillingState, settleCharge } from "../../billing/holds.ts";
+import { settleShared } from "../../billing/shared-holds.ts";
 
 const count = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
 
@@ -37,7 +38,8 @@ function noteAnomaly(state: RequestState, lines: string[]): void {
   (billing.anomaly ??= []).push(...lines);
 }
 
-export function meter(deps: Deps, state: RequestState): void {
+/** A promise only in the multi-instance mode, where the charge commits in PostgreSQL before the answer. */
+export function meter(deps: Deps, state: RequestState): void | Promise<void> {
   const usage = state.usage ?? state.completion?.usage;
   if (!usage || !state.selected) return;
   state.usage = usage;
@@ -67,7 +69,7 @@ export function meter(deps: Deps, state: RequestState): void {
   const reservation = state.workflowBudget?.reservation;
   if (reservation) deps.workflowBudgets.settle(reservation, state.cost);
   // The project's hold becomes the charge; a stream that ended early is charged what it produced.
-  settleBilling(deps, state, state.selected.id, counts);
+  return settleBilling(deps, state, state.selected.id, counts);
 }
 
 /** The token engine's part of `saved`: the tokens it removed at the selected model's input price,
@@ -81,12 +83,14 @@ function optimizationSaving(state: RequestState, hit: boolean): number {
 }
 
 /** The answer's charge (0 on a cache hit; test keys have none) replaces the hold. */
-function settleBilling(deps: Deps, state: RequestState, model: string, counts: TokenCounts): void {
+function settleBilling(deps: Deps, state: RequestState, model: string, counts: TokenCounts): void | Promise<void> {
   if (state.auth.test) return;
   const project = state.auth.project;
   const billing = (state.billing ??= newBillingState(project.billingMode));
-  settleCharge(deps.billing, project.id, billing, billing.hold ? state.auth.rules.terms : null, {
+  const charge = {
     requestId: state.requestId, model, cost: state.cost, saved: state.saved, byok: state.byok,
     hit: state.cache?.result === "hit", inputTokens: counts.promptTokens, outputTokens: counts.completionTokens,
-  });
+  };
+  if (deps.shared) return settleShared(deps.shared.money, project.id, billing, billing.hold ? state.auth.rules.terms : null, charge, deps.clock.now());
+  settleCharge(deps.billing, project.id, billing, billing.hold ? state.auth.rules.terms : null, charge);
 }

@@ -8,6 +8,7 @@ import type { Deps } from "../deps.ts";
 import { errorTrace } from "../error-trace.ts";
 import type { DetectedTask, RequestState } from "../state.ts";
 import { billingTrace, releaseHold, takeQueuedCharge } from "../../billing/holds.ts";
+import { releaseShared } from "../../billing/shared-holds.ts";
 import { TraceReasons } from "../../store/trace-reasons.ts";
 
 /** What the analyser found, for the trace: flags and counts only, never the entities themselves
@@ -93,7 +94,8 @@ export function record(deps: Deps, state: RequestState): void {
     // A request that ends unmetered (failed, cancelled) gives its workflow reservation back.
     const reservation = state.workflowBudget?.reservation;
     if (reservation) deps.workflowBudgets.release(reservation);
-    releaseHold(deps.billing, state.billing);
+    if (deps.shared) releaseShared(deps.shared.money, state.billing, deps.clock.now(), (err) => deps.logger.error({ err, request_id: state.requestId }, "could not release the request's hold"));
+    else releaseHold(deps.billing, state.billing);
     const latencyMs = performance.now() - state.t0;
     const err = state.error ?? null;
     const zero = isZeroRetention(state);

@@ -3,6 +3,7 @@
 // settles the hold, record releases one left open. Reads ranked; writes billing.
 import { countMessageTokens } from "../../analysis/tokens.ts";
 import { holdCharge, newBillingState, type HoldAsk } from "../../billing/holds.ts";
+import { holdShared } from "../../billing/shared-holds.ts";
 import { servedByok, worstCharge, worstEmbedCharge } from "../../billing/worst-charge.ts";
 import { outputAskOf } from "../../routing/cost.ts";
 import { OVER_PROJECT_BUDGET } from "../eligibility.ts";
@@ -15,10 +16,12 @@ import { firstRanked, need, type RequestState } from "../state.ts";
 const byokFor = (deps: Deps, state: RequestState, m: CatalogModel): boolean =>
   servedByok(deps.projectProviders, state.auth.project.id, state.auth.key.byok, m);
 
-function hold(deps: Deps, state: RequestState, amount: number, smaller: HoldAsk["smaller"]): void {
+/** A promise only in the multi-instance mode: the hold is one PostgreSQL transaction there. */
+function hold(deps: Deps, state: RequestState, amount: number, smaller: HoldAsk["smaller"]): void | Promise<void> {
   const terms = state.auth.rules.terms;
   if (!terms) return;
   const billing = (state.billing = newBillingState(state.auth.project.billingMode));
+  if (deps.shared) return holdShared(deps.shared.money, billing, { amount, smaller, projectId: state.auth.project.id, requestId: state.requestId, terms }, deps.clock.now());
   const room = state.budgetRoom;
   // `narrowed` is read only with a downgrade room: the candidates are not scanned without one.
   const narrowed = room !== undefined && state.candidates.some((c) => c.excluded?.startsWith(OVER_PROJECT_BUDGET));
@@ -30,20 +33,20 @@ function hold(deps: Deps, state: RequestState, amount: number, smaller: HoldAsk[
  * project with nothing to check needs no hold: meter still records its charge. */
 export const reserveApplies = (_deps: Deps, state: RequestState): boolean => !state.auth.test && state.auth.rules.terms !== null;
 
-export function reserve(deps: Deps, state: RequestState): void {
+export function reserve(deps: Deps, state: RequestState): void | Promise<void> {
   if (state.auth.test) return;
   const model = firstRanked(state);
   const req = need(state, "request");
   const ask = outputAskOf(req);
   const byok = byokFor(deps, state, model);
-  hold(deps, state, worstCharge(model, state.inputTokens, ask, byok), () => worstCharge(model, countMessageTokens(req.messages), ask, byok));
+  return hold(deps, state, worstCharge(model, state.inputTokens, ask, byok), () => worstCharge(model, countMessageTokens(req.messages), ask, byok));
 }
 
 /** /embeddings: the input's byte bound at the model's input price (no output tokens). */
-export function reserveEmbeddings(deps: Deps, state: EmbedState): void {
+export function reserveEmbeddings(deps: Deps, state: EmbedState): void | Promise<void> {
   if (state.auth.test) return;
   const model = firstRanked(state);
   let bound = 0;
   for (const text of state.embed.input) bound += Buffer.byteLength(text);
-  hold(deps, state, worstEmbedCharge(model, bound, byokFor(deps, state, model)), undefined);
+  return hold(deps, state, worstEmbedCharge(model, bound, byokFor(deps, state, model)), undefined);
 }

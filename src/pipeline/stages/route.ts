@@ -139,8 +139,9 @@ export function route(deps: Deps, state: RequestState): void {
   const model = deps.catalog.routed(req.model);
   const needs = needsOf(state);
   state.outputBound = needs.outputBound;
-  // Test keys are never charged, so no budget narrows their models.
-  state.budgetRoom = state.auth.test ? undefined : downgradeRoom(deps.billing, state.auth.project.id, state.auth.rules.terms, deps.clock.now());
+  // Test keys are never charged, so no budget narrows their models; nor does one in the
+  // multi-instance mode, where budgets are PostgreSQL's and `downgrade` stops at reserve as `block`.
+  state.budgetRoom = state.auth.test || deps.shared ? undefined : downgradeRoom(deps.billing, state.auth.project.id, state.auth.rules.terms, deps.clock.now());
   const budget = state.options.gw?.workflow_budget;
   if (budget !== undefined) {
     const remaining = state.workflowId ? deps.workflowBudgets.remaining(state.auth.project.id, state.workflowId, budget) : budget;
