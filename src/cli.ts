@@ -4,6 +4,7 @@ import type { Database } from "bun:sqlite";
 import { backupDataDir } from "./cli/backup.ts";
 import { runAdminCommand, type AdminContext } from "./cli/admin.ts";
 import { usage } from "./cli/commands.ts";
+import { runMigrateToPostgres } from "./cli/migrate-to-postgres.ts";
 import { CliUsageError, parseCommandLine } from "./cli/parse.ts";
 import { loadConfig, UsageError, type Flags } from "./config/env.ts";
 import { catalogFromConfig, openRepos } from "./deps.ts";
@@ -67,6 +68,17 @@ export function runCli(argv: readonly string[]): number {
         process.exit(report.ok ? 0 : 1);
       }, (err: unknown) => {
         process.stderr.write(`gw doctor: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exit(1);
+      });
+      return -1;
+    }
+    if (name === "migrate-to-postgres") {
+      // PostgreSQL answers asynchronously: the report is printed, and the process ends, once it is done.
+      runMigrateToPostgres(run.flags).then((report) => {
+        print(report);
+        process.exit(0);
+      }, (err: unknown) => {
+        process.stderr.write(`gw: ${err instanceof Error ? err.message : String(err)}\n`);
         process.exit(1);
       });
       return -1;

@@ -78,6 +78,10 @@ export const COMMANDS: readonly Command[] = [
     flags: { project: PROJECT, month: { value: "YYYY-MM", help: "one month only" }, ...DATA },
   },
   { path: ["backup"], args: ["DIR"], summary: "copy the database (consistently, while gw runs) and secret.key into DIR", flags: DATA },
+  {
+    path: ["migrate-to-postgres"], args: [], summary: "copy a stopped data directory into an empty PostgreSQL (GW_DATABASE_URL, GW_SECRET_KEY) for the multi-instance mode",
+    flags: { ...DATA, "skip-log": { help: "leave the request log and traces behind" } },
+  },
   { path: ["doctor"], args: [], summary: "check SQLite, the vector-index addon, the tokenizer and the catalog (and PostgreSQL/Redis when configured)", flags: {} },
   { path: ["version"], args: [], summary: "print gw's version", flags: {} },
   { path: ["help"], args: [], summary: "help on every command, or on one: gw help projects update", flags: {} },
