@@ -23,6 +23,7 @@ const HOLD_BATCH = 500;
 const HOLD_ROUNDS = 4;
 /** A DROP of a partition waits for the log's readers and writers; past this it gives up until the next round. */
 const DROP_LOCK_TIMEOUT = "2s";
+const STOP_BOUND_MS = 5_000;
 
 export interface LeaderJobsOptions {
   money: Pick<PostgresMoneyStore, "releaseStale">;
@@ -141,7 +142,8 @@ export function leaderService(options: LeaderServiceOptions): Service {
       leader.start();
     },
     stop: async () => {
-      await leader?.stop();
+      // A round stuck on an unreachable server must not hold the shutdown: the lock dies with the session anyway.
+      if (leader) await Promise.race([leader.stop(), Bun.sleep(STOP_BOUND_MS)]);
       leader = null;
     },
   };

@@ -24,8 +24,10 @@ export interface LeaderOptions {
   onError?: (err: unknown) => void;
   /** After a round (or stop) in which this instance became, or stopped being, the leader. */
   onChange?: (leading: boolean) => void;
-  /** Bound of the lock's check (default 2 s); jobs are not bounded here. */
+  /** Bound of the lock's check (default 2 s). */
   timeoutMs?: number;
+  /** Server-side bound of each statement on the leader's session, jobs' included (default 60 s). */
+  statementTimeoutMs?: number;
   lockKey?: number;
 }
 
@@ -43,7 +45,7 @@ export class Leader {
   constructor(url: string, private readonly options: LeaderOptions) {
     const timeoutMs = options.timeoutMs ?? 2_000;
     // One connection of its own: the lock lives and dies with this session.
-    const sql = new SQL({ url, max: 1, idleTimeout: 0, maxLifetime: 0, connectionTimeout: Math.max(1, Math.ceil(timeoutMs / 1000)), connection: { application_name: `gw-leader ${options.instance}` } });
+    const sql = new SQL({ url, max: 1, idleTimeout: 0, maxLifetime: 0, connectionTimeout: Math.max(1, Math.ceil(timeoutMs / 1000)), connection: { application_name: `gw-leader ${options.instance}`, statement_timeout: options.statementTimeoutMs ?? 60_000 } });
     this.pg = { sql, timeoutMs, close: () => sql.close({ timeout: 1 }) };
     this.now = options.now ?? Date.now;
     this.lockKey = options.lockKey ?? LEADER_LOCK;
