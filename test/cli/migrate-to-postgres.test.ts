@@ -179,6 +179,44 @@ describe("gw migrate-to-postgres", () => {
     expect((await sql`SELECT count(*)::int AS n FROM ledger`)[0].n).toBe(ledger);
   }, 60_000);
 
+  test("--skip-log leaves the log behind; a secret that opens with no key refuses and rolls all of it back", async () => {
+    // Copies made with `gw backup`, each into a database of its own on the same server.
+    const copyOf = async (name: string) => {
+      const dir = join(dataDir, name);
+      expect((await runGw(["backup", dir, "--data", dataDir], { cwd: dataDir })).code).toBe(0);
+      await sql.unsafe(`CREATE DATABASE ${name}`);
+      return { dir, url: pg.url.replace(/\/gw_test$/, `/${name}`) };
+    };
+    const skip = await copyOf("gw_skip");
+    const r = await runGw(["migrate-to-postgres", "--data", skip.dir, "--skip-log"], { cwd: dataDir, env: { GW_DATABASE_URL: skip.url, GW_SECRET_KEY: SECRET } });
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as { copied: Record<string, number>; log_skipped: boolean };
+    expect(report.log_skipped).toBe(true);
+    expect(report.copied.requests).toBeUndefined();
+    expect(report.copied.ledger).toBeGreaterThan(0);
+    const other = new SQL({ url: skip.url, max: 1 });
+    try {
+      expect((await other`SELECT count(*)::int AS n FROM requests`)[0].n).toBe(0);
+      expect((await other`SELECT count(*)::int AS n FROM ledger`)[0].n).toBe(report.copied.ledger! + report.copied.holds_released!);
+    } finally {
+      await other.close();
+    }
+
+    // Without secret.key the provider key opens with neither key: nothing at all is copied.
+    const keyless = await copyOf("gw_keyless");
+    rmSync(join(keyless.dir, "secret.key"));
+    const refused = await runGw(["migrate-to-postgres", "--data", keyless.dir], { cwd: dataDir, env: { GW_DATABASE_URL: keyless.url, GW_SECRET_KEY: SECRET } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("opens with neither GW_SECRET_KEY nor");
+    const empty = new SQL({ url: keyless.url, max: 1 });
+    try {
+      const [n] = await empty`SELECT (SELECT count(*) FROM projects)::int AS projects, (SELECT count(*) FROM api_keys)::int AS keys, (SELECT count(*) FROM ledger)::int AS ledger`;
+      expect(n).toEqual({ projects: 0, keys: 0, ledger: 0 });
+    } finally {
+      await empty.close();
+    }
+  }, 90_000);
+
   test("without GW_DATABASE_URL or GW_SECRET_KEY it says which is missing", async () => {
     const noUrl = await runGw(["migrate-to-postgres", "--data", dataDir], { cwd: dataDir, env: { GW_SECRET_KEY: SECRET } });
     expect(noUrl.code).toBe(1);
