@@ -24,6 +24,8 @@ import { ProviderHealth } from "./routing/health.ts";
 import { SessionStore } from "./routing/sessions.ts";
 import { WorkflowBudgets } from "./routing/workflow-budgets.ts";
 import { RateLimiter } from "./billing/rate-limit.ts";
+import { SharedRateLimiter } from "./billing/rate-limit-shared.ts";
+import { InstanceCount } from "./store/redis/instances.ts";
 import type { SemanticCache } from "./cache/semantic-types.ts";
 import { EmbeddedSemanticCache } from "./cache/semantic-cache.ts";
 import type { IndexStats } from "./cache/vector-index.ts";
@@ -147,7 +149,8 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     onError: (err, context) => logger.error({ err }, context),
     clock,
   });
-  const embedder = config.semanticEmbedder === "off" ? null
+  // Multi-instance: the semantic cache is off until its index is shared too (docs/scale-out.md).
+  const embedder = config.semanticEmbedder === "off" || options.shared ? null
     : config.semanticEmbedder === "provider" ? providerEmbedder(catalog, providers, config.semanticEmbeddingModel)
     : createEmbedder(config.semanticEmbedder);
   const semantic = embedder ? new EmbeddedSemanticCache(embedder, answers, config.dataDir, logger, clock, {
@@ -174,7 +177,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   if (otlp) requestListeners.push(otlp.listener);
   if (prometheus) requestListeners.push(prometheus.listener);
   // Token admissions are estimates; the recorded usage corrects them.
-  const rateLimits = new RateLimiter({ now: () => clock.now() });
+  const rateLimits = options.shared ? sharedRateLimiter(options.shared, clock, logger) : new RateLimiter({ now: () => clock.now() });
   requestListeners.push(rateLimits.listener);
   const webhooks = new Webhooks(db, { events: repos.webhookEvents, emitter: events, secrets, clock, allowLoopback: config.webhookAllowLoopback, onError: (err, what) => logger.error({ err }, what) });
   const alerts = buildAlertRules(db, { billing, project: (id) => repos.projects.get(id), providers: () => providers.enabled(), emit: events.emit, clock, intervalMs: config.monitorIntervalMs, requestListeners, onError: (err, context) => logger.error({ err }, context) });
@@ -216,6 +219,15 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     statusPage,
     eventSources,
   };
+}
+
+/** Multi-instance rate limits: on Redis, falling back to this instance's share while it fails. */
+function sharedRateLimiter(shared: SharedState, clock: Clock, logger: Logger): SharedRateLimiter {
+  const onError = (err: unknown, context: string) => logger.error({ err }, context);
+  const instances = new InstanceCount(shared.redis, shared.instanceId, { now: () => clock.now(), onError });
+  void instances.start();
+  // GW_REDIS_FAILURE (open | closed) once the configuration reads it; open until then.
+  return new SharedRateLimiter(shared.fast.rateLimits, { now: () => clock.now(), instances, failure: "open", onError, onRecovered: () => logger.info("Redis answers again: rate limits are shared again") });
 }
 
 /** Storage's part of a clean stop without a server (the server stops it with its other services):

@@ -8,16 +8,17 @@ const MAX_KEPT_BYTES = LIMITS.bodyBytes;
 /** `onEnd` gets all bytes when the stream completed (none when `collect` is false: nothing is
  * stored), or null when it did not: the client left (cancel or an aborted request), the source
  * failed, or the stream outgrew MAX_KEPT_BYTES. */
-export function tapStream(res: Response, clientSignal: AbortSignal, collect: boolean, onEnd: (bytes: Uint8Array | null) => void): Response {
+export function tapStream(res: Response, clientSignal: AbortSignal, collect: boolean, onEnd: (bytes: Uint8Array | null) => void | Promise<void>): Response {
   const reader = res.body!.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   let ended = false;
-  const end = (bytes: Uint8Array | null) => {
+  /** onEnd's promise (multi-instance: the shared store's write), for the last read to await. */
+  const end = (bytes: Uint8Array | null): void | Promise<void> => {
     if (ended) return;
     ended = true;
     chunks.length = 0;
-    onEnd(bytes);
+    return onEnd(bytes);
   };
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -25,7 +26,7 @@ export function tapStream(res: Response, clientSignal: AbortSignal, collect: boo
       try {
         next = await reader.read();
       } catch (err) {
-        end(null);
+        void end(null);
         controller.error(err);
         return;
       }
@@ -33,7 +34,8 @@ export function tapStream(res: Response, clientSignal: AbortSignal, collect: boo
         // A client that left may see the source end normally (its abort stops the upstream), so
         // the signal decides. Settled before close(): a client that read to the end and retries
         // gets the replay, never a 409 for a claim still marked running.
-        end(clientSignal.aborted || size > MAX_KEPT_BYTES ? null : concat(chunks, size));
+        const settled = end(clientSignal.aborted || size > MAX_KEPT_BYTES ? null : concat(chunks, size));
+        if (settled) await settled;
         controller.close();
         return;
       }
@@ -45,7 +47,7 @@ export function tapStream(res: Response, clientSignal: AbortSignal, collect: boo
       controller.enqueue(next.value);
     },
     async cancel(reason) {
-      end(null);
+      void end(null);
       await reader.cancel(reason);
     },
   });

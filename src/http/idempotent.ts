@@ -4,11 +4,11 @@
 import type { AuthContext } from "../auth/api-keys.ts";
 import { API_VERSION } from "../config/constants.ts";
 import type { Deps } from "../pipeline/deps.ts";
-import { storageUnavailable, toGwError, type GwError } from "../errors/gw-error.ts";
+import { GwError, storageUnavailable, toGwError } from "../errors/gw-error.ts";
 import { newTraceId } from "../lib/ids.ts";
 import { SpanRecorder } from "../observability/trace.ts";
 import {
-  claimKey, IDEMPOTENCY_HEADER, idempotencyKeyError, requestFingerprint, settleClaim, type Claim,
+  claimKey, claimKeyShared, IDEMPOTENCY_HEADER, idempotencyKeyError, requestFingerprint, settleClaim, type Claim,
 } from "../pipeline/idempotency.ts";
 import { keepsContent, mayKeepResult } from "../pipeline/retention.ts";
 import { finish } from "../pipeline/finish.ts";
@@ -60,11 +60,15 @@ async function runIdempotent(deps: Deps, ctx: IdempotentContext, endpoint: Endpo
   const claim: Claim = { projectId: auth.project.id, key, fingerprint: requestFingerprint(endpoint, auth.key, body, ctx.request.headers.get("x-gw-cache-scope")), requestId };
   let decision: ReturnType<typeof claimKey>;
   try {
-    decision = claimKey(deps.repos.idempotency, claim, deps.clock.now(), deps.config.idempotencyTtlMs);
+    // Multi-instance: the claim is the shared store's (Redis), so two instances never both run it.
+    decision = deps.shared === null
+      ? claimKey(deps.repos.idempotency, claim, deps.clock.now(), deps.config.idempotencyTtlMs)
+      : await claimKeyShared(deps.shared.fast.idempotency, claim, deps.clock.now(), deps.config.idempotencyTtlMs);
   } catch (err) {
-    // The claim could not be written (a full or failing disk): nothing ran, so a retry may.
+    // The claim could not be written (a full or failing disk, Redis unreachable): nothing ran, so
+    // a retry may. Never run unprotected: the caller sent the key to be sure it runs at most once.
     deps.logger.error({ err, request_id: requestId }, "idempotency claim not written");
-    return refuse(deps, ctx, endpoint, t0, storageUnavailable(), body);
+    return refuse(deps, ctx, endpoint, t0, deps.shared === null ? storageUnavailable() : claimsUnavailable(), body);
   }
   if (decision.kind === "refused") return refuse(deps, ctx, endpoint, t0, decision.error, body);
   if (decision.kind === "replay") {
@@ -92,13 +96,18 @@ async function execute(deps: Deps, ctx: IdempotentContext, claim: Claim, body: u
     }
     bytes = new Uint8Array(await res.arrayBuffer());
   } catch (err) {
-    settleClaim(deps, claim, mayKeep, { kind: "release" });
+    void settleClaim(deps, claim, mayKeep, { kind: "release" });
     throw err;
   }
   // Stored before the answer leaves, so a retry that follows it is always a replay.
-  settleClaim(deps, claim, mayKeep, { kind: "result", status: res.status, headers: res.headers, body: bytes });
+  const settled = settleClaim(deps, claim, mayKeep, { kind: "result", status: res.status, headers: res.headers, body: bytes });
+  if (settled) await settled;
   return new Response(bytes, { status: res.status, headers: res.headers });
 }
+
+/** Multi-instance: Redis, which holds the claims, cannot be reached. */
+const claimsUnavailable = (): GwError =>
+  new GwError("service_unavailable", "Idempotency-Key cannot be honoured right now (the shared idempotency store is unreachable); nothing ran. Retry later.", { retryAfter: 1 });
 
 const isEventStream = (res: Response): boolean =>
   res.body !== null && (res.headers.get("content-type") ?? "").startsWith("text/event-stream");

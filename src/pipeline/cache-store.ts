@@ -7,6 +7,9 @@ import type { Deps } from "./deps.ts";
 import { contentText, sensitiveIn } from "./retention.ts";
 import { cacheUnavailable } from "./cache-slice.ts";
 import { need, type RequestState } from "./state.ts";
+import { GwError } from "../errors/gw-error.ts";
+import type { Invalidation } from "../schema/cache-invalidate.ts";
+import { RedisFailure } from "../store/redis/redis-call.ts";
 
 const STORABLE_FINISH = new Set(["stop", "length"]);
 
@@ -43,13 +46,32 @@ export function storeAnswer(deps: Deps, state: RequestState, completion: ChatCom
       }
     }
     const question = questionOf(deps, state);
-    const entry = deps.answers.put({
+    const record = {
       projectId, key: cache.exactKey, partition: cache.partition, model: state.selected.id, provider: state.provider ?? "",
       body: JSON.stringify(answer), usage: state.usage, tags, question, createdAt: now, expiresAt: now + ttl.seconds * 1000,
-    });
+    };
     cache.stored = { ttl_s: ttl.seconds, ttl_class: ttl.class, tags };
+    if (deps.shared !== null) {
+      // Multi-instance: written to Redis off the answer's path; a failed write only loses the entry.
+      const requestId = state.requestId;
+      deps.shared.fast.answers.put({ ...record, usage: { ...record.usage } }).catch((err: unknown) =>
+        deps.logger.warn({ err, request_id: requestId }, "response cache unavailable; the answer was not stored"));
+      return;
+    }
+    const entry = deps.answers.put(record);
     if (question !== null) deps.semantic?.add(entry.id, entry.partition, question, projectId);
   } catch (err) {
     cacheUnavailable(deps, state, err);
   }
+}
+
+/** Empties a project's cached answers by tags or whole (POST /cache/invalidate, the dashboard):
+ * multi-instance on Redis, for every instance at once. Redis unreachable is a 503, never a count. */
+export function invalidateAnswers(deps: Deps, projectId: string, what: Invalidation): Promise<number> {
+  if (deps.shared === null) return deps.answers.invalidate(projectId, what);
+  return deps.shared.fast.answers.invalidate(projectId, what).catch((err: unknown) => {
+    if (!(err instanceof RedisFailure)) throw err;
+    deps.logger.error({ err, project_id: projectId }, "response cache invalidation failed: Redis unavailable");
+    throw new GwError("service_unavailable", "The response cache cannot be reached right now; nothing was invalidated. Retry later.", { retryAfter: 1 });
+  });
 }

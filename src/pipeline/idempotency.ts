@@ -7,6 +7,7 @@ import { sha256Hex } from "../lib/hash.ts";
 import { canonicalJson } from "../lib/json.ts";
 import type { Logger } from "../observability/logger.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
+import type { IdempotencyResult, IdempotencyStore } from "../store/idempotency-store.ts";
 import type { IdempotencyRecord, IdempotencyRepo } from "../store/repos/idempotency.ts";
 import type { Endpoint } from "./state.ts";
 
@@ -57,13 +58,29 @@ export function claimKey(repo: IdempotencyRepo, claim: Claim, now: number, ttlMs
   for (let attempt = 0; attempt < 2; attempt++) {
     if (repo.claim({ ...claim, now, expiresAt: now + ttlMs })) return { kind: "run" };
     const row = repo.get(claim.projectId, claim.key);
-    if (row === null) continue;
-    if (row.fingerprint !== claim.fingerprint) return { kind: "refused", error: mismatch() };
-    if (row.state === "running") return { kind: "refused", error: running() };
-    if (row.state === "stored" && row.body !== null && row.status !== null) return { kind: "replay", record: row };
-    return { kind: "refused", error: notKept() };
+    if (row !== null) return lost(claim, row);
   }
   return { kind: "refused", error: running() };
+}
+
+/** Multi-instance: the same decision on the shared store (Redis: one SET NX PX), so of instances
+ * claiming one key at once exactly one runs. Rejects (a RedisFailure) when the store cannot answer. */
+export async function claimKeyShared(store: IdempotencyStore, claim: Claim, now: number, ttlMs: number): Promise<ClaimDecision> {
+  // Two tries: the record read after a lost claim may expire in between.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (await store.claim({ ...claim, now, expiresAt: now + ttlMs })) return { kind: "run" };
+    const row = await store.get(claim.projectId, claim.key);
+    if (row !== null) return lost(claim, row);
+  }
+  return { kind: "refused", error: running() };
+}
+
+/** What a request that did not get the key answers, from the record the holder left. */
+function lost(claim: Claim, row: IdempotencyRecord): ClaimDecision {
+  if (row.fingerprint !== claim.fingerprint) return { kind: "refused", error: mismatch() };
+  if (row.state === "running") return { kind: "refused", error: running() };
+  if (row.state === "stored" && row.body !== null && row.status !== null) return { kind: "replay", record: row };
+  return { kind: "refused", error: notKept() };
 }
 
 /** Error codes kept like a success: the request started executing and the same request would be
@@ -106,35 +123,49 @@ export type Settlement =
   | { kind: "not_kept"; status: number | null }
   | { kind: "release" };
 
+/** How a claim ends: deleted (a retry runs again) or finished with a result. */
+function endOf(outcome: Settlement, mayKeep: (body: Uint8Array) => boolean, expiresAt: number): IdempotencyResult | null {
+  if (outcome.kind === "release") return null;
+  if (outcome.kind === "not_kept") return { state: "not_kept", status: outcome.status, headers: null, body: null, expiresAt };
+  if (!isKeptResult(outcome.status, outcome.status >= 400 ? errorCodeOf(outcome.body) : null)) return null;
+  // Retention keeps no content here (minimal, zero, or redacted with something sensitive): the key
+  // keeps its fingerprint and status only, so a retry answers 409 "not kept".
+  if (!mayKeep(outcome.body)) return { state: "not_kept", status: outcome.status, headers: null, body: null, expiresAt };
+  return { state: "stored", status: outcome.status, headers: headersToStore(outcome.headers), body: outcome.body, expiresAt };
+}
+
+const NOT_STORED = "idempotency result not stored; releasing the key";
+
 /** Ends a claim. Never throws: a storage failure must not fail a response already produced; the
  * key is then released if possible, so a retry runs instead of hitting a stuck claim. `mayKeep`
- * says whether the project's retention lets these bytes be kept (retention.ts mayKeepResult). */
-export function settleClaim(deps: Deps, claim: Claim, mayKeep: (body: Uint8Array) => boolean, outcome: Settlement): void {
+ * says whether the project's retention lets these bytes be kept (retention.ts mayKeepResult).
+ * Multi-instance: a promise (never rejecting) that resolves once the shared store has it. */
+export function settleClaim(deps: Deps, claim: Claim, mayKeep: (body: Uint8Array) => boolean, outcome: Settlement): void | Promise<void> {
+  if (deps.shared !== null) return settleShared(deps, deps.shared.fast.idempotency, claim, mayKeep, outcome);
   const repo = deps.repos.idempotency;
   try {
-    const expiresAt = deps.clock.now() + deps.config.idempotencyTtlMs;
-    if (outcome.kind === "release") {
-      repo.release(claim.projectId, claim.key, claim.requestId);
-    } else if (outcome.kind === "not_kept") {
-      repo.finish(claim.projectId, claim.key, claim.requestId, { state: "not_kept", status: outcome.status, headers: null, body: null, expiresAt });
-    } else if (!isKeptResult(outcome.status, outcome.status >= 400 ? errorCodeOf(outcome.body) : null)) {
-      repo.release(claim.projectId, claim.key, claim.requestId);
-    } else if (!mayKeep(outcome.body)) {
-      // Retention keeps no content here (minimal, zero, or redacted with something sensitive):
-      // the key keeps its fingerprint and status only, so a retry answers 409 "not kept".
-      repo.finish(claim.projectId, claim.key, claim.requestId, { state: "not_kept", status: outcome.status, headers: null, body: null, expiresAt });
-    } else {
-      repo.finish(claim.projectId, claim.key, claim.requestId, {
-        state: "stored", status: outcome.status, headers: headersToStore(outcome.headers), body: outcome.body, expiresAt,
-      });
-    }
+    const result = endOf(outcome, mayKeep, deps.clock.now() + deps.config.idempotencyTtlMs);
+    if (result === null) repo.release(claim.projectId, claim.key, claim.requestId);
+    else repo.finish(claim.projectId, claim.key, claim.requestId, result);
   } catch (err) {
-    deps.logger.error({ err, request_id: claim.requestId, project_id: claim.projectId }, "idempotency result not stored; releasing the key");
+    deps.logger.error({ err, request_id: claim.requestId, project_id: claim.projectId }, NOT_STORED);
     try {
       repo.release(claim.projectId, claim.key, claim.requestId);
     } catch {
       // The store is unusable; the claim expires with its TTL.
     }
+  }
+}
+
+async function settleShared(deps: Deps, store: IdempotencyStore, claim: Claim, mayKeep: (body: Uint8Array) => boolean, outcome: Settlement): Promise<void> {
+  try {
+    const result = endOf(outcome, mayKeep, deps.clock.now() + deps.config.idempotencyTtlMs);
+    if (result === null) await store.release(claim.projectId, claim.key, claim.requestId);
+    else await store.finish(claim.projectId, claim.key, claim.requestId, result);
+  } catch (err) {
+    deps.logger.error({ err, request_id: claim.requestId, project_id: claim.projectId }, NOT_STORED);
+    // Unreachable too: the claim expires with its TTL (until then a retry answers 409).
+    await Promise.resolve(store.release(claim.projectId, claim.key, claim.requestId)).catch(() => false);
   }
 }
 

@@ -102,17 +102,24 @@ async function runBounded(cmd: string[], what: string, deadline: number, cwd: st
   if (code !== 0) throw new Error(`${what} exited ${code}: ${(await output).join("\n").trim()}`);
 }
 
+export interface RedisOptions extends ServiceOptions {
+  /** A restart in place (a test brings a stopped Redis back): this port and password, same URL. */
+  port?: number;
+  password?: string;
+}
+
 /** redis-server on 127.0.0.1 with no persistence (`--save "" --appendonly no`) and a password. */
-export async function startRedis(options: ServiceOptions = {}): Promise<Service> {
+export async function startRedis(options: RedisOptions = {}): Promise<Service> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const deadline = performance.now() + timeoutMs;
   const bin = binary("redis-server", ["/usr/bin", "/usr/local/bin"]);
   const dir = mkdtempSync(join(tmpdir(), "gw-redis-"));
   const log = join(dir, "redis.log");
-  const password = randomPassword();
-  // A free port can be taken between the probe and the bind: a few tries with fresh ports.
+  const password = options.password ?? randomPassword();
+  // A free port can be taken between the probe and the bind: a few tries with fresh ports (or the
+  // same fixed one, which a server just stopped may still hold for a moment).
   for (let attempt = 1; ; attempt++) {
-    const port = freePort();
+    const port = options.port ?? freePort();
     const proc = Bun.spawn([bin, "--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no",
       "--dir", dir, "--logfile", log, "--daemonize", "no", "--requirepass", password], { cwd: dir, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
     const guard = watchdog(dir, ["kill", "-9", String(proc.pid)]);
@@ -139,7 +146,7 @@ export async function startRedis(options: ServiceOptions = {}): Promise<Service>
       proc.kill("SIGKILL");
       await proc.exited;
       running.delete(dir);
-      if (attempt < 3 && /address already in use/i.test(text) && performance.now() < deadline) continue;
+      if (attempt < (options.port ? 20 : 3) && /address already in use/i.test(text) && performance.now() < deadline) continue;
       rmSync(dir, { recursive: true, force: true });
       throw new Error(`${err instanceof Error ? err.message : String(err)}\nredis log:\n${text}`);
     }

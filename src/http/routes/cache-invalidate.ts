@@ -2,6 +2,7 @@
 // answers by tags (any of them) or all of them, from SQLite, memory and (through the store's
 // removal listeners) the semantic index. Scope `cache`.
 import { Elysia } from "elysia";
+import { invalidateAnswers } from "../../pipeline/cache-store.ts";
 import type { Deps } from "../../pipeline/deps.ts";
 import { parseCacheInvalidate } from "../../schema/cache-invalidate.ts";
 import { readBodyText } from "../../schema/validate.ts";
@@ -15,7 +16,7 @@ export const cacheInvalidateRoute = (deps: Deps) =>
     async ({ request, requestId, auth }) => {
       const parsed = parseCacheInvalidate(await readBodyText(request));
       if (!parsed.ok) return validationErrorResponse(parsed, requestId);
-      const deleted = await deps.answers.invalidate(auth.project.id, parsed.value);
+      const deleted = await invalidateAnswers(deps, auth.project.id, parsed.value);
       // Counts only: tags are the caller's labels and may say what the answers were about.
       deps.logger.info(
         { request_id: requestId, project_id: auth.project.id, all: "all" in parsed.value, tags: "tags" in parsed.value ? parsed.value.tags.length : 0, deleted },

@@ -7,6 +7,8 @@ import { isTestModel } from "../../providers/sandbox/scenarios.ts";
 import type { Deps } from "../deps.ts";
 import { cacheUnavailable, serveCached } from "../cache-slice.ts";
 import { need, type CacheState, type RequestState } from "../state.ts";
+import type { CachedAnswer } from "../../cache/answer-store-types.ts";
+import type { SharedAnswerStore } from "../../store/answer-cache-store.ts";
 import { semanticLookup } from "./cache-semantic.ts";
 
 export function cacheLookup(deps: Deps, state: RequestState): void | Promise<void> {
@@ -32,6 +34,11 @@ export function cacheLookup(deps: Deps, state: RequestState): void | Promise<voi
   try {
     const texts = cacheKeyTexts(req, { projectId: state.auth.project.id, mode: state.auth.key.mode, scope: state.http.headers.get("x-gw-cache-scope"), policy: state.auth.rules.cache.keyPolicy, options });
     cache.exactKey = hashKeyText(texts.exact);
+    if (deps.shared !== null) {
+      cache.partition = hashKeyText(texts.partition);
+      if (decision.read) return sharedLookup(deps, state, cache, deps.shared.fast.answers);
+      return;
+    }
     if (decision.read) {
       const entry = deps.answers.get(state.auth.project.id, cache.exactKey, deps.clock.now());
       // An exact hit needs no partition: only the semantic lookup and cache-store read it.
@@ -44,4 +51,16 @@ export function cacheLookup(deps: Deps, state: RequestState): void | Promise<voi
   } catch (err) {
     cacheUnavailable(deps, state, err);
   }
+}
+
+/** Multi-instance: the exact answer from Redis, shared by every instance (the semantic cache is off
+ * there). A failed read is a miss, never an error answer. */
+function sharedLookup(deps: Deps, state: RequestState, cache: CacheState, answers: SharedAnswerStore): Promise<void> {
+  return answers.get(state.auth.project.id, cache.exactKey!, deps.clock.now()).then(
+    (entry) => {
+      if (entry && serveCached(deps, state, entry as CachedAnswer, "exact")) return;
+      cache.missReason = entry ? "model_gone" : "not_found";
+    },
+    (err: unknown) => cacheUnavailable(deps, state, err),
+  );
 }

@@ -1,0 +1,181 @@
+// The request path's fast state in the multi-instance mode, two instances in one process on one
+// PostgreSQL and one Redis (docs/scale-out.md "Redis"): rate limits, the exact cache and
+// Idempotency-Key shared through Redis, and Redis lost and back: no 5xx, then shared again.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createProject } from "../../src/admin/projects.ts";
+import { issueKey } from "../../src/auth/api-keys.ts";
+import { SharedRateLimiter } from "../../src/billing/rate-limit-shared.ts";
+import { loadConfig } from "../../src/config/env.ts";
+import { systemClock } from "../../src/lib/clock.ts";
+import { createLogger } from "../../src/observability/logger.ts";
+import { startServer, type RunningServer } from "../../src/server.ts";
+import { openSharedState } from "../../src/shared-state.ts";
+import type { SharedState } from "../../src/store/shared.ts";
+import type { CreateProjectBody } from "../../src/schema/admin.ts";
+import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { startPostgres, startRedis, type PostgresService, type Service } from "../helpers/services.ts";
+import { upstreamEnv } from "../helpers/start-gw.ts";
+import { ADMIN_TOKEN, post } from "../helpers/test-gw.ts";
+import { waitFor } from "../helpers/wait-for.ts";
+
+const MODEL = "openai/gpt-4o-mini";
+
+let pg: PostgresService;
+let redis: Service;
+let upstream: ScriptedUpstream;
+const shared: SharedState[] = [];
+const servers: RunningServer[] = [];
+const dirs: string[] = [];
+const logger = createLogger(process.env.GW_TEST_LOG_LEVEL ?? "silent");
+
+async function instance(): Promise<RunningServer> {
+  const dir = mkdtempSync(join(tmpdir(), "gw-fast-"));
+  dirs.push(dir);
+  const config = loadConfig({ port: "0", data: join(dir, "data") }, {
+    GW_ADMIN_TOKEN: ADMIN_TOKEN, GW_DATABASE_URL: pg.url, GW_REDIS_URL: redis.url, GW_SECRET_KEY: "fast-test-secret-key-0123456789abcdef0123456789",
+    GW_SEMANTIC_EMBEDDER: "off", GW_STORAGE_RESERVE_MB: "1", ...upstreamEnv("openai", upstream.url, "sk-fast"),
+  });
+  const state = await openSharedState(config, { clock: systemClock, logger });
+  shared.push(state);
+  const server = startServer(config, { shared: state, logger, quiet: true });
+  servers.push(server);
+  return server;
+}
+
+interface Project {
+  id: string;
+  key: string;
+}
+const projects: Record<"rpm" | "tpm" | "cache" | "idem" | "outage", Project> = {} as Record<"rpm" | "tpm" | "cache" | "idem" | "outage", Project>;
+
+/** A project with a live key, in PostgreSQL and in the first instance's mirror (the second loads it). */
+async function project(first: RunningServer, body: Omit<CreateProjectBody, "name">): Promise<Project> {
+  const { balance: _, ...p } = createProject(first.deps.repos.projects, { name: "fast", ...body });
+  const { key, secret } = issueKey(first.deps.repos.apiKeys, { projectId: p.id, scopes: ["chat", "cache"], mode: "live" });
+  await shared[0]!.tenants.projects.create(p);
+  await shared[0]!.tenants.keys.create(key);
+  return { id: p.id, key: secret };
+}
+
+beforeAll(async () => {
+  [pg, redis, upstream] = await Promise.all([startPostgres(), startRedis(), startScriptedUpstream()]);
+  const a = await instance();
+  projects.rpm = await project(a, { policy: { rate_limits: { rpm: 10 } } });
+  projects.tpm = await project(a, { policy: { rate_limits: { tpm: 2000 } } });
+  projects.cache = await project(a, {});
+  projects.idem = await project(a, {});
+  projects.outage = await project(a, { policy: { rate_limits: { rpm: 1000 } } });
+  await instance();
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  await Promise.all(shared.map((s) => s.close().catch(() => undefined)));
+  await Promise.all([upstream?.stop(), redis?.stop(), pg?.stop()]);
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const chat = (i: number, key: string, content: string, headers: Record<string, string> = { "x-gw-cache": "off" }, extra: Record<string, unknown> = {}) =>
+  post(`${servers[i % servers.length]!.url}/chat/completions`, key, { model: MODEL, messages: [{ role: "user", content }], ...extra }, headers);
+
+interface Answer {
+  usage: { total_tokens: number };
+  gw: { cache: string | null };
+}
+
+describe("rate limits on Redis, two instances", () => {
+  test("an RPM limit of 10 admits 10 of 30 sent at once round-robin; the rest 429 with Retry-After", async () => {
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => chat(i, projects.rpm.key, `rpm ${i}`)));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200).length).toBe(10);
+    expect(statuses.filter((s) => s === 429).length).toBe(20);
+    for (const res of results) {
+      expect(res.headers.get("x-ratelimit-limit-requests")).toBe("10");
+      if (res.status === 429) expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    }
+  });
+
+  test("a TPM limit of 2000: the tokens of the answers served stay within it, the rest 429", async () => {
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => chat(i, projects.tpm.key, `tpm ${i}`, { "x-gw-cache": "off" }, { max_tokens: 100 })));
+    let tokens = 0;
+    let refused = 0;
+    for (const res of results) {
+      if (res.status === 200) tokens += ((await res.json()) as Answer).usage.total_tokens;
+      else {
+        expect(res.status).toBe(429);
+        expect(((await res.json()) as { error: { message: string } }).error.message).toContain("2000 tokens per minute");
+        refused++;
+      }
+    }
+    expect(tokens).toBeGreaterThan(0);
+    expect(tokens).toBeLessThanOrEqual(2000);
+    expect(refused).toBeGreaterThan(0);
+  });
+});
+
+describe("the exact cache on Redis, two instances", () => {
+  test("an answer cached through one instance is an exact hit through the other; invalidated on one, a miss on the other", async () => {
+    const { key } = projects.cache;
+    const first = await chat(0, key, "What is the capital of Australia?", {});
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as Answer).gw.cache).toBeNull();
+    const calls = upstream.callCount();
+    // The store is written off the answer's path: wait for it to land.
+    await waitFor(async () => ((await (await chat(1, key, "What is the capital of Australia?", {})).json()) as Answer).gw.cache === "exact", { what: "an exact hit on the second instance" });
+    expect(upstream.callCount()).toBe(calls);
+
+    const invalidated = await post(`${servers[1]!.url}/cache/invalidate`, key, { all: true });
+    expect(invalidated.status).toBe(200);
+    expect(((await invalidated.json()) as { deleted: number }).deleted).toBeGreaterThanOrEqual(1);
+    const after = await chat(0, key, "What is the capital of Australia?", {});
+    expect(((await after.json()) as Answer).gw.cache).toBeNull();
+    expect(upstream.callCount()).toBe(calls + 1);
+  });
+});
+
+describe("Idempotency-Key on Redis, two instances", () => {
+  test("the same key sent to both at once: one answer and one 409; a later replay carries Idempotent-Replayed", async () => {
+    const { key } = projects.idem;
+    upstream.script({ delayMs: 400 }, 1);
+    const headers = { "idempotency-key": "order-42", "x-gw-cache": "off" };
+    const [a, b] = await Promise.all([chat(0, key, "Place order 42.", headers), chat(1, key, "Place order 42.", headers)]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const answered = a.status === 200 ? a : b;
+    const body = await answered.text();
+    const replay = await chat(a.status === 200 ? 1 : 0, key, "Place order 42.", headers);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await replay.text()).toBe(body);
+  });
+});
+
+describe("Redis lost and back", () => {
+  test("no 5xx while Redis is down (the local share of each limit); shared limiting again once it returns", async () => {
+    const { key } = projects.outage;
+    const ok = await chat(0, key, "before");
+    expect(ok.headers.get("x-ratelimit-limit-requests")).toBe("1000");
+    // Each instance counts the others by their heartbeats (every 5 s).
+    const counts = () => servers.map((s) => (s.deps.rateLimits instanceof SharedRateLimiter ? s.deps.rateLimits.instances : 0));
+    await waitFor(() => counts().every((n) => n === 2), { timeoutMs: 12_000, what: "both instances counting two" });
+    const { port, password } = redis;
+    await redis.stop();
+    for (let i = 0; i < 10; i++) {
+      const res = await chat(i, key, `down ${i}`, {});
+      expect(res.status).toBe(200);
+      // Two instances beat into Redis: each admits its half of the limit on its own.
+      expect(res.headers.get("x-ratelimit-limit-requests")).toBe("500");
+    }
+    // With an Idempotency-Key the claim cannot be made: 503, nothing ran.
+    const keyed = await chat(0, key, "down keyed", { "idempotency-key": "down-1" });
+    expect(keyed.status).toBe(503);
+    expect(((await keyed.json()) as { error: { code: string } }).error.code).toBe("service_unavailable");
+
+    redis = await startRedis({ port, password });
+    const back = performance.now();
+    await waitFor(async () => (await chat(0, key, "back")).headers.get("x-ratelimit-limit-requests") === "1000", { timeoutMs: 5_000, what: "shared rate limits after Redis returned" });
+    await waitFor(async () => (await chat(1, key, "back")).headers.get("x-ratelimit-limit-requests") === "1000", { timeoutMs: 5_000, what: "shared rate limits on the second instance" });
+    console.log(`shared limiting resumed ${Math.round(performance.now() - back)} ms after Redis returned`);
+  });
+});
