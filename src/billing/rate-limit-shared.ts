@@ -32,6 +32,11 @@ export class SharedRateLimiter extends RateLimiter {
     return this.shared.instances.count;
   }
 
+  /** Stops the heartbeat and leaves the count (a stop, before the Redis client closes). */
+  stop(): Promise<void> {
+    return this.shared.instances.stop();
+  }
+
   /** Whether the last admission fell back to the local table (or refused, fail closed). */
   get fallingBack(): boolean {
     return this.degraded;
