@@ -1,10 +1,11 @@
 // Credits and invoices for the admin API and the CLI (docs/api.md "Admin API"; docs/billing.md). The server
-// goes through its Billing (in-memory accounts); the CLI writes the ledger directly, and a running
-// server picks its credits up within seconds (Billing.pollCredits).
+// goes through its Billing (in-memory accounts), or PostgreSQL's money store in the multi-instance mode;
+// the CLI writes the ledger directly, and a running server picks its credits up within seconds.
 import { MAX_BALANCE_NANO, toNano, toUsd } from "../billing/money.ts";
 import { invoicesFor } from "../billing/invoices.ts";
 import { monthRange } from "../billing/periods.ts";
 import { invalidRequest } from "../errors/gw-error.ts";
+import type { MoneyStore } from "../store/money-store.ts";
 import type { LedgerRepo } from "../store/repos/ledger.ts";
 import type { Project } from "../store/repos/projects.ts";
 
@@ -26,12 +27,41 @@ export function offlineCredits(repo: LedgerRepo): CreditBook {
 
 /** A ledger credit entry; on postpaid projects it is a payment. */
 export function addCredits(book: CreditBook, projectId: string, amount: number, note: string | null) {
+  checkAmount(amount);
+  checkBalance(book.balance(projectId), amount);
+  return { object: "credits", balance: toUsd(book.credit(projectId, amount, note)) };
+}
+
+function checkAmount(amount: number): void {
   if (!Number.isFinite(amount) || amount <= 0) throw invalidRequest("'amount' must be a number of USD above 0.", "amount");
+}
+
+function checkBalance(balance: number, amount: number): void {
   // Balances are exact integers of nano-USD only below 2^53.
-  if (book.balance(projectId) + toNano(amount) > MAX_BALANCE_NANO) {
+  if (balance + toNano(amount) > MAX_BALANCE_NANO) {
     throw invalidRequest(`A balance may not exceed ${toUsd(MAX_BALANCE_NANO).toLocaleString("en-US")} USD.`, "amount");
   }
-  return { object: "credits", balance: toUsd(book.credit(projectId, amount, note)) };
+}
+
+/** The multi-instance mode's credit (docs/scale-out.md "PostgreSQL"): the same checks and answer,
+ * the credit committed in PostgreSQL before it resolves. */
+export async function addSharedCredits(money: MoneyStore, projectId: string, amount: number, note: string | null, now: number) {
+  checkAmount(amount);
+  checkBalance((await money.figures(projectId)).balance, amount);
+  return { object: "credits", balance: toUsd(await money.credit(projectId, toNano(amount), note, now)) };
+}
+
+/** A view made with a project's balance (nano-USD): the server's Billing on single-node, at once;
+ * PostgreSQL's account in the multi-instance mode (`money` set), a promise then. */
+export function withBalance<T>(book: Pick<CreditBook, "balance">, money: MoneyStore | null, projectId: string, view: (balance: number) => T): T | Promise<T> {
+  if (!money) return view(book.balance(projectId));
+  return money.figures(projectId).then((f) => view(f.balance));
+}
+
+/** withBalance for several projects (the admin list: tens of projects, one read each). */
+export function withBalances<T>(book: Pick<CreditBook, "balance">, money: MoneyStore | null, projectIds: string[], view: (balances: number[]) => T): T | Promise<T> {
+  if (!money) return view(projectIds.map((id) => book.balance(id)));
+  return Promise.all(projectIds.map((id) => money.figures(id))).then((all) => view(all.map((f) => f.balance)));
 }
 
 /** `now` decides which month is still open (deps.clock.now() in the server). */

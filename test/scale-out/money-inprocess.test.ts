@@ -139,6 +139,27 @@ describe("money on PostgreSQL, one instance", () => {
     expect(await shared.money.figures(p.id)).toEqual({ balance: 10 * worst, reserved: 0 });
   });
 
+  test("admin API: credits are PostgreSQL's, and the project view shows its balance", async () => {
+    const p = await project({ billing: { mode: "prepaid" } });
+    const admin = (method: string, path: string, body?: unknown) => fetch(`${server.url}/admin${path}`, {
+      method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const credited = await admin("POST", `/projects/${p.id}/credits`, { amount: 12.5 });
+    expect(credited.status).toBe(200);
+    expect(await credited.json()).toEqual({ object: "credits", balance: 12.5 });
+    expect(await shared.money.figures(p.id)).toEqual({ balance: 12_500_000_000, reserved: 0 });
+    expect((await admin("POST", `/projects/${p.id}/credits`, { amount: -1 })).status).toBe(400);
+    // A charge through the gateway shows in the view read back.
+    upstream.script({ body: answerWith(boundMessageTokens(messages), MAX_TOKENS) }, 1);
+    expect((await chat(p.key)).status).toBe(200);
+    upstream.reset();
+    const view = (await (await admin("GET", `/projects/${p.id}`)).json()) as { billing: { balance: number } };
+    expect(view.billing.balance).toBe(toUsd(12_500_000_000 - worst));
+    const list = (await (await admin("GET", "/projects")).json()) as { data: Array<{ id: string; billing: { balance: number } }> };
+    expect(list.data.find((x) => x.id === p.id)?.billing.balance).toBe(toUsd(12_500_000_000 - worst));
+    expect(server.deps.db.query("SELECT count(*) AS n FROM ledger WHERE project_id = ?").get(p.id)).toEqual({ n: 0 });
+  });
+
   test("PostgreSQL gone: a request needing money answers 503 service_unavailable in the envelope", async () => {
     const p = await project({ billing: { mode: "prepaid" } });
     await pg.stop();
