@@ -14,12 +14,15 @@ import { sha256Hex } from "../../src/lib/hash.ts";
 import { loadSecretKey, secretBox } from "../../src/lib/secret-box.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
-import { startPostgres, type PostgresService } from "../helpers/services.ts";
+import { MULTI_SECRET_KEY, startMultiGw, type MultiGw } from "../helpers/multi-gw.ts";
+import type { PostgresService } from "../helpers/services.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { upstreamEnv } from "../helpers/start-gw.ts";
 import { ADMIN_TOKEN, post } from "../helpers/test-gw.ts";
 import { runGw } from "./run-gw.ts";
 
-const SECRET = "migrate-test-secret-key-0123456789abcdef";
+/** The key every multi-instance gw of the file runs with: the copy must seal with it. */
+const SECRET = MULTI_SECRET_KEY;
 const MODEL = "openai/gpt-4o-mini";
 const answer = (prompt: number, completion: number) => ({
   id: "chatcmpl-migrate", object: "chat.completion", created: 1, model: "gpt-4o-mini",
@@ -30,10 +33,11 @@ const answer = (prompt: number, completion: number) => ({
 let dataDir = "";
 let upstream: ScriptedUpstream;
 let server: RunningServer | null = null;
+let multi: MultiGw;
 let pg: PostgresService;
 let sql: SQL;
-const made: { prepaid: string; postpaid: string; liveKey: string; revokedKeyId: string; servedIds: string[]; balanceUsd: number } = {
-  prepaid: "", postpaid: "", liveKey: "", revokedKeyId: "", servedIds: [], balanceUsd: 0,
+const made: { prepaid: string; postpaid: string; liveKey: string; revokedKeyId: string; revokedKey: string; servedIds: string[]; balanceUsd: number } = {
+  prepaid: "", postpaid: "", liveKey: "", revokedKeyId: "", revokedKey: "", servedIds: [], balanceUsd: 0,
 };
 
 const adminCall = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
@@ -49,7 +53,10 @@ const migrate = (env: Record<string, string> = {}) => runGw(["migrate-to-postgre
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "gw-migrate-"));
-  [upstream, pg] = await Promise.all([startScriptedUpstream(), startPostgres()]);
+  upstream = await startScriptedUpstream();
+  // PostgreSQL and Redis with no instance yet: one starts on the copy at the end.
+  multi = await startMultiGw(0, upstreamEnv("openai", upstream.url, "sk-operator-0000"));
+  pg = multi.pg;
   sql = new SQL({ url: pg.url, max: 2 });
   const config = loadConfig({ port: "0", data: dataDir }, {
     GW_ADMIN_TOKEN: ADMIN_TOKEN, OPENAI_API_KEY: "sk-operator-0000", OPENAI_BASE_URL: upstream.url, GW_SEMANTIC_EMBEDDER: "off",
@@ -58,8 +65,9 @@ beforeAll(async () => {
   const prepaid = await adminCall("POST", "/projects", { name: "acme", billing: { mode: "prepaid" }, policy: { budgets: { daily: 5 }, semantic_cache: false } });
   made.prepaid = String(prepaid.id);
   made.postpaid = String((await adminCall("POST", "/projects", { name: "later", billing: { mode: "postpaid", credit_limit: 12.5 } })).id);
-  made.liveKey = String((await adminCall("POST", `/projects/${made.prepaid}/keys`, { mode: "live", scopes: ["chat", "requests"] })).key);
-  made.revokedKeyId = String((await adminCall("POST", `/projects/${made.prepaid}/keys`, { mode: "live", name: "old" })).id);
+  made.liveKey = String((await adminCall("POST", `/projects/${made.prepaid}/keys`, { mode: "live", scopes: ["chat", "models", "requests"] })).key);
+  const old = await adminCall("POST", `/projects/${made.prepaid}/keys`, { mode: "live", name: "old" });
+  [made.revokedKeyId, made.revokedKey] = [String(old.id), String(old.key)];
   await adminCall("DELETE", `/keys/${made.revokedKeyId}`);
   await adminCall("PUT", `/projects/${made.postpaid}/provider-keys/openai`, { api_key: "sk-project-own-1234" });
   await adminCall("POST", `/projects/${made.prepaid}/credits`, { amount: 1.25 });
@@ -81,7 +89,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await sql?.close();
-  await Promise.all([upstream?.stop(), pg?.stop()]);
+  await multi?.stop();
+  await upstream?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
