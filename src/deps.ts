@@ -110,6 +110,8 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const clock = options.clock ?? systemClock;
   const db = openDatabase(config.dataDir);
   const repos = openRepos(db);
+  // Multi-instance: the tenant tables become PostgreSQL's rows before anything reads them.
+  options.shared?.mirror.attach(db, repos);
   const cacheRepo = cacheEntriesRepo(db);
   const logSink = workerLogSink(
     join(config.dataDir, DB_FILE),
@@ -136,6 +138,12 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const providers = buildRegistry(config);
   const projectProviders = new ProjectProviders(repos.providerKeys, secrets, providers, transportOf(config), (err, projectId, provider) =>
     logger.error({ err, project_id: projectId, provider }, "a project's provider key cannot be opened (secret.key lost or GW_SECRET_KEY changed?): that project's calls to this provider answer 503 until the key is stored again"), clock);
+  const authCache = new AuthCache();
+  // A tenant row changed elsewhere drops what was resolved from the mirror (docs/scale-out.md).
+  options.shared?.mirror.onChange(() => {
+    authCache.clear();
+    projectProviders.clear();
+  });
   // Keys fail closed (docs/security.md "Keys"): said at start, before the first request finds out.
   const unopenable = projectProviders.checkSealedKeys();
   if (unopenable > 0) logger.error({ keys: unopenable }, "SEALED PROVIDER KEYS CANNOT BE OPENED with this secret key: those projects' requests to those providers fail; gw never falls back to the operator's key");
@@ -205,7 +213,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     storage,
     logSink,
     logger,
-    authCache: new AuthCache(),
+    authCache,
     answers,
     semantic,
     otlp,

@@ -41,6 +41,8 @@ export function storageServices(deps: Deps, flushMs: () => number, left: Unwritt
   return [
     // Multi-instance: PostgreSQL and Redis close after everything that writes to them.
     ...(shared ? [{ name: "shared state", start: noop, stop: () => shared.close() }] : []),
+    // Multi-instance: the tenant mirror's bus and periodic reload (docs/scale-out.md).
+    ...(shared ? [{ name: "tenant mirror", start: () => shared.mirror.start(), stop: () => shared.mirror.stop() }] : []),
     {
       name: "database",
       start: noop,

@@ -11,7 +11,9 @@ import { openPostgres } from "./store/postgres/connect.ts";
 import { migratePostgres } from "./store/postgres/migrate.ts";
 import { postgresMoneyStore } from "./store/postgres/money.ts";
 import { postgresLogStore } from "./store/postgres/request-log.ts";
-import { postgresTenantStores } from "./store/postgres/tenant.ts";
+import { postgresTenantRows, postgresTenantStores, type TenantSnapshot } from "./store/postgres/tenant.ts";
+import { redisTenantBus } from "./store/redis/bus.ts";
+import { TenantMirror } from "./store/tenant-mirror.ts";
 import { redisStores } from "./store/redis/stores.ts";
 import type { SharedState } from "./store/shared.ts";
 
@@ -31,10 +33,14 @@ export async function openSharedState(config: Config, options: SharedStateOption
   const pg = openPostgres(config.databaseUrl);
   const redis = redisClient(config.redisUrl);
   const redisSubscriber = redisClient(config.redisUrl);
+  const tenantRows = postgresTenantRows(pg);
+  let tenants: TenantSnapshot;
   try {
     const applied = await migratePostgres(pg.sql);
     for (const version of applied) logger.info({ migration: version }, "PostgreSQL migrated");
     await Promise.all([redis.connect(), redisSubscriber.connect()]);
+    // The tenant mirror's first load (docs/scale-out.md): applied by buildDeps.
+    tenants = await tenantRows.snapshot();
   } catch (err) {
     redis.close();
     redisSubscriber.close();
@@ -42,10 +48,13 @@ export async function openSharedState(config: Config, options: SharedStateOption
     throw new Error(`multi-instance start-up failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   const now = () => clock.now();
+  const instanceId = `gw_${sortableId()}`;
+  const tenantStores = postgresTenantStores(pg);
   return {
-    instanceId: `gw_${sortableId()}`,
+    instanceId,
     pg, redis, redisSubscriber,
-    tenants: postgresTenantStores(pg),
+    tenants: tenantStores,
+    mirror: new TenantMirror(instanceId, tenantStores, tenantRows, redisTenantBus(redis, redisSubscriber), tenants, (err, context) => logger.error({ err }, context)),
     money: postgresMoneyStore(pg),
     logs: postgresLogStore(pg),
     fast: redisStores(redis, { limitHeaders, now, onError: (err, context) => logger.error({ err }, context) }),

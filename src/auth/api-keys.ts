@@ -63,7 +63,36 @@ export function authenticate(
   const cached = cache?.get(token, now);
   if (cached) return cached;
   if (!KEY_PATTERN.test(token)) throw unauthorized("Malformed API key. gw keys start with gw_live_ or gw_test_.");
-  const key = repos.apiKeys.findByHash(sha256Hex(token));
+  return contextOf(token, repos.apiKeys.findByHash(sha256Hex(token)), repos, cache, now, failed);
+}
+
+/** The multi-instance mode's authenticate (docs/scale-out.md): a well-formed key the
+ * mirror lacks is asked of `lookUp` (PostgreSQL), which may reject with a 503; every other answer,
+ * and every key the mirror holds, is authenticate's, synchronously. */
+export function authenticateOrLookUp(
+  header: string | null,
+  repos: { apiKeys: ApiKeysRepo; projects: ProjectsRepo },
+  cache: AuthCache,
+  now: number,
+  failed: ((key: ApiKey | null) => void) | undefined,
+  lookUp: (hash: string) => Promise<ApiKey | null>,
+): AuthContext | Promise<AuthContext> {
+  const token = header?.startsWith("Bearer ") ? header.slice(7).trim() : "";
+  if (!KEY_PATTERN.test(token) || cache.get(token, now)) return authenticate(header, repos, cache, now, failed);
+  const hash = sha256Hex(token);
+  const key = repos.apiKeys.findByHash(hash);
+  if (key) return contextOf(token, key, repos, cache, now, failed);
+  return lookUp(hash).then((found) => contextOf(token, found, repos, cache, now, failed));
+}
+
+function contextOf(
+  token: string,
+  key: ApiKey | null,
+  repos: { projects: ProjectsRepo },
+  cache: AuthCache | undefined,
+  now: number,
+  failed: ((key: ApiKey | null) => void) | undefined,
+): AuthContext {
   if (!key) {
     failed?.(null);
     throw unauthorized("Unknown API key.");

@@ -5,6 +5,7 @@ import type { RequestLogStore } from "./log-store.ts";
 import type { Postgres } from "./postgres/connect.ts";
 import type { PostgresMoneyStore } from "./postgres/money.ts";
 import type { RedisStores } from "./redis/stores.ts";
+import type { TenantMirror } from "./tenant-mirror.ts";
 import type { TenantStores } from "./tenant-store.ts";
 
 export interface SharedState {
@@ -16,6 +17,8 @@ export interface SharedState {
   /** A second connection for SUBSCRIBE (a subscribed connection takes no other command). */
   redisSubscriber: RedisClient;
   tenants: TenantStores;
+  /** This instance's SQLite tenant tables as PostgreSQL's mirror: attached by buildDeps. */
+  mirror: TenantMirror;
   money: PostgresMoneyStore;
   logs: RequestLogStore;
   fast: RedisStores;

@@ -17,6 +17,7 @@ import { alertRoutes } from "./alert-routes.ts";
 import { webhookRoutes } from "./webhook-routes.ts";
 import { statusAdminRoutes } from "./status-routes.ts";
 import { adminAuditOf } from "../../audit/admin-actions.ts";
+import { directWrite, type TenantWriter } from "../../store/tenant-mirror-writes.ts";
 import { auditListView, auditPageQuery } from "../../audit/audit-log.ts";
 import { deleteSso, getSso, parseSsoBody, putSso } from "../../auth/oidc-config.ts";
 
@@ -44,6 +45,10 @@ function projectOr404(deps: Deps, id: string) {
   return project;
 }
 
+
+/** Projects, keys and provider keys are written through this: on single-node the repos, answered at
+ * once; in the multi-instance mode PostgreSQL first, answered once committed (docs/scale-out.md). */
+const writerOf = (deps: Deps): TenantWriter => (deps.shared ? deps.shared.mirror.write() : directWrite(deps.repos));
 
 const ADMIN_ACTOR = { type: "admin_token", id: null, email: null } as const;
 const sourceOf = (gate: AdminGate, request: Request, server: unknown): string | null => {
@@ -99,9 +104,12 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
     .post("/projects", async ({ request, set }) => {
       const input = validateCreate(await readJson(request));
       assertCidrs(input.policy?.ip_allowlist, "policy.ip_allowlist");
-      const project = createProject(deps.repos.projects, input);
-      set.status = 201;
-      return projectView(project, 0);
+      const w = writerOf(deps);
+      const project = createProject(w.repos.projects, input);
+      return w.commit(() => {
+        set.status = 201;
+        return projectView(project, 0);
+      });
     }, { parse: "none" })
     // Every project, oldest first, in one page (an operator has tens, not millions).
     .get("/projects", () => ({
@@ -110,7 +118,9 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
     .get("/projects/:id", ({ params }) => projectView(projectOr404(deps, params.id), deps.billing.balance(params.id)))
     .patch("/projects/:id", async ({ request, params }) => {
       const { input, nullKeys } = parseProjectPatch(await readJson(request));
-      return projectView(updateProject(deps.repos.projects, params.id, input, nullKeys), deps.billing.balance(params.id));
+      const w = writerOf(deps);
+      const project = updateProject(w.repos.projects, params.id, input, nullKeys);
+      return w.commit(() => projectView(project, deps.billing.balance(params.id)));
     }, { parse: "none" })
     // The project's keys, revoked ones included, oldest first: never a secret or a hash.
     .get("/projects/:id/keys", ({ params }) => ({
@@ -120,28 +130,38 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
       const project = projectOr404(deps, params.id);
       const input = validateKey(await readJson(request));
       assertCidrs(input.ip_allowlist, "ip_allowlist");
-      const { key, secret } = issueKey(deps.repos.apiKeys, {
+      const w = writerOf(deps);
+      const { key, secret } = issueKey(w.repos.apiKeys, {
         projectId: project.id, name: input.name ?? null, scopes: input.scopes ?? null, mode: input.mode ?? "live",
         byok: input.byok ?? false, ipAllowlist: input.ip_allowlist ?? null,
       });
-      deps.eventSources.keyCreated(key);
-      set.status = 201;
-      return issuedKeyView(key, secret);
+      return w.commit(() => {
+        deps.eventSources.keyCreated(key);
+        set.status = 201;
+        return issuedKeyView(key, secret);
+      });
     }, { parse: "none" })
     .delete("/keys/:key_id", ({ params }) => {
-      const key = deps.repos.apiKeys.revoke(params.key_id, Date.now());
+      const w = writerOf(deps);
+      const key = w.repos.apiKeys.revoke(params.key_id, Date.now());
       if (!key) throw new GwError("not_found", `No key '${params.key_id}'.`, { param: "key_id" });
-      deps.eventSources.keyRevoked(key);
-      return { object: "key", id: key.id, revoked: true };
+      return w.commit(() => {
+        deps.eventSources.keyRevoked(key);
+        return { object: "key", id: key.id, revoked: true };
+      });
     })
     .put("/projects/:id/provider-keys/:provider", async ({ request, params }) => {
       projectOr404(deps, params.id);
       const body = validateProviderKey(await readJson(request));
-      return putProviderKey(deps.repos.providerKeys, deps.secrets, params.id, params.provider, body);
+      const w = writerOf(deps);
+      const view = putProviderKey(w.repos.providerKeys, deps.secrets, params.id, params.provider, body);
+      return w.commit(() => view);
     }, { parse: "none" })
     .delete("/projects/:id/provider-keys/:provider", ({ params }) => {
       projectOr404(deps, params.id);
-      return deleteProviderKey(deps.repos.providerKeys, params.id, params.provider);
+      const w = writerOf(deps);
+      const view = deleteProviderKey(w.repos.providerKeys, params.id, params.provider);
+      return w.commit(() => view);
     })
     .post("/projects/:id/credits", async ({ request, params }) => {
       projectOr404(deps, params.id);

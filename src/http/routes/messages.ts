@@ -2,7 +2,7 @@
 // chat pipeline. Keys come as x-api-key or Bearer; every answer, errors included, is in Anthropic's
 // shape with a request-id header, so errors are caught here rather than by the app's envelope.
 import { Elysia } from "elysia";
-import { authenticate, requireScope, type AuthContext } from "../../auth/api-keys.ts";
+import { requireScope, type AuthContext } from "../../auth/api-keys.ts";
 import { addressRefusal } from "../../auth/ip-allowlist.ts";
 import { toGwError, type GwError } from "../../errors/gw-error.ts";
 import { countTokens } from "../../ingress/messages/count-tokens.ts";
@@ -13,7 +13,7 @@ import { messagesStream } from "../../ingress/messages/stream.ts";
 import type { Deps } from "../../pipeline/deps.ts";
 import { parseJsonObject, readBodyText } from "../../schema/validate.ts";
 import { anthropicSseResponse } from "../anthropic-sse.ts";
-import { credentialHeader } from "../auth.ts";
+import { authenticateRequest } from "../auth.ts";
 import { jsonResponse, requestIdPlugin } from "../context.ts";
 import { servePipeline, type EndpointCodec, type PipelineRouteContext, type RouteServer } from "../pipeline-route.ts";
 
@@ -34,9 +34,17 @@ function failed(deps: Deps, err: unknown, requestId: string): Response {
 
 /** What http/auth.ts's scope macro does for the other routes, here so that its errors can leave
  * in Anthropic's envelope: the key, the chat scope, the IP allowlists. */
-function authorize(deps: Deps, request: Request, requestId: string, server: RouteServer | null): Omit<PipelineRouteContext, "request" | "requestId" | "server"> {
+type Authorized = Omit<PipelineRouteContext, "request" | "requestId" | "server">;
+
+/** Synchronous on single-node; a promise only for a key the multi-instance mirror lacks (http/auth.ts). */
+function authorize(deps: Deps, request: Request, requestId: string, server: RouteServer | null): Authorized | Promise<Authorized> {
   const t0 = performance.now();
-  const auth: AuthContext = authenticate(credentialHeader(request.headers), deps.repos, deps.authCache, deps.clock.now(), deps.eventSources.security.authFailed);
+  const found = authenticateRequest(deps, request);
+  if (found instanceof Promise) return found.then((auth) => admit(deps, auth, t0, request, requestId, server));
+  return admit(deps, found, t0, request, requestId, server);
+}
+
+function admit(deps: Deps, auth: AuthContext, t0: number, request: Request, requestId: string, server: RouteServer | null): Authorized {
   requireScope(auth, "chat");
   const lists = auth.rules.ipAllowlists;
   const refusal = lists.project || lists.key
@@ -75,7 +83,8 @@ const messages: EndpointCodec = {
 
 async function serveMessages(deps: Deps, request: Request, requestId: string, server: RouteServer | null): Promise<Response> {
   try {
-    const ctx: PipelineRouteContext = { request, requestId, server, ...authorize(deps, request, requestId, server) };
+    const authorized = authorize(deps, request, requestId, server);
+    const ctx: PipelineRouteContext = { request, requestId, server, ...(authorized instanceof Promise ? await authorized : authorized) };
     return await inAnthropicShape(await servePipeline(deps, ctx, "messages", messages), requestId);
   } catch (err) {
     return failed(deps, err, requestId);
@@ -84,7 +93,8 @@ async function serveMessages(deps: Deps, request: Request, requestId: string, se
 
 async function serveCountTokens(deps: Deps, request: Request, requestId: string, server: RouteServer | null): Promise<Response> {
   try {
-    const { addressRefusal: refusal } = authorize(deps, request, requestId, server);
+    const authorized = authorize(deps, request, requestId, server);
+    const { addressRefusal: refusal } = authorized instanceof Promise ? await authorized : authorized;
     if (refusal) throw refusal;
     const counted = countTokens(parseJsonObject(await readBodyText(request)));
     return jsonResponse(JSON.stringify(counted), requestId, { [REQUEST_ID]: requestId });

@@ -120,6 +120,54 @@ export function postgresProviderKeyStore(pg: Postgres): ProviderKeyStore {
   };
 }
 
+/** Every tenant row, read in one REPEATABLE READ transaction: what an instance's mirror is
+ * replaced with (src/store/tenant-mirror.ts). Keys carry their hashes: the mirror authenticates. */
+export interface TenantSnapshot {
+  projects: ProjectRecord[];
+  keys: ApiKey[];
+  providerKeys: StoredProviderKey[];
+}
+
+/** The mirror's reads and its one write the shared interfaces lack (a project saved whole). */
+export interface TenantRows {
+  snapshot(): Promise<TenantSnapshot>;
+  project(id: string): Promise<ProjectRecord | null>;
+  /** A key by id alone: an invalidation names the row, the mirror knows no more. */
+  key(id: string): Promise<ApiKey | null>;
+  providerKey(projectId: string, provider: string): Promise<StoredProviderKey | null>;
+  /** Name, plan, billing and policy in one statement; false when there is no such project. */
+  saveProject(p: ProjectRecord): Promise<boolean>;
+}
+
+export function postgresTenantRows(pg: Postgres): TenantRows {
+  const { sql } = pg;
+  return {
+    snapshot: () => bounded(pg, "tenant snapshot", () => sql.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", async (tx) => {
+      const projects: Row[] = await tx`SELECT * FROM projects ORDER BY created_at, id`;
+      const keys: Row[] = await tx`SELECT * FROM api_keys ORDER BY created_at, id`;
+      const providerKeys: Row[] = await tx`SELECT * FROM provider_keys ORDER BY project_id, provider`;
+      return { projects: projects.map(projectOf), keys: keys.map(keyOf), providerKeys: providerKeys.map(providerKeyOf) };
+    })),
+    project: (id) => bounded(pg, "project read", async () => {
+      const [row]: Row[] = await sql`SELECT * FROM projects WHERE id = ${id}`;
+      return row ? projectOf(row) : null;
+    }),
+    key: (id) => bounded(pg, "key read", async () => {
+      const [row]: Row[] = await sql`SELECT * FROM api_keys WHERE id = ${id}`;
+      return row ? keyOf(row) : null;
+    }),
+    providerKey: (projectId, provider) => bounded(pg, "provider key read", async () => {
+      const [row]: Row[] = await sql`SELECT * FROM provider_keys WHERE project_id = ${projectId} AND provider = ${provider}`;
+      return row ? providerKeyOf(row) : null;
+    }),
+    saveProject: (p) => bounded(pg, "project save", async () => {
+      const rows: Row[] = await sql`UPDATE projects SET name = ${p.name}, plan = ${p.plan}, billing_mode = ${p.billingMode},
+        credit_limit = ${toNano(p.creditLimit)}, policy = ${JSON.stringify(p.policy)} WHERE id = ${p.id} RETURNING id`;
+      return rows.length > 0;
+    }),
+  };
+}
+
 export const postgresTenantStores = (pg: Postgres): TenantStores => ({
   projects: postgresProjectStore(pg),
   keys: postgresApiKeyStore(pg),

@@ -1,0 +1,183 @@
+// Multi-instance mode (docs/scale-out.md): each instance's SQLite projects, api_keys and
+// provider_keys are a mirror of PostgreSQL's, so their synchronous readers stay as they are. Loaded
+// whole at start and every 30 s; a row named on the bus is re-read; a key not mirrored is asked for.
+import type { Database } from "bun:sqlite";
+import type { TenantRows, TenantSnapshot } from "./postgres/tenant.ts";
+import type { TenantBus, TenantChange } from "./redis/bus.ts";
+import type { ApiKey } from "./repos/api-keys.ts";
+import type { ProjectRecord, TenantStores } from "./tenant-store.ts";
+import { TenantWrite, tenantUnavailable, type MirroredRepos } from "./tenant-mirror-writes.ts";
+
+/** The full reload's period: what a message lost while Redis was away costs at most. */
+export const RELOAD_MS = 30_000;
+
+/** The mirror's SQL: rows as PostgreSQL holds them; the projects' balance column is never touched. */
+function mirrorStatements(db: Database) {
+  const project = db.query<unknown, [string, string, string, string, number | null, string, number]>(
+    `INSERT INTO projects (id, name, plan, billing_mode, balance, credit_limit, policy, created_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET name = excluded.name, plan = excluded.plan, billing_mode = excluded.billing_mode,
+       credit_limit = excluded.credit_limit, policy = excluded.policy`,
+  );
+  const key = db.query<unknown, [string, string, string | null, string, string, string, number, string | null, number, number | null]>(
+    `INSERT INTO api_keys (id, project_id, name, key_hash, mode, scopes, byok, ip_allowlist, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET name = excluded.name, scopes = excluded.scopes, byok = excluded.byok,
+       ip_allowlist = excluded.ip_allowlist, revoked_at = excluded.revoked_at`,
+  );
+  const dropKey = db.query<unknown, [string]>("DELETE FROM api_keys WHERE id = ?");
+  const projectIds = db.query<{ id: string }, []>("SELECT id FROM projects");
+  const dropProject = db.query<unknown, [string]>("DELETE FROM projects WHERE id = ?");
+  return {
+    project: (p: ProjectRecord) => void project.run(p.id, p.name, p.plan, p.billingMode, p.creditLimit, JSON.stringify(p.policy), p.createdAt),
+    key: (k: ApiKey) => void key.run(k.id, k.projectId, k.name, k.keyHash, k.mode, JSON.stringify(k.scopes), k.byok ? 1 : 0,
+      k.ipAllowlist ? JSON.stringify(k.ipAllowlist) : null, k.createdAt, k.revokedAt),
+    dropKey: (id: string) => void dropKey.run(id),
+    projectIds: () => projectIds.all().map((r) => r.id),
+    dropProject: (id: string) => void dropProject.run(id),
+  };
+}
+
+export class TenantMirror {
+  private db: Database | null = null;
+  private sql: ReturnType<typeof mirrorStatements> | null = null;
+  private repos: MirroredRepos | null = null;
+  private changed: () => void = () => {};
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private stopped = false;
+  /** Counts rows mirrored one by one, so a reload can tell its snapshot may be older than them. */
+  private version = 0;
+
+  constructor(
+    readonly instanceId: string,
+    private readonly stores: TenantStores,
+    private readonly rows: TenantRows,
+    private readonly bus: TenantBus,
+    /** PostgreSQL's rows when the instance started: applied by attach(). */
+    private initial: TenantSnapshot | null,
+    private readonly onError: (err: unknown, context: string) => void,
+  ) {}
+
+  /** buildDeps, before anything reads the repos: the mirror becomes PostgreSQL's rows. */
+  attach(db: Database, repos: MirroredRepos): void {
+    this.db = db;
+    this.sql = mirrorStatements(db);
+    this.repos = repos;
+    if (this.initial) this.replace(this.initial);
+    this.initial = null;
+  }
+
+  /** Told after the mirror changed: caches resolved from its rows (keys, provider keys) are dropped. */
+  onChange(listener: () => void): void {
+    this.changed = listener;
+  }
+
+  /** Subscribes, then reloads once (a change between the start's load and the subscription would
+   * otherwise wait for the period), then reloads every RELOAD_MS. */
+  async start(): Promise<void> {
+    this.timer = setInterval(() => void this.reload().catch((err) => this.onError(err, "tenant mirror reload failed")), RELOAD_MS);
+    this.timer.unref?.();
+    try {
+      await this.bus.subscribe((change) => void this.apply(change));
+    } catch (err) {
+      this.onError(err, "tenant invalidation bus not subscribed: changes made elsewhere arrive with the periodic reload");
+    }
+    await this.reload().catch((err) => this.onError(err, "tenant mirror reload failed"));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.bus.unsubscribe().catch(() => {});
+  }
+
+  /** Every row again from PostgreSQL, in one transaction there and one here. */
+  async reload(): Promise<void> {
+    // A snapshot read while a row was mirrored may predate it: read again rather than undo it.
+    for (let tries = 0; tries < 3 && !this.stopped; tries++) {
+      const version = this.version;
+      const snapshot = await this.rows.snapshot();
+      if (version === this.version && !this.stopped) return this.replace(snapshot);
+    }
+  }
+
+  /** One admin write: see src/store/tenant-mirror-writes.ts. */
+  write(): TenantWrite {
+    const repos = this.attached().repos;
+    return new TenantWrite(repos, this.stores, this.rows, {
+      project: (p) => this.mirrorWith(() => this.attached().sql.project(p)),
+      key: (k) => this.mirrorWith(() => this.attached().sql.key(k)),
+      providerKey: (k, gone) => this.mirrorWith(() => (gone ? repos.providerKeys.delete(k.projectId, k.provider) : repos.providerKeys.put(k))),
+      published: (change) => this.bus.publish({ ...change, from: this.instanceId }).catch((err) =>
+        this.onError(err, "tenant change not published: other instances see it with their periodic reload")),
+    });
+  }
+
+  /** Authentication of a key the mirror does not hold (made elsewhere a moment ago): PostgreSQL's
+   * row, mirrored with its project. Rejects with a 503 GwError when PostgreSQL cannot answer. */
+  async lookUpKey(hash: string): Promise<ApiKey | null> {
+    try {
+      const key = await this.stores.keys.findByHash(hash);
+      if (!key) return null;
+      if (!(await this.ensureProject(key.projectId))) return null;
+      this.mirrorWith(() => this.attached().sql.key(key));
+      return key;
+    } catch (err) {
+      throw tenantUnavailable(err);
+    }
+  }
+
+  /** A change another instance made: that row, re-read. A failure leaves it to the periodic reload. */
+  async apply(change: TenantChange): Promise<void> {
+    if (change.from === this.instanceId || this.stopped) return;
+    try {
+      const { sql, repos } = this.attached();
+      if (change.kind === "project") {
+        const p = await this.rows.project(change.id);
+        if (p) this.mirrorWith(() => sql.project(p));
+      } else if (change.kind === "key") {
+        const k = await this.rows.key(change.id);
+        if (k && !(await this.ensureProject(k.projectId))) return;
+        this.mirrorWith(() => (k ? sql.key(k) : sql.dropKey(change.id)));
+      } else {
+        const k = await this.rows.providerKey(change.project, change.id);
+        if (k && !(await this.ensureProject(k.projectId))) return;
+        this.mirrorWith(() => (k ? repos.providerKeys.put(k) : repos.providerKeys.delete(change.project, change.id)));
+      }
+    } catch (err) {
+      this.onError(err, "tenant change not applied: the periodic reload will");
+    }
+  }
+
+  /** A row's project, mirrored first when it is not yet (the foreign key wants it); false when
+   * PostgreSQL has none either. */
+  private async ensureProject(projectId: string): Promise<boolean> {
+    if (this.attached().repos.projects.get(projectId)) return true;
+    const p = await this.rows.project(projectId);
+    if (p) this.mirrorWith(() => this.attached().sql.project(p));
+    return p !== null;
+  }
+
+  private replace(s: TenantSnapshot): void {
+    const { db, sql, repos } = this.attached();
+    const keep = new Set(s.projects.map((p) => p.id));
+    db.transaction(() => {
+      db.run("DELETE FROM api_keys");
+      db.run("DELETE FROM provider_keys");
+      for (const p of s.projects) sql.project(p);
+      for (const id of sql.projectIds()) if (!keep.has(id)) sql.dropProject(id);
+      for (const k of s.keys) sql.key(k);
+      for (const k of s.providerKeys) repos.providerKeys.put(k);
+    })();
+    this.changed();
+  }
+
+  private mirrorWith(change: () => unknown): void {
+    change();
+    this.version++;
+    this.changed();
+  }
+
+  private attached() {
+    if (!this.db || !this.sql || !this.repos) throw new Error("tenant mirror used before buildDeps attached it");
+    return { db: this.db, sql: this.sql, repos: this.repos };
+  }
+}
