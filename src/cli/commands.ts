@@ -79,7 +79,7 @@ export const COMMANDS: readonly Command[] = [
   },
   { path: ["backup"], args: ["DIR"], summary: "copy the database (consistently, while gw runs) and secret.key into DIR", flags: DATA },
   {
-    path: ["migrate-to-postgres"], args: [], summary: "copy a stopped data directory into an empty PostgreSQL (GW_DATABASE_URL, GW_SECRET_KEY) for the multi-instance mode",
+    path: ["migrate-to-postgres"], args: [], summary: "copy a stopped data directory into an empty PostgreSQL for the multi-instance mode (GW_DATABASE_URL, GW_SECRET_KEY; GW_REDIS_URL for idempotency results)",
     flags: { ...DATA, "skip-log": { help: "leave the request log and traces behind" } },
   },
   { path: ["doctor"], args: [], summary: "check SQLite, the vector-index addon, the tokenizer and the catalog (and PostgreSQL/Redis when configured)", flags: {} },

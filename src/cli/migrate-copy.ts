@@ -143,7 +143,7 @@ export async function copyResults(db: Database, tx: SQL, now: number): Promise<R
         status, headers, body, created_at, expires_at FROM idempotency_keys WHERE expires_at > ? ORDER BY project_id, key`,
       params: [now],
       columns: { project_id: text, key: text, fingerprint: text, request_id: text, state: text, status: "integer", headers: text, body: [text, "decode(r.body, 'base64')"], created_at: big, expires_at: big },
-      map: (r) => ({ ...r, body: r.body instanceof Uint8Array ? Buffer.from(r.body).toString("base64") : null }),
+      map: (r) => ({ ...r, body: r.body instanceof Uint8Array || typeof r.body === "string" ? Buffer.from(r.body).toString("base64") : null }),
     }),
     feedback: await copy(db, tx, {
       table: "feedback", select: "SELECT * FROM feedback ORDER BY project_id, request_id",

@@ -5,13 +5,14 @@ import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Flags } from "../config/env.ts";
-import { parseDatabaseUrl, redactUrl } from "../config/scale-out.ts";
+import { parseDatabaseUrl, parseRedisUrl, redactUrl } from "../config/scale-out.ts";
 import { loadSecretKey, SECRET_KEY_FILE, secretBox, type SecretBox } from "../lib/secret-box.ts";
 import { DataDirInUse, lockDataDir, type DataDirLock } from "../store/data-dir-lock.ts";
 import { DB_FILE, openDatabase } from "../store/db.ts";
 import { migratePostgres } from "../store/postgres/migrate.ts";
 import { ensurePartitions } from "../store/postgres/partitions.ts";
 import { copyLog, copyMoney, copyResults, copyTenants, logDays, type Reseal } from "./migrate-copy.ts";
+import { seedIdempotency } from "./migrate-redis.ts";
 
 /** pg_advisory_xact_lock key of the copy ("gw" and 4): two runs at once copy once, the other refuses. */
 const COPY_LOCK = 0x67770004;
@@ -22,6 +23,8 @@ export interface MigrateOptions {
   /** What every instance will run with: provider keys and SSO secrets must open with it. */
   secretKey: string;
   skipLog: boolean;
+  /** Where the instances keep idempotency results; null: they are copied to PostgreSQL only. */
+  redisUrl: string | null;
   now: number;
 }
 
@@ -33,6 +36,9 @@ export interface MigrationReport {
   /** Secrets sealed with the data directory's secret.key, sealed again with GW_SECRET_KEY. */
   resealed: number;
   log_skipped: boolean;
+  /** Idempotency results put in Redis (null without GW_REDIS_URL or when Redis failed: see warnings). */
+  idempotency_in_redis: number | null;
+  warnings: string[];
   next: string;
 }
 
@@ -96,6 +102,17 @@ async function copyAll(db: Database, sql: SQL, o: MigrateOptions, reseal: Reseal
   }
 }
 
+/** After the copy committed: a Redis failure is a warning, not a failure (PostgreSQL has them all). */
+async function seedRedis(db: Database, o: MigrateOptions, results: number): Promise<{ seeded: number | null; warnings: string[] }> {
+  const lost = "replays of requests made before the move will run again (the multi-instance mode reads idempotency results from Redis)";
+  if (o.redisUrl === null) return { seeded: null, warnings: results > 0 ? [`GW_REDIS_URL is not set: the idempotency results went to PostgreSQL only, and ${lost}.`] : [] };
+  try {
+    return { seeded: await seedIdempotency(db, o.redisUrl, o.now), warnings: [] };
+  } catch (err) {
+    return { seeded: null, warnings: [`The idempotency results were not put in Redis (${redactUrl(err instanceof Error ? err.message : String(err))}): ${lost}.`] };
+  }
+}
+
 export async function migrateToPostgres(o: MigrateOptions): Promise<MigrationReport> {
   const file = join(o.dataDir, DB_FILE);
   if (!existsSync(file)) throw new Error(`No database at ${file}: nothing to migrate (is --data or GW_DATA_DIR right?).`);
@@ -115,8 +132,10 @@ export async function migrateToPostgres(o: MigrateOptions): Promise<MigrationRep
       await migratePostgres(sql);
       await refuseIfNotEmpty(sql);
       const copied = await copyAll(db, sql, o, reseal);
+      const { seeded, warnings } = await seedRedis(db, o, copied.idempotency_keys ?? 0);
       return {
         object: "migration", data_dir: o.dataDir, database: target(o.databaseUrl), copied, resealed: count(), log_skipped: o.skipLog,
+        idempotency_in_redis: seeded, warnings,
         next: "Start every instance with GW_DATABASE_URL, GW_REDIS_URL and this GW_SECRET_KEY (docs/scale-out.md). This data directory is unchanged; keep it as a backup and serve no more from it.",
       };
     } catch (err) {
@@ -131,7 +150,7 @@ export async function migrateToPostgres(o: MigrateOptions): Promise<MigrationRep
   }
 }
 
-/** The command: GW_DATABASE_URL and GW_SECRET_KEY from the environment (GW_REDIS_URL is not needed). */
+/** The command: GW_DATABASE_URL and GW_SECRET_KEY from the environment; GW_REDIS_URL optional. */
 export async function runMigrateToPostgres(flags: Flags, env: Record<string, string | undefined> = process.env): Promise<MigrationReport> {
   const databaseUrl = parseDatabaseUrl(env.GW_DATABASE_URL);
   if (databaseUrl === null) throw new Error("GW_DATABASE_URL is not set: set it to the PostgreSQL database to copy into, e.g. postgres://gw:PASSWORD@db.internal:5432/gw.");
@@ -140,5 +159,6 @@ export async function runMigrateToPostgres(flags: Flags, env: Record<string, str
     throw new Error("GW_SECRET_KEY is not set: set it to the value every instance will run with (the multi-instance mode needs it); provider keys and SSO secrets are copied sealed with it.");
   }
   const dataDir = resolve(typeof flags.data === "string" ? flags.data : env.GW_DATA_DIR || "./data");
-  return migrateToPostgres({ dataDir, databaseUrl, secretKey, skipLog: flags["skip-log"] === true, now: Date.now() });
+  const redisUrl = parseRedisUrl(env.GW_REDIS_URL);
+  return migrateToPostgres({ dataDir, databaseUrl, secretKey, redisUrl, skipLog: flags["skip-log"] === true, now: Date.now() });
 }

@@ -2,7 +2,7 @@
 // scripted upstream and stops; the command, a subprocess, copies its data directory into a fresh
 // PostgreSQL; the rows and figures there are checked against SQLite's.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { SQL } from "bun";
+import { RedisClient, SQL } from "bun";
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +13,7 @@ import { buildDeps } from "../../src/deps.ts";
 import { sha256Hex } from "../../src/lib/hash.ts";
 import { loadSecretKey, secretBox } from "../../src/lib/secret-box.ts";
 import { createLogger } from "../../src/observability/logger.ts";
+import { RedisIdempotencyStore } from "../../src/store/redis/idempotency.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { MULTI_SECRET_KEY, startMultiGw, type MultiGw } from "../helpers/multi-gw.ts";
 import type { PostgresService } from "../helpers/services.ts";
@@ -49,7 +50,7 @@ const adminCall = async (method: string, path: string, body?: unknown): Promise<
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 };
-const migrate = (env: Record<string, string> = {}) => runGw(["migrate-to-postgres", "--data", dataDir], { cwd: dataDir, env: { GW_DATABASE_URL: pg.url, GW_SECRET_KEY: SECRET, ...env } });
+const migrate = () => runGw(["migrate-to-postgres", "--data", dataDir], { cwd: dataDir, env: { GW_DATABASE_URL: pg.url, GW_REDIS_URL: multi.redis.url, GW_SECRET_KEY: SECRET } });
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "gw-migrate-"));
@@ -130,7 +131,9 @@ describe("gw migrate-to-postgres", () => {
     const r = await migrate();
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const report = JSON.parse(r.stdout) as { copied: Record<string, number>; resealed: number; log_skipped: boolean };
+    const report = JSON.parse(r.stdout) as { copied: Record<string, number>; resealed: number; idempotency_in_redis: number; warnings: string[] };
+    expect(report.warnings).toEqual([]);
+    expect(report.idempotency_in_redis).toBe(1);
     expect(report.copied).toMatchObject({
       projects: before.projects, api_keys: before.keys.length, provider_keys: 1, ledger: before.ledger, holds_released: 1, accounts: before.projects,
       requests: before.requests.length, traces: before.traces, feedback: 1, idempotency_keys: 1,
@@ -177,6 +180,15 @@ describe("gw migrate-to-postgres", () => {
     expect(rating.rating).toBe(4);
     const [idem] = await sql`SELECT state, request_id FROM idempotency_keys WHERE key = 'migrate-once'`;
     expect(idem).toMatchObject({ state: "stored", request_id: made.servedIds[0] });
+    // And in Redis, where the instances look for it, as their own store reads it.
+    const redis = new RedisClient(multi.redis.url);
+    try {
+      const stored = await new RedisIdempotencyStore(redis).get(made.prepaid, "migrate-once");
+      expect(stored).toMatchObject({ state: "stored", status: 200, requestId: made.servedIds[0] });
+      expect(new TextDecoder().decode(stored!.body!)).toContain("Migrated answer.");
+    } finally {
+      redis.close();
+    }
   }, 120_000);
 
   test("a second run refuses a database that already has projects, and changes nothing", async () => {
@@ -199,8 +211,9 @@ describe("gw migrate-to-postgres", () => {
     const skip = await copyOf("gw_skip");
     const r = await runGw(["migrate-to-postgres", "--data", skip.dir, "--skip-log"], { cwd: dataDir, env: { GW_DATABASE_URL: skip.url, GW_SECRET_KEY: SECRET } });
     expect(r.code).toBe(0);
-    const report = JSON.parse(r.stdout) as { copied: Record<string, number>; log_skipped: boolean };
+    const report = JSON.parse(r.stdout) as { copied: Record<string, number>; log_skipped: boolean; warnings: string[] };
     expect(report.log_skipped).toBe(true);
+    expect(report.warnings.join(" ")).toContain("GW_REDIS_URL is not set: the idempotency results went to PostgreSQL only");
     expect(report.copied.requests).toBeUndefined();
     expect(report.copied.ledger).toBeGreaterThan(0);
     const other = new SQL({ url: skip.url, max: 1 });
