@@ -92,6 +92,8 @@ async function ledger(projectId: string): Promise<Array<{ kind: string; request_
   return rows.map((r) => ({ kind: r.kind, request_id: r.request_id, amount: Number(r.amount) }));
 }
 
+const charges = async (projectId: string) => (await ledger(projectId)).filter((r) => r.kind === "charge");
+
 describe("money on PostgreSQL, one instance", () => {
   test("prepaid: credit for 50 worst cases serves 50 of 200, the rest 402 insufficient_credits; the balance and ledger are PostgreSQL's", async () => {
     const p = await project({ billing: { mode: "prepaid" } });
@@ -124,6 +126,34 @@ describe("money on PostgreSQL, one instance", () => {
     expect({ spent: Number(day.spent), reserved: Number(day.reserved), requests: Number(day.requests) }).toEqual({ spent: 50 * worst, reserved: 0, requests: 50 });
     // Postpaid without a limit: the balance goes below zero by what was charged.
     expect(await shared.money.figures(p.id)).toEqual({ balance: -50 * worst, reserved: 0 });
+  });
+
+  test("budget_action downgrade stops at reserve like block (no narrowing in this mode); warn serves past the budget", async () => {
+    const small = toUsd(worst / 2);
+    const down = await project({ policy: { budgets: { daily: small }, budget_action: "downgrade" } });
+    const refused = await chat(down.key);
+    expect(refused.status).toBe(402);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("budget_exceeded");
+    expect(body.error.message).toStartWith(`The project's daily budget (${formatUsd(worst / 2)}) cannot cover this request: $0 spent and $0 reserved by requests in flight, and this one could cost up to `);
+    const warn = await project({ policy: { budgets: { daily: small }, budget_action: "warn" } });
+    upstream.script({ body: answerWith(boundMessageTokens(messages), MAX_TOKENS) }, 1);
+    expect((await chat(warn.key)).status).toBe(200);
+    upstream.reset();
+    expect((await charges(warn.id)).length).toBe(1);
+  });
+
+  test("a stream is charged once, committed by the end of the stream", async () => {
+    const p = await project({ billing: { mode: "prepaid" } });
+    await shared.money.credit(p.id, 10 * worst, "test", Date.now());
+    const res = await post(`${server.url}/chat/completions`, p.key, { model: MODEL, messages, max_tokens: MAX_TOKENS, stream: true }, { "x-gw-cache": "off" });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain("gw.summary");
+    const rows = await charges(p.id);
+    expect(rows.length).toBe(1);
+    expect(rows[0]?.request_id).toBe(res.headers.get("x-gw-request-id"));
+    expect(await shared.money.figures(p.id)).toEqual({ balance: 10 * worst - rows[0]!.amount, reserved: 0 });
   });
 
   test("a failed upstream call releases its hold: nothing charged, nothing left reserved", async () => {

@@ -5,7 +5,7 @@ import { assertCidrs } from "../../admin/cidrs.ts";
 import { issuedKeyView, keyView } from "../../admin/keys.ts";
 import { createProject, parseProjectPatch, projectView, updateProject } from "../../admin/projects.ts";
 import { deleteProviderKey, putProviderKey } from "../../admin/provider-keys.ts";
-import { addCredits, listInvoices } from "../../admin/billing.ts";
+import { addCredits, addSharedCredits, listInvoices, withBalance, withBalances } from "../../admin/billing.ts";
 import { issueKey } from "../../auth/api-keys.ts";
 import { GwError } from "../../errors/gw-error.ts";
 import { CreateKeyBody, CreateProjectBody, CreditsBody, ProviderKeyBody } from "../../schema/admin.ts";
@@ -112,15 +112,21 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
       });
     }, { parse: "none" })
     // Every project, oldest first, in one page (an operator has tens, not millions).
-    .get("/projects", () => ({
-      object: "list", data: deps.repos.projects.list().map((p) => projectView(p, deps.billing.balance(p.id))), has_more: false,
-    }))
-    .get("/projects/:id", ({ params }) => projectView(projectOr404(deps, params.id), deps.billing.balance(params.id)))
+    .get("/projects", () => {
+      const projects = deps.repos.projects.list();
+      return withBalances(deps.billing, deps.shared?.money ?? null, projects.map((p) => p.id), (balances) => ({
+        object: "list", data: projects.map((p, i) => projectView(p, balances[i])), has_more: false,
+      }));
+    })
+    .get("/projects/:id", ({ params }) => {
+      const project = projectOr404(deps, params.id);
+      return withBalance(deps.billing, deps.shared?.money ?? null, project.id, (balance) => projectView(project, balance));
+    })
     .patch("/projects/:id", async ({ request, params }) => {
       const { input, nullKeys } = parseProjectPatch(await readJson(request));
       const w = writerOf(deps);
       const project = updateProject(w.repos.projects, params.id, input, nullKeys);
-      return w.commit(() => projectView(project, deps.billing.balance(params.id)));
+      return w.commit(() => withBalance(deps.billing, deps.shared?.money ?? null, params.id, (balance) => projectView(project, balance)));
     }, { parse: "none" })
     // The project's keys, revoked ones included, oldest first: never a secret or a hash.
     .get("/projects/:id/keys", ({ params }) => ({
@@ -166,6 +172,8 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
     .post("/projects/:id/credits", async ({ request, params }) => {
       projectOr404(deps, params.id);
       const { amount } = validateCredits(await readJson(request));
+      // Multi-instance: the credit is PostgreSQL's (docs/scale-out.md "PostgreSQL").
+      if (deps.shared) return addSharedCredits(deps.shared.money, params.id, amount, "admin api", deps.clock.now());
       return addCredits(deps.billing, params.id, amount, "admin api");
     }, { parse: "none" })
     // SSO for the project's dashboard (docs/dashboard.md "Single sign-on (OIDC)"): plan business only.
