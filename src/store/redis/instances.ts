@@ -9,6 +9,8 @@ const beatScript = new RedisScript("instances-beat",
   "redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2]) redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (tonumber(ARGV[1]) - tonumber(ARGV[3]))) " +
   "redis.call('PEXPIRE', KEYS[1], ARGV[3]) return redis.call('ZCARD', KEYS[1])");
 
+const BEAT_TIMEOUT_MS = 2_000;
+
 export interface InstanceCountOptions {
   now?: () => number;
   prefix?: string;
@@ -16,6 +18,8 @@ export interface InstanceCountOptions {
   everyMs?: number;
   /** A member not heard from for this long is not counted (default 15 s). */
   staleMs?: number;
+  /** Bound of one beat (default 2 s): off the request path, so it may wait longer than a request's
+   * calls; a beat that timed out here may still have landed there, leaving the count behind. */
   timeoutMs?: number;
   /** A beat failed: called on the first failure after a success only (Redis down is said once). */
   onError?: (err: unknown, context: string) => void;
@@ -49,7 +53,7 @@ export class InstanceCount {
 
   async beat(): Promise<void> {
     try {
-      const n = Number(await beatScript.run(this.client, [this.key], [String(this.now()), this.instanceId, String(this.options.staleMs ?? 15_000)], this.options.timeoutMs ?? REDIS_TIMEOUT_MS));
+      const n = Number(await beatScript.run(this.client, [this.key], [String(this.now()), this.instanceId, String(this.options.staleMs ?? 15_000)], this.options.timeoutMs ?? BEAT_TIMEOUT_MS));
       if (n >= 1) this.last = n;
       this.failing = false;
     } catch (err) {

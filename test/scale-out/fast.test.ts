@@ -1,0 +1,184 @@
+// The fast state shared by three gw processes on one Redis (docs/scale-out.md "Redis"), requests
+// sent round-robin: rate limits, the exact cache and its invalidation, Idempotency-Key, and Redis
+// killed mid-run (no 5xx; each instance its share of the limit) then back on the same port.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RedisClient } from "bun";
+import { countMessageTokens } from "../../src/analysis/tokens.ts";
+import { answerWith } from "../flows/billing/billing-helpers.ts";
+import { startMultiGw, type MultiGw } from "../helpers/multi-gw.ts";
+import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { startRedis, type Service } from "../helpers/services.ts";
+import { upstreamEnv } from "../helpers/start-gw.ts";
+import { post } from "../helpers/test-gw.ts";
+import { waitFor } from "../helpers/wait-for.ts";
+
+const MODEL = "openai/gpt-4o-mini";
+
+let m: MultiGw;
+let upstream: ScriptedUpstream;
+/** The Redis started in place of the killed one (m.stop() stops the first only). */
+let restarted: Service | undefined;
+beforeAll(async () => {
+  upstream = await startScriptedUpstream();
+  m = await startMultiGw(3, upstreamEnv("openai", upstream.url, "sk-operator"));
+});
+afterAll(async () => {
+  await m?.stop();
+  await Promise.all([upstream?.stop(), restarted?.stop()]);
+});
+
+async function json<T>(res: Response, status: number): Promise<T> {
+  const text = await res.text();
+  expect(`${res.status} ${text}`).toStartWith(`${status} `);
+  return JSON.parse(text) as T;
+}
+
+/** A project with this policy and a live key, made through instance 0's admin API. */
+async function projectWithKey(policy: Record<string, unknown> = {}): Promise<string> {
+  const { id } = await json<{ id: string }>(await m.admin("POST", "/projects", { name: "fast", policy }), 201);
+  return (await json<{ key: string }>(await m.admin("POST", `/projects/${id}/keys`, { name: "live", scopes: ["chat", "cache"] }), 201)).key;
+}
+
+const chat = (i: number, key: string, content: string, headers: Record<string, string> = { "x-gw-cache": "off" }, extra: Record<string, unknown> = {}) =>
+  post(`${m.instances[i % m.instances.length]!.url}/chat/completions`, key, { model: MODEL, messages: [{ role: "user", content }], ...extra }, headers);
+
+/** `n` requests round-robin, at most `width` in flight; statuses and bodies in order. */
+async function fire(n: number, width: number, send: (i: number) => Promise<Response>): Promise<Response[]> {
+  const out: Response[] = [];
+  for (let start = 0; start < n; start += width) {
+    out.push(...(await Promise.all(Array.from({ length: Math.min(width, n - start) }, (_, j) => send(start + j)))));
+  }
+  return out;
+}
+
+interface Answer {
+  usage: { total_tokens: number };
+  gw: { cache: string | null };
+}
+
+describe("rate limits shared by three instances", () => {
+  test("an RPM limit of 100: of 300 sent round-robin, 100 are admitted (plus what the minute refills meanwhile), the rest 429 with Retry-After", async () => {
+    const key = await projectWithKey({ rate_limits: { rpm: 100 } });
+    const t0 = performance.now();
+    const results = await fire(300, 60, (i) => chat(i, key, `rpm ${i}`));
+    // GCRA refills one request every 600 ms: the burst is 100, the rest came back while they ran.
+    const refill = Math.ceil((performance.now() - t0) / 600);
+    const served = results.filter((r) => r.status === 200).length;
+    expect(served).toBeGreaterThanOrEqual(100);
+    expect(served).toBeLessThanOrEqual(100 + refill);
+    for (const res of results) {
+      expect([200, 429]).toContain(res.status);
+      expect(res.headers.get("x-ratelimit-limit-requests")).toBe("100");
+      if (res.status === 429) expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    }
+    console.log(`rpm 100: ${served} of 300 admitted in ${Math.round(performance.now() - t0)} ms (refill allowance ${refill})`);
+  });
+
+  test("a TPM limit of 3000: the tokens answered stay within it (plus the refill) and use most of it, the rest 429", async () => {
+    const key = await projectWithKey({ rate_limits: { tpm: 3000 } });
+    const content = "Summarise the quarterly numbers for the board.";
+    // Each answer uses its whole max_tokens and exactly the input's count: the count gw makes when
+    // the cheap bound is refused, so what it admits on that count is what is used.
+    const estimate = countMessageTokens([{ role: "user", content }]) + 100;
+    upstream.script({ body: answerWith(estimate - 100, 100) }, 90);
+    const t0 = performance.now();
+    const results = await fire(90, 45, (i) => chat(i, key, content, { "x-gw-cache": "off" }, { max_tokens: 100 }));
+    const refill = Math.ceil(((performance.now() - t0) * 3000) / 60_000);
+    upstream.reset();
+    let tokens = 0;
+    let refused = 0;
+    for (const res of results) {
+      if (res.status === 200) tokens += ((await res.json()) as Answer).usage.total_tokens;
+      else {
+        const body = await json<{ error: { message: string } }>(res, 429);
+        expect(body.error.message).toContain("3000 tokens per minute");
+        refused++;
+      }
+    }
+    // Most of the allowance is used (requests admitted on the larger bound give back the rest once they settle).
+    expect(tokens).toBeGreaterThan(2000);
+    expect(tokens).toBeLessThanOrEqual(3000 + refill);
+    expect(refused).toBeGreaterThan(0);
+    console.log(`tpm 3000: ${tokens} tokens served (${estimate} each), ${refused} refused (refill allowance ${refill})`);
+  });
+});
+
+describe("the exact cache shared by three instances", () => {
+  test("an answer cached through instance 0 is an exact hit through 1 and 2; emptied on 2, the next request on 1 is a miss", async () => {
+    const key = await projectWithKey();
+    const q = "What is the capital of Australia?";
+    expect((await json<Answer>(await chat(0, key, q, {}), 200)).gw.cache).toBeNull();
+    // The store is written off the answer's path: wait for it to land.
+    await waitFor(async () => (await json<Answer>(await chat(1, key, q, {}), 200)).gw.cache === "exact", { what: "an exact hit on instance 1" });
+    expect((await json<Answer>(await chat(2, key, q, {}), 200)).gw.cache).toBe("exact");
+    const calls = upstream.callCount();
+    const emptied = await json<{ deleted: number }>(await post(`${m.instances[2]!.url}/cache/invalidate`, key, { all: true }), 200);
+    expect(emptied.deleted).toBeGreaterThanOrEqual(1);
+    expect((await json<Answer>(await chat(1, key, q, {}), 200)).gw.cache).toBeNull();
+    expect(upstream.callCount()).toBe(calls + 1);
+  });
+});
+
+describe("Idempotency-Key shared by three instances", () => {
+  test("the same key sent to two instances at once: one answer and one 409; a later replay on the third carries Idempotent-Replayed", async () => {
+    const key = await projectWithKey();
+    upstream.script({ delayMs: 500 }, 1);
+    const headers = { "idempotency-key": "order-42", "x-gw-cache": "off" };
+    const [a, b] = await Promise.all([chat(0, key, "Place order 42.", headers), chat(1, key, "Place order 42.", headers)]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const conflict = a.status === 409 ? a : b;
+    expect((await conflict.json()) as { error: { code: string } }).toMatchObject({ error: { code: "conflict" } });
+    const body = await (a.status === 200 ? a : b).text();
+    const replay = await chat(2, key, "Place order 42.", headers);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await replay.text()).toBe(body);
+  });
+});
+
+describe("Redis killed mid-run", () => {
+  test("no 5xx while it is down (each instance limits to its third); back on the same port, shared 429s resume within 5 s", async () => {
+    const key = await projectWithKey({ rate_limits: { rpm: 30 } });
+    // Every instance beats every 5 s: once each has beaten since all three run, each counts three.
+    const since = Date.now();
+    const probe = new RedisClient(m.redis.url);
+    try {
+      await waitFor(async () => {
+        const scores = ((await probe.send("ZRANGE", ["gw:inst", "0", "-1", "WITHSCORES"])) as Array<[string, number] | string>).flat().filter((_, i) => i % 2 === 1);
+        return scores.length === 3 && scores.every((s) => Number(s) > since);
+      }, { timeoutMs: 12_000, what: "three instances beating" });
+    } finally {
+      probe.close();
+    }
+    const statuses: number[] = [];
+    let i = 0;
+    // Shared: the burst of 30, then 429.
+    await waitFor(async () => {
+      const res = await chat(i++, key, "before");
+      statuses.push(res.status);
+      return res.status === 429 && res.headers.get("x-ratelimit-limit-requests") === "30";
+    }, { timeoutMs: 30_000, what: "the shared limit's first 429" });
+
+    const { port, password } = m.redis;
+    await m.redis.stop();
+    const down: Response[] = await fire(45, 9, (j) => chat(i + j, key, "down"));
+    i += 45;
+    for (const res of down) statuses.push(res.status);
+    // The fallback: each instance admits its own share, 30 / 3, and says so in the headers.
+    expect(down.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(30);
+    expect(down.filter((r) => r.status === 200).length).toBeLessThanOrEqual(33);
+    for (const res of down) expect(res.headers.get("x-ratelimit-limit-requests")).toBe("10");
+
+    restarted = await startRedis({ port, password });
+    const back = performance.now();
+    let sharedAgain = 0;
+    await waitFor(async () => {
+      const res = await chat(i++, key, "after");
+      statuses.push(res.status);
+      if (res.headers.get("x-ratelimit-limit-requests") === "30") sharedAgain++;
+      return res.status === 429 && res.headers.get("x-ratelimit-limit-requests") === "30";
+    }, { timeoutMs: 5_000, what: "shared 429s after Redis returned" });
+    console.log(`shared 429s resumed ${Math.round(performance.now() - back)} ms after Redis returned (${sharedAgain} shared decisions)`);
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+  });
+});
