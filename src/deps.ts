@@ -36,6 +36,7 @@ import { ModelEntryError } from "./routing/catalog-merge.ts";
 import { ConfigFileError, parseConfigFile, type ConfigFile } from "./schema/config-file.ts";
 import { DB_FILE, openDatabase } from "./store/db.ts";
 import { workerLogSink, type WorkerLogSink } from "./store/log-worker-sink.ts";
+import { sharedLogSink } from "./store/log-shared-sink.ts";
 import { LogWriter } from "./store/log-writer.ts";
 import { StorageHealth } from "./store/storage-health.ts";
 import { apiKeysRepo } from "./store/repos/api-keys.ts";
@@ -113,7 +114,11 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   // Multi-instance: the tenant tables become PostgreSQL's rows before anything reads them.
   options.shared?.mirror.attach(db, repos);
   const cacheRepo = cacheEntriesRepo(db);
-  const logSink = workerLogSink(
+  // Multi-instance: the request log is PostgreSQL's and there is no log worker (docs/scale-out.md).
+  const logSink = options.shared ? sharedLogSink(options.shared.logs, (writes, lastId) => cacheRepo.write(writes, lastId), {
+    rejected: (ids) => logger.error({ rows: ids.length, ids }, "request log rows rejected"),
+    strayLedger: (entries) => logger.error({ entries }, "ledger entries not written: in the multi-instance mode charges are PostgreSQL's"),
+  }) : workerLogSink(
     join(config.dataDir, DB_FILE),
     (err) => logger.error({ err }, "log worker failed"),
     repos.requests,
@@ -206,7 +211,8 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     // Ratings survive a restart: the router's quality sums are rebuilt from the stored ones.
     feedback: FeedbackQuality.from(repos.feedback.aggregates()),
     billing,
-    workflowBudgets: new WorkflowBudgets((projectId, workflowId) => repos.requests.workflowCost(projectId, workflowId)),
+    workflowBudgets: new WorkflowBudgets((projectId, workflowId) => repos.requests.workflowCost(projectId, workflowId),
+      options.shared ? (projectId, workflowId) => options.shared!.logs.workflowCost(projectId, workflowId) : undefined, () => clock.now()),
     secrets,
     sandbox: sandboxProvider(),
     logWriter,

@@ -7,6 +7,7 @@ import type { Service } from "./lib/service.ts";
 import { recoverInterruptedClaims, startIdempotencySweeper } from "./pipeline/idempotency.ts";
 import type { Deps } from "./pipeline/deps.ts";
 import { decodeLogBatch } from "./store/log-batch-codec.ts";
+import { drainToShared } from "./store/log-shared-sink.ts";
 import { leaderService } from "./store/postgres/leader-jobs.ts";
 
 /** What a stop could not write: request-log rows and ledger entries (0 and 0 after a clean stop). */
@@ -73,9 +74,16 @@ export function storageServices(deps: Deps, flushMs: () => number, left: Unwritt
     },
     {
       name: "request log",
-      // Rollup compaction and log retention run in the log worker, off the request thread.
+      // Rollup compaction and log retention run in the log worker, off the request thread
+      // (multi-instance: no worker, the leader keeps PostgreSQL's log; maintain is a no-op).
       start: () => logSink.maintain({ retentionDays: deps.config.logRetentionDays }),
-      stop: async () => {
+      stop: shared ? async () => {
+        left.rows = await drainToShared(logWriter, shared.logs, flushMs(), {
+          rejected: (ids) => logger.error({ rows: ids.length, ids }, "request log rows rejected at shutdown"),
+          strayLedger: (entries) => logger.error({ entries }, "ledger entries not written: in the multi-instance mode charges are PostgreSQL's"),
+          lost: (err, rows) => logger.error({ err, rows }, "request log rows not written at shutdown"),
+        });
+      } : async () => {
         await logWriter.drainWithin(flushMs());
         await logSink.close();
         // Rows the worker did not commit (it failed or ran out of time): one last try on this thread.
@@ -135,6 +143,10 @@ export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => numb
       return keepRateLimits(deps.rateLimits, config.dataDir, deps.clock, (err) => logger.warn({ err }, "rate-limit state not saved"));
     }),
     timed("idle gc", () => startIdleGc(lifecycle, () => deps.logSink.collect())),
+  );
+  // Multi-instance: alerts, webhooks and their event sources keep their state in this instance's
+  // SQLite, so they are off (their routes answer 503; docs/scale-out.md).
+  if (!deps.shared) services.push(
     { name: "alert rules", start: () => deps.alerts.start(), stop: () => deps.alerts.stop() },
     { name: "webhook dispatcher", start: () => deps.webhooks.start(), stop: () => deps.webhooks.stop() },
     { name: "event sources", start: () => deps.eventSources.start(), stop: () => deps.eventSources.stop() },

@@ -3,7 +3,8 @@
 // functions as the public and admin APIs.
 import { Elysia } from "elysia";
 import type { Deps } from "../pipeline/deps.ts";
-import { pagesRoute } from "./pages-route.ts";
+import { notShared } from "./not-shared.ts";
+import { PAGE_PATHS, pagesRoute } from "./pages-route.ts";
 import { dashboardSecurityHeaders } from "./security-headers.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { auditRoutes } from "./audit-routes.ts";
@@ -21,7 +22,23 @@ import { statusRoutes } from "./status-routes.ts";
 
 export const DASHBOARD_API_PREFIX = "/dashboard/api";
 
+/** Multi-instance: sessions, SSO, webhooks, alerts and status posts are one instance's state, so
+ * every dashboard and status page path answers 503 (docs/scale-out.md). */
+function notSharedDashboard() {
+  const app = new Elysia({ name: "gw-dashboard" });
+  const dashboard = () => {
+    throw notShared("The dashboard");
+  };
+  const statusPage = () => {
+    throw notShared("The status page");
+  };
+  for (const path of [...PAGE_PATHS, "/assets/*", DASHBOARD_API_PREFIX, `${DASHBOARD_API_PREFIX}/*`]) app.all(path, dashboard);
+  for (const path of ["/status", "/status.json", "/status.css"]) app.all(path, statusPage);
+  return app;
+}
+
 export const dashboardRoutes = (deps: Deps) => {
+  if (deps.shared) return notSharedDashboard();
   return new Elysia({ name: "gw-dashboard" })
     // Before the dashboard's headers: the public status page sets its own (no script at all).
     .use(statusRoutes(deps))

@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import { GwError } from "../../errors/gw-error.ts";
 import { incidentPageQuery } from "../../monitoring/alerts/alert-rules.ts";
 import type { Deps } from "../../pipeline/deps.ts";
+import { adminNotShared, notShared } from "./not-shared.ts";
 import { parseJsonObject, readBodyText } from "../../schema/validate.ts";
 
 const readJson = async (request: Request) => parseJsonObject(await readBodyText(request));
@@ -13,7 +14,20 @@ export const alertRoutes = (deps: Deps) => {
     if (!deps.repos.projects.get(id)) throw new GwError("not_found", `No project '${id}'.`, { param: "id" });
     return id;
   };
-  return new Elysia()
+  const app = new Elysia();
+  if (deps.shared) {
+    // Multi-instance: rules and incidents are one instance's (docs/scale-out.md). Scoped, so it
+    // also answers for admin-routes.ts' own unshared routes registered after this plugin (SSO,
+    // the audit log, invoices), after that file's token check.
+    app.onBeforeHandle({ as: "scoped" }, ({ route }) => {
+      const refusal = adminNotShared(route);
+      if (refusal) throw refusal;
+    });
+    app.onBeforeHandle(() => {
+      throw notShared("Alert rules and incidents");
+    });
+  }
+  return app
     .post("/projects/:id/alert-rules", async ({ request, params, set }) => {
       const projectId = projectOr404(params.id);
       const rule = deps.alerts.create(projectId, await readJson(request));

@@ -3,6 +3,7 @@
 import { Elysia } from "elysia";
 import { invalidRequest } from "../../errors/gw-error.ts";
 import type { Deps } from "../../pipeline/deps.ts";
+import { notShared } from "./not-shared.ts";
 import { parseJsonObject, readBodyText } from "../../schema/validate.ts";
 
 const readJson = async (request: Request) => parseJsonObject(await readBodyText(request));
@@ -21,8 +22,13 @@ function pageQuery(params: URLSearchParams): { limit?: number; after?: string } 
   return q;
 }
 
-export const statusAdminRoutes = (deps: Deps) =>
-  new Elysia()
+export const statusAdminRoutes = (deps: Deps) => {
+  const app = new Elysia();
+  // Multi-instance: the status page's posts are one instance's (docs/scale-out.md).
+  if (deps.shared) app.onBeforeHandle(() => {
+    throw notShared("The status page");
+  });
+  return app
     .get("/status/posts", ({ request }) => deps.statusPage.posts(pageQuery(new URL(request.url).searchParams)))
     .post("/status/incidents", async ({ request, set }) => {
       const post = deps.statusPage.createIncident(await readJson(request));
@@ -41,3 +47,4 @@ export const statusAdminRoutes = (deps: Deps) =>
       return post;
     }, { parse: "none" })
     .delete("/status/posts/:post_id", ({ params }) => deps.statusPage.removePost(params.post_id));
+};

@@ -3,6 +3,7 @@
 import { Elysia } from "elysia";
 import { GwError, invalidRequest } from "../../errors/gw-error.ts";
 import type { Deps } from "../../pipeline/deps.ts";
+import { notShared } from "./not-shared.ts";
 import { parseJsonObject, readBodyText } from "../../schema/validate.ts";
 
 const readJson = async (request: Request) => parseJsonObject(await readBodyText(request));
@@ -21,7 +22,12 @@ export const webhookRoutes = (deps: Deps) => {
     if (!deps.repos.projects.get(id)) throw new GwError("not_found", `No project '${id}'.`, { param: "id" });
     return id;
   };
-  return new Elysia()
+  const app = new Elysia();
+  // Multi-instance: endpoints and deliveries are one instance's (docs/scale-out.md).
+  if (deps.shared) app.onBeforeHandle(() => {
+    throw notShared("Webhooks");
+  });
+  return app
     .post("/projects/:id/webhooks", async ({ request, params, set }) => {
       const projectId = projectOr404(params.id);
       const created = await deps.webhooks.create(projectId, await readJson(request));

@@ -8,6 +8,7 @@ import { ratingTarget } from "../../routing/feedback-quality.ts";
 import { parseFeedback } from "../../schema/feedback.ts";
 import { readBodyText } from "../../schema/validate.ts";
 import type { RequestRecord } from "../../store/repos/requests.ts";
+import { notShared } from "../admin/not-shared.ts";
 import { authPlugin } from "../auth.ts";
 import { jsonResponse } from "../context.ts";
 import { validationErrorResponse } from "../validation-error.ts";
@@ -27,6 +28,8 @@ export const feedbackRoute = (deps: Deps) =>
   new Elysia().use(authPlugin(deps)).post(
     "/requests/:request_id/feedback",
     async ({ request, params, requestId, auth }) => {
+      // Multi-instance: ratings and the router's quality sums are one instance's (docs/scale-out.md).
+      if (deps.shared) throw notShared("Feedback");
       // The body first: a malformed rating answers 422 whatever the id.
       const parsed = parseFeedback(await readBodyText(request));
       if (!parsed.ok) return validationErrorResponse(parsed, requestId);

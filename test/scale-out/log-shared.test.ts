@@ -1,0 +1,175 @@
+// The request log in the multi-instance mode, two instances in one process on one PostgreSQL and
+// one Redis (docs/scale-out.md): rows written through either are read through both, nothing lands
+// in an instance's own SQLite, unshared features answer 503, and a stop writes what it queued.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createProject } from "../../src/admin/projects.ts";
+import { issueKey } from "../../src/auth/api-keys.ts";
+import { loadConfig } from "../../src/config/env.ts";
+import { systemClock } from "../../src/lib/clock.ts";
+import { createLogger } from "../../src/observability/logger.ts";
+import { startServer, type RunningServer } from "../../src/server.ts";
+import { openSharedState } from "../../src/shared-state.ts";
+import type { SharedState } from "../../src/store/shared.ts";
+import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { startPostgres, startRedis, type PostgresService, type Service } from "../helpers/services.ts";
+import { upstreamEnv } from "../helpers/start-gw.ts";
+import { ADMIN_TOKEN, get, post } from "../helpers/test-gw.ts";
+import { record } from "../store/contract/request-log.contract.ts";
+
+type Instance = { server: RunningServer; shared: SharedState; origin: string };
+
+let pg: PostgresService;
+let redis: Service;
+let upstream: ScriptedUpstream;
+let dir: string;
+const instances: Instance[] = [];
+let projectId: string;
+let key: string;
+
+async function startInstance(n: number): Promise<Instance> {
+  const config = loadConfig({ port: "0", data: join(dir, `data-${n}`) }, {
+    GW_ADMIN_TOKEN: ADMIN_TOKEN, GW_DATABASE_URL: pg.url, GW_REDIS_URL: redis.url, GW_SECRET_KEY: "log-test-secret-key-0123456789abcdef0123456789ab",
+    GW_SEMANTIC_EMBEDDER: "off", GW_STORAGE_RESERVE_MB: "1", GW_TEST_TRACES_PER_MIN: "1000000", ...upstreamEnv("openai", upstream.url, "sk-log"),
+  });
+  const logger = createLogger(process.env.GW_TEST_LOG_LEVEL ?? "silent");
+  const shared = await openSharedState(config, { clock: systemClock, logger });
+  const server = startServer(config, { shared, logger, quiet: true });
+  return { server, shared, origin: server.url.replace(/\/v1$/, "") };
+}
+
+beforeAll(async () => {
+  [pg, redis, upstream] = await Promise.all([startPostgres(), startRedis(), startScriptedUpstream()]);
+  dir = mkdtempSync(join(tmpdir(), "gw-log-shared-"));
+  for (const n of [0, 1]) instances.push(await startInstance(n));
+  // One project and test key, in PostgreSQL and in both instances' mirrors of it.
+  const [a, b] = instances as [Instance, Instance];
+  const created = createProject(a.server.deps.repos.projects, { name: "log" });
+  const { balance: _, ...p } = created;
+  const issued = issueKey(a.server.deps.repos.apiKeys, { projectId: p.id, scopes: ["chat", "requests"], mode: "test" });
+  b.server.deps.repos.projects.create(created);
+  b.server.deps.repos.apiKeys.create(issued.key);
+  await a.shared.tenants.projects.create(p);
+  await a.shared.tenants.keys.create(issued.key);
+  projectId = p.id;
+  key = issued.secret;
+});
+afterAll(async () => {
+  for (const i of instances) {
+    await i.server.stop();
+    await i.shared.close().catch(() => undefined);
+  }
+  await Promise.all([upstream?.stop(), redis?.stop(), pg?.stop()]);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const chat = (i: Instance, text: string) =>
+  post(`${i.server.url}/chat/completions`, key, { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: text }], max_tokens: 16 });
+
+type ListBody = { data: Array<{ request_id: string }>; has_more: boolean };
+
+describe("request log on PostgreSQL", () => {
+  test("rows written through either instance are listed, with their traces, by both; none in their own SQLite", async () => {
+    const [a, b] = instances as [Instance, Instance];
+    for (let n = 0; n < 6; n++) expect((await chat(instances[n % 2]!, `question ${n}`)).status).toBe(200);
+    // Each instance's writer commits its own rows (reads drain only the reading instance's queue).
+    await Promise.all([a.server.deps.logWriter.drain(), b.server.deps.logWriter.drain()]);
+    const lists = await Promise.all(instances.map(async (i) => {
+      const res = await get(`${i.server.url}/requests?limit=100`, key);
+      expect(res.status).toBe(200);
+      return (await res.json()) as ListBody;
+    }));
+    expect(lists[0]!.data).toHaveLength(6);
+    expect(lists[1]).toEqual(lists[0]!);
+    for (const { request_id: id } of lists[0]!.data) {
+      const details = await Promise.all(instances.map(async (i) => (await get(`${i.server.url}/requests/${id}`, key)).json()));
+      expect(details[1]).toEqual(details[0]);
+      const detail = details[0] as { request_id: string; trace: { trace_id: string; spans?: unknown[] } | null };
+      expect(detail.request_id).toBe(id);
+      expect(detail.trace?.spans?.length).toBeGreaterThan(0);
+    }
+    for (const i of instances) {
+      expect(i.server.deps.repos.requests.list(projectId, { limit: 100 }).rows).toHaveLength(0);
+      expect(i.server.deps.db.query("SELECT count(*) AS n FROM ledger").get()).toEqual({ n: 0 });
+    }
+    const unknown = await get(`${b.server.url}/requests/req_nope`, key);
+    expect(unknown.status).toBe(404);
+  });
+
+  test("GET /v1/metrics counts every instance's requests, the same on both", async () => {
+    const bodies = await Promise.all(instances.map(async (i) => {
+      const res = await get(`${i.server.url}/metrics?period=1h`, key);
+      expect(res.status).toBe(200);
+      return res.json();
+    }));
+    expect(bodies[1]).toEqual(bodies[0]);
+    expect((bodies[0] as { requests: number }).requests).toBe(6);
+  });
+
+  test("a workflow's cost logged through one instance is what the other's budget starts from", async () => {
+    const [a, b] = instances as [Instance, Instance];
+    const now = Date.now();
+    for (const cost of [0.25, 0.5]) a.server.deps.logWriter.enqueue(record(projectId, now, { workflowId: "wf_shared", cost }));
+    await a.server.deps.logWriter.drain();
+    const budgets = b.server.deps.workflowBudgets;
+    await budgets.prepare(projectId, "wf_shared");
+    expect(budgets.remaining(projectId, "wf_shared", 2)).toBeCloseTo(1.25, 9);
+    // Read once per second at most: the next request in that second asks nothing.
+    expect(budgets.prepare(projectId, "wf_shared")).toBeNull();
+  });
+});
+
+describe("features not shared yet", () => {
+  const admin = (i: Instance, method: string, path: string, token: string | null = ADMIN_TOKEN) =>
+    fetch(`${i.server.url}/admin${path}`, { method, headers: token ? { authorization: `Bearer ${token}`, "content-type": "application/json" } : {}, ...(method === "GET" ? {} : { body: "{}" }) });
+
+  test("answer 503 service_unavailable naming docs/scale-out.md; health and the shared routes still answer", async () => {
+    const i = instances[1]!;
+    const refused: Array<[string, Promise<Response>]> = [
+      ["dashboard page", fetch(`${i.origin}/`)],
+      ["dashboard requests page", fetch(`${i.origin}/requests`)],
+      ["dashboard asset", fetch(`${i.origin}/assets/app.js`)],
+      ["dashboard api", fetch(`${i.origin}/dashboard/api/session`)],
+      ["dashboard sign-in", fetch(`${i.origin}/dashboard/api/session`, { method: "POST", body: "{}" })],
+      ["status page", fetch(`${i.origin}/status`)],
+      ["status json", fetch(`${i.origin}/status.json`)],
+      ["feedback", post(`${i.server.url}/requests/req_x/feedback`, key, { rating: 1 })],
+      ["webhooks", admin(i, "GET", `/projects/${projectId}/webhooks`)],
+      ["webhook create", admin(i, "POST", `/projects/${projectId}/webhooks`)],
+      ["alert rules", admin(i, "GET", `/projects/${projectId}/alert-rules`)],
+      ["incidents", admin(i, "GET", `/projects/${projectId}/incidents`)],
+      ["status posts", admin(i, "GET", "/status/posts")],
+      ["sso", admin(i, "GET", `/projects/${projectId}/sso`)],
+      ["sso put", admin(i, "PUT", `/projects/${projectId}/sso`)],
+      ["audit log", admin(i, "GET", "/audit-log")],
+      ["invoices", admin(i, "GET", `/projects/${projectId}/invoices`)],
+    ];
+    for (const [what, pending] of refused) {
+      const res = await pending;
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect({ what, status: res.status, code: body.error.code }).toEqual({ what, status: 503, code: "service_unavailable" });
+      expect(body.error.message).toContain("docs/scale-out.md");
+    }
+    // The admin token is still checked first; the shared admin routes and health still answer.
+    expect((await admin(i, "GET", "/audit-log", null)).status).toBe(401);
+    expect((await admin(i, "GET", `/projects/${projectId}`)).status).toBe(200);
+    expect((await fetch(`${i.origin}/healthz`)).status).toBe(200);
+    expect((await fetch(`${i.origin}/readyz`)).status).toBe(200);
+  });
+});
+
+describe("stop", () => {
+  test("a stop writes every row still queued to PostgreSQL", async () => {
+    const a = instances[0]!;
+    const rows = Array.from({ length: 500 }, (_, n) => record(projectId, Date.now(), { tags: [`stop-${n}`] }));
+    for (const r of rows) a.server.deps.logWriter.enqueue(r);
+    expect(a.server.deps.logWriter.pending).toBeGreaterThan(0);
+    await a.server.stop();
+    const found: Array<{ n: number }> = await instances[1]!.shared.pg.sql.unsafe(
+      "SELECT count(*)::int AS n FROM requests WHERE project_id = $1 AND id IN (SELECT jsonb_array_elements_text($2::text::jsonb))",
+      [projectId, JSON.stringify(rows.map((r) => r.id))]);
+    expect(found[0]!.n).toBe(500);
+  });
+});
