@@ -54,8 +54,12 @@ export function storeAnswer(deps: Deps, state: RequestState, completion: ChatCom
     if (deps.shared !== null) {
       // Multi-instance: written to Redis off the answer's path; a failed write only loses the entry.
       const requestId = state.requestId;
-      deps.shared.fast.answers.put({ ...record, usage: { ...record.usage } }).catch((err: unknown) =>
-        deps.logger.warn({ err, request_id: requestId }, "response cache unavailable; the answer was not stored"));
+      const answers = deps.shared.fast.answers;
+      answers.put({ ...record, usage: { ...record.usage } }).catch((err: unknown) => {
+        // Redis down is said once (cache-lookup's miss says it too), anything else each time.
+        if (!(err instanceof RedisFailure)) deps.logger.warn({ err, request_id: requestId }, "response cache unavailable; the answer was not stored");
+        else if (answers.outage.fail()) deps.logger.error({ err }, "Redis unavailable: the response cache is skipped (misses, nothing stored) until it answers");
+      });
       return;
     }
     const entry = deps.answers.put(record);

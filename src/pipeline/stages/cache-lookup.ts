@@ -8,7 +8,8 @@ import type { Deps } from "../deps.ts";
 import { cacheUnavailable, serveCached } from "../cache-slice.ts";
 import { need, type CacheState, type RequestState } from "../state.ts";
 import type { CachedAnswer } from "../../cache/answer-store-types.ts";
-import type { SharedAnswerStore } from "../../store/answer-cache-store.ts";
+import type { RedisAnswerStore } from "../../store/redis/answers.ts";
+import { RedisFailure } from "../../store/redis/redis-call.ts";
 import { semanticLookup } from "./cache-semantic.ts";
 
 export function cacheLookup(deps: Deps, state: RequestState): void | Promise<void> {
@@ -55,12 +56,17 @@ export function cacheLookup(deps: Deps, state: RequestState): void | Promise<voi
 
 /** Multi-instance: the exact answer from Redis, shared by every instance (the semantic cache is off
  * there). A failed read is a miss, never an error answer. */
-function sharedLookup(deps: Deps, state: RequestState, cache: CacheState, answers: SharedAnswerStore): Promise<void> {
+function sharedLookup(deps: Deps, state: RequestState, cache: CacheState, answers: RedisAnswerStore): Promise<void> {
   return answers.get(state.auth.project.id, cache.exactKey!, deps.clock.now()).then(
     (entry) => {
       if (entry && serveCached(deps, state, entry as CachedAnswer, "exact")) return;
       cache.missReason = entry ? "model_gone" : "not_found";
     },
-    (err: unknown) => cacheUnavailable(deps, state, err),
+    (err: unknown) => {
+      if (!(err instanceof RedisFailure)) return cacheUnavailable(deps, state, err);
+      // Redis down: every request is a miss until it answers; said once, not per request.
+      Object.assign(cache, { result: "error", missReason: "cache_unavailable", write: false });
+      if (answers.outage.fail()) deps.logger.error({ err }, "Redis unavailable: the response cache is skipped (misses, nothing stored) until it answers");
+    },
   );
 }

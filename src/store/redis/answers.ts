@@ -6,7 +6,7 @@ import type { Invalidation } from "../../schema/cache-invalidate.ts";
 import type { NewCacheRecord, SharedAnswerStore } from "../answer-cache-store.ts";
 import type { CacheRecord } from "../repos/cache-entries.ts";
 import { byIdScript, getScript, invalidateAllScript, invalidateTagsScript, putScript } from "./answers-scripts.ts";
-import { REDIS_TIMEOUT_MS, RedisFailure, textFields } from "./redis-call.ts";
+import { OutageLatch, REDIS_TIMEOUT_MS, RedisFailure, textFields } from "./redis-call.ts";
 
 export interface RedisAnswerStoreOptions {
   /** Epoch ms, for the PX of a new entry (its expiresAt minus now). */
@@ -22,6 +22,8 @@ export class RedisAnswerStore implements SharedAnswerStore {
   private readonly timeoutMs: number;
   private readonly listeners: Array<(ids: number[]) => void> = [];
   private readonly onError: (err: unknown, context: string) => void;
+  /** Reads and writes that reached Redis clear it; the request path says an outage once through it. */
+  readonly outage = new OutageLatch();
 
   constructor(private readonly client: RedisClient, options: RedisAnswerStoreOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -31,7 +33,9 @@ export class RedisAnswerStore implements SharedAnswerStore {
   }
 
   async get(projectId: string, key: string, now: number): Promise<CacheRecord | null> {
-    return live(await getScript.run(this.client, [this.genOf(projectId)], [this.base, projectId, key], this.timeoutMs), now);
+    const reply = await getScript.run(this.client, [this.genOf(projectId)], [this.base, projectId, key], this.timeoutMs);
+    this.outage.ok();
+    return live(reply, now);
   }
 
   async byId(projectId: string, id: number, now: number): Promise<CacheRecord | null> {
@@ -45,6 +49,7 @@ export class RedisAnswerStore implements SharedAnswerStore {
     if (px <= 0) throw new RedisFailure("error", "answers put", "entry already expired");
     const reply = textFields(await putScript.run(this.client, [this.genOf(entry.projectId), `${this.base}seq`],
       [this.base, entry.projectId, entry.key, JSON.stringify(stored), String(px), JSON.stringify(tags), ...tags], this.timeoutMs), "answers put");
+    this.outage.ok();
     if (reply[1]) this.emit([Number(reply[1])]);
     return { ...stored, id: Number(reply[0]) };
   }

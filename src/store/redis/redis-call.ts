@@ -12,6 +12,22 @@ export class RedisFailure extends Error {
   }
 }
 
+/** Says an outage once: `fail()` is true for the first failure after a success, so a caller on the
+ * request path logs "Redis unavailable" once, not once per request. */
+export class OutageLatch {
+  private down = false;
+
+  fail(): boolean {
+    if (this.down) return false;
+    this.down = true;
+    return true;
+  }
+
+  ok(): void {
+    this.down = false;
+  }
+}
+
 /** The default bound of one call: short, since it sits on the request path. */
 export const REDIS_TIMEOUT_MS = 250;
 
