@@ -7,7 +7,7 @@ import { createProject, parseProjectPatch, projectView, updateProject } from "..
 import { deleteProviderKey, putProviderKey } from "../admin/provider-keys.ts";
 import { isKeyScope, issueKey } from "../auth/api-keys.ts";
 import type { KeyScope } from "../config/constants.ts";
-import { UsageError, type Flags } from "../config/env.ts";
+import { loadConfig, UsageError, type Flags } from "../config/env.ts";
 import { GwError } from "../errors/gw-error.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import { keyEvent } from "../monitoring/events/event-sources.ts";
@@ -71,8 +71,19 @@ function providerKeyBody(flags: Flags) {
   return validateProviderKey(body);
 }
 
+/** In the multi-instance mode the data directory holds one instance's mirror of PostgreSQL's
+ * projects and keys, and the balances are PostgreSQL's: a command here would read or change only
+ * that copy, so each refuses, pointing at the admin API (docs/scale-out.md). */
+export function refuseWhenShared(name: string, flags: Flags): void {
+  if (loadConfig(flags).stateMode !== "multi-instance") return;
+  throw new Error(`'gw ${name}' reads and writes this machine's data directory only; in the multi-instance mode (GW_DATABASE_URL and GW_REDIS_URL set) ` +
+    "projects, keys, provider keys and credits are PostgreSQL's and every instance serves them. " +
+    "Use the admin API of any instance instead (e.g. POST /v1/admin/projects with GW_ADMIN_TOKEN; docs/api.md \"Admin API\").");
+}
+
 /** Runs one admin command; its answer is printed as JSON. */
 export function runAdminCommand(name: string, args: readonly string[], flags: Flags, ctx: AdminContext): unknown {
+  refuseWhenShared(name, flags);
   const project = str(flags, "project") ?? "";
   switch (name) {
     case "projects create":

@@ -1,0 +1,133 @@
+// The tenant mirror in one process on real PostgreSQL and Redis (docs/scale-out.md): admin writes
+// are PostgreSQL's when answered; rows written by another instance authenticate at once, and its bus
+// messages are applied; with PostgreSQL gone admin writes answer 503 and change nothing here.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { RedisClient, SQL } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_SCOPES } from "../../src/config/constants.ts";
+import { sha256Hex } from "../../src/lib/hash.ts";
+import { newKeyId, newKeySecret } from "../../src/lib/ids.ts";
+import type { ApiKey } from "../../src/store/repos/api-keys.ts";
+import { loadConfig } from "../../src/config/env.ts";
+import { systemClock } from "../../src/lib/clock.ts";
+import { createLogger } from "../../src/observability/logger.ts";
+import { startServer, type RunningServer } from "../../src/server.ts";
+import { openSharedState } from "../../src/shared-state.ts";
+import { TENANT_CHANNEL } from "../../src/store/redis/bus.ts";
+import type { SharedState } from "../../src/store/shared.ts";
+import { startPostgres, startRedis, type PostgresService, type Service } from "../helpers/services.ts";
+import { ADMIN_TOKEN, post } from "../helpers/test-gw.ts";
+import { waitFor } from "../helpers/wait-for.ts";
+
+let pg: PostgresService;
+let redis: Service;
+let shared: SharedState;
+let server: RunningServer;
+let dir: string;
+
+beforeAll(async () => {
+  [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
+  dir = mkdtempSync(join(tmpdir(), "gw-tenants-"));
+  const config = loadConfig({ port: "0", data: join(dir, "data") }, {
+    GW_ADMIN_TOKEN: ADMIN_TOKEN, GW_DATABASE_URL: pg.url, GW_REDIS_URL: redis.url, GW_SECRET_KEY: "tenants-test-secret-key-0123456789abcdef0123456789",
+    GW_SEMANTIC_EMBEDDER: "off", GW_STORAGE_RESERVE_MB: "1",
+  });
+  const logger = createLogger(process.env.GW_TEST_LOG_LEVEL ?? "silent");
+  shared = await openSharedState(config, { clock: systemClock, logger });
+  server = startServer(config, { shared, logger, quiet: true });
+});
+afterAll(async () => {
+  await server?.stop();
+  await shared?.close().catch(() => undefined);
+  await Promise.all([redis?.stop(), pg?.stop()]);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const admin = (method: string, path: string, body?: unknown) => fetch(`${server.url}/admin${path}`, {
+  method,
+  headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+  body: body === undefined ? undefined : JSON.stringify(body),
+});
+const chat = (key: string) => post(`${server.url}/chat/completions`, key, { model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi." }] });
+
+const models = (key: string) => fetch(`${server.url}/models`, { headers: { authorization: `Bearer ${key}` } });
+
+async function json<T>(res: Response, status: number): Promise<T> {
+  const text = await res.text();
+  expect(`${res.status} ${text}`).toStartWith(`${status} `);
+  return JSON.parse(text) as T;
+}
+
+/** PostgreSQL's own rows, read on a connection of the test's. */
+async function inPostgres<T>(read: (sql: SQL) => Promise<T>): Promise<T> {
+  const sql = new SQL(pg.url);
+  try {
+    return await read(sql);
+  } finally {
+    await sql.close();
+  }
+}
+
+let project = "";
+let key = "";
+let keyId = "";
+
+test("admin writes are in PostgreSQL when they are answered", async () => {
+  ({ id: project } = await json<{ id: string }>(await admin("POST", "/projects", { name: "first", policy: { cache: false } }), 201));
+  ({ key, id: keyId } = await json<{ key: string; id: string }>(await admin("POST", `/projects/${project}/keys`, { mode: "test" }), 201));
+  await json(await admin("PATCH", `/projects/${project}`, { name: "first-renamed" }), 200);
+  const rows = await inPostgres(async (sql) => ({
+    projects: await sql`SELECT name, policy FROM projects WHERE id = ${project}`,
+    keys: await sql`SELECT project_id, revoked_at FROM api_keys WHERE id = ${keyId}`,
+  }));
+  expect(rows.projects[0].name).toBe("first-renamed");
+  expect(JSON.parse(rows.projects[0].policy)).toEqual({ cache: false });
+  expect(rows.keys[0]).toEqual({ project_id: project, revoked_at: null });
+  await json(await chat(key), 200);
+});
+
+test("a project and key written by another instance authenticate here at once, and its bus messages are applied", async () => {
+  // Straight into PostgreSQL, as another instance would: this one has no row of it yet.
+  const p = { id: "prj_elsewhere", name: "elsewhere", plan: "pro" as const, billingMode: "postpaid" as const, creditLimit: null, policy: {}, createdAt: Date.now() };
+  await shared.tenants.projects.create(p);
+  const secret = `gw_test_${newKeySecret()}`;
+  const issued = { secret, key: { id: newKeyId(), projectId: p.id, name: null, keyHash: sha256Hex(secret), mode: "test", scopes: [...DEFAULT_SCOPES], byok: false, ipAllowlist: null, createdAt: Date.now(), revokedAt: null } satisfies ApiKey };
+  await shared.tenants.keys.create(issued.key);
+  expect(server.deps.repos.apiKeys.findByHash(issued.key.keyHash)).toBeNull();
+  await json(await chat(issued.secret), 200);
+  expect(server.deps.repos.apiKeys.findByHash(issued.key.keyHash)?.projectId).toBe(p.id);
+  // Revoked there and said on the bus: refused here without waiting for the periodic reload.
+  await shared.tenants.keys.revoke(p.id, issued.key.id, Date.now());
+  const publisher = new RedisClient(redis.url);
+  try {
+    // Said again each round: the subscription is made as the server starts, maybe after the first.
+    await waitFor(async () => {
+      await publisher.publish(TENANT_CHANNEL, JSON.stringify({ kind: "key", project: p.id, id: issued.key.id, from: "gw_another" }));
+      return (await chat(issued.secret)).status === 401;
+    }, { timeoutMs: 5_000, what: "the revoke applied from the bus" });
+  } finally {
+    publisher.close();
+  }
+});
+
+test("PostgreSQL gone: admin writes answer 503 and change nothing; a mirrored key still authenticates, an unknown one is 503", async () => {
+  await pg.stop();
+  const refused = await json<{ error: { code: string } }>(await admin("POST", "/projects", { name: "never" }), 503);
+  expect(refused.error.code).toBe("service_unavailable");
+  await json(await admin("PATCH", `/projects/${project}`, { name: "never-renamed" }), 503);
+  await json(await admin("POST", `/projects/${project}/keys`, { mode: "test" }), 503);
+  await json(await admin("DELETE", `/keys/${keyId}`), 503);
+  await json(await admin("PUT", `/projects/${project}/provider-keys/openai`, { api_key: "sk-never" }), 503);
+  // Nothing of it reached this instance's mirror.
+  expect(server.deps.repos.projects.list().map((p) => p.name)).toEqual(["first-renamed", "elsewhere"]);
+  const keys = await json<{ data: Array<{ revoked_at: string | null }> }>(await admin("GET", `/projects/${project}/keys`), 200);
+  expect(keys.data.map((k) => k.revoked_at)).toEqual([null]);
+  expect(server.deps.repos.providerKeys.list(project)).toEqual([]);
+  // The key still authenticates from the mirror (a call needing no money nor log); one it does not
+  // hold cannot be checked: 503, not 401.
+  await json(await models(key), 200);
+  const unknown = await json<{ error: { code: string } }>(await models(`gw_test_${"a".repeat(40)}`), 503);
+  expect(unknown.error.code).toBe("service_unavailable");
+});
