@@ -57,7 +57,7 @@ afterAll(async () => {
 /** A project with a live key, in PostgreSQL and in the instance's mirror of it. */
 async function project(body: Omit<CreateProjectBody, "name">): Promise<{ id: string; key: string }> {
   const { balance: _, ...p } = createProject(server.deps.repos.projects, { name: "money", ...body });
-  const { key, secret } = issueKey(server.deps.repos.apiKeys, { projectId: p.id, scopes: ["chat"], mode: "live" });
+  const { key, secret } = issueKey(server.deps.repos.apiKeys, { projectId: p.id, scopes: ["chat", "embeddings"], mode: "live" });
   await shared.tenants.projects.create(p);
   await shared.tenants.keys.create(key);
   return { id: p.id, key: secret };
@@ -154,6 +154,25 @@ describe("money on PostgreSQL, one instance", () => {
     expect(rows.length).toBe(1);
     expect(rows[0]?.request_id).toBe(res.headers.get("x-gw-request-id"));
     expect(await shared.money.figures(p.id)).toEqual({ balance: 10 * worst - rows[0]!.amount, reserved: 0 });
+  });
+
+  test("no terms to check (postpaid, no budgets): no hold, the charge is written at meter", async () => {
+    const p = await project({});
+    upstream.script({ body: answerWith(boundMessageTokens(messages), MAX_TOKENS) }, 1);
+    expect((await chat(p.key)).status).toBe(200);
+    upstream.reset();
+    expect((await ledger(p.id)).map((r) => [r.kind, r.amount])).toEqual([["charge", worst]]);
+    expect(await shared.money.figures(p.id)).toEqual({ balance: -worst, reserved: 0 });
+  });
+
+  test("embeddings: held and charged through PostgreSQL like chat", async () => {
+    const p = await project({ billing: { mode: "prepaid" } });
+    await shared.money.credit(p.id, 1_000_000_000, "test", Date.now());
+    const res = await post(`${server.url}/embeddings`, p.key, { model: "openai/text-embedding-3-small", input: "quarterly numbers" });
+    expect(res.status).toBe(200);
+    const rows = await ledger(p.id);
+    expect(rows.map((r) => r.kind)).toEqual(["credit", "hold", "charge"]);
+    expect(await shared.money.figures(p.id)).toEqual({ balance: 1_000_000_000 - rows[2]!.amount, reserved: 0 });
   });
 
   test("a failed upstream call releases its hold: nothing charged, nothing left reserved", async () => {
