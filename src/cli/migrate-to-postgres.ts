@@ -76,6 +76,14 @@ async function refuseIfNotEmpty(q: SQL): Promise<void> {
     "(dropdb and createdb, or DROP DATABASE and CREATE DATABASE) and run it again.");
 }
 
+/** The message to print: connection errors may quote the URL; a constraint names the row. */
+function failure(err: unknown): string {
+  if (!(err instanceof SQL.PostgresError)) return redactUrl(err instanceof Error ? err.message : String(err));
+  const detail = (err as { detail?: unknown }).detail;
+  const what = `${redactUrl(err.message)}${typeof detail === "string" ? ` (${detail})` : ""}`;
+  return /^23/.test(err.errno ?? "") ? `PostgreSQL refused a row of the copy: ${what}. Nothing was copied.` : what;
+}
+
 const target = (url: string): string => {
   const u = new URL(url);
   return `${u.hostname}:${u.port || "5432"}${u.pathname}`;
@@ -139,8 +147,7 @@ export async function migrateToPostgres(o: MigrateOptions): Promise<MigrationRep
         next: "Start every instance with GW_DATABASE_URL, GW_REDIS_URL and this GW_SECRET_KEY (docs/scale-out.md). This data directory is unchanged; keep it as a backup and serve no more from it.",
       };
     } catch (err) {
-      // Connection errors may quote the URL.
-      throw err instanceof Error ? new Error(redactUrl(err.message)) : err;
+      throw new Error(failure(err));
     } finally {
       await sql.close({ timeout: 1 });
       db.close();

@@ -200,7 +200,7 @@ describe("gw migrate-to-postgres", () => {
     expect((await sql`SELECT count(*)::int AS n FROM ledger`)[0].n).toBe(ledger);
   }, 60_000);
 
-  test("--skip-log leaves the log behind; a secret that opens with no key refuses and rolls all of it back", async () => {
+  test("--skip-log leaves the log behind; a secret no key opens, or a ledger PostgreSQL refuses, rolls all of it back", async () => {
     // Copies made with `gw backup`, each into a database of its own on the same server.
     const copyOf = async (name: string) => {
       const dir = join(dataDir, name);
@@ -230,13 +230,28 @@ describe("gw migrate-to-postgres", () => {
     const refused = await runGw(["migrate-to-postgres", "--data", keyless.dir], { cwd: dataDir, env: { GW_DATABASE_URL: keyless.url, GW_SECRET_KEY: SECRET } });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("opens with neither GW_SECRET_KEY nor");
-    const empty = new SQL({ url: keyless.url, max: 1 });
-    try {
-      const [n] = await empty`SELECT (SELECT count(*) FROM projects)::int AS projects, (SELECT count(*) FROM api_keys)::int AS keys, (SELECT count(*) FROM ledger)::int AS ledger`;
-      expect(n).toEqual({ projects: 0, keys: 0, ledger: 0 });
-    } finally {
-      await empty.close();
-    }
+    const nothingIn = async (url: string) => {
+      const empty = new SQL({ url, max: 1 });
+      try {
+        const [n] = await empty`SELECT (SELECT count(*) FROM projects)::int AS projects, (SELECT count(*) FROM api_keys)::int AS keys, (SELECT count(*) FROM ledger)::int AS ledger`;
+        expect(n).toEqual({ projects: 0, keys: 0, ledger: 0 });
+      } finally {
+        await empty.close();
+      }
+    };
+    await nothingIn(keyless.url);
+
+    // A ledger with two charges for one request breaks PostgreSQL's once-per-request index: refused, named, nothing copied.
+    const twice = await copyOf("gw_twice");
+    const db = new Database(join(twice.dir, "gw.sqlite"));
+    db.run(`INSERT INTO ledger (project_id, kind, amount, request_id, created_at)
+      SELECT project_id, kind, amount, request_id, created_at FROM ledger WHERE kind = 'charge' LIMIT 1`);
+    db.close();
+    const dup = await runGw(["migrate-to-postgres", "--data", twice.dir], { cwd: dataDir, env: { GW_DATABASE_URL: twice.url, GW_SECRET_KEY: SECRET } });
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toContain("PostgreSQL refused a row of the copy");
+    expect(dup.stderr).toContain("ledger_close_once");
+    await nothingIn(twice.url);
   }, 90_000);
 
   test("without GW_DATABASE_URL or GW_SECRET_KEY it says which is missing", async () => {
