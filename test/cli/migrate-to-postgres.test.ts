@@ -20,6 +20,7 @@ import type { PostgresService } from "../helpers/services.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { upstreamEnv } from "../helpers/start-gw.ts";
 import { ADMIN_TOKEN, post } from "../helpers/test-gw.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 import { runGw } from "./run-gw.ts";
 
 /** The key every multi-instance gw of the file runs with: the copy must seal with it. */
@@ -253,6 +254,46 @@ describe("gw migrate-to-postgres", () => {
     expect(dup.stderr).toContain("ledger_close_once");
     await nothingIn(twice.url);
   }, 90_000);
+
+  test("a multi-instance gw on the copy: the old key authenticates and the revoked one not, the balance, log and idempotent replay are there, a charge lands on the account", async () => {
+    const gw = await multi.start();
+    const models = await fetch(`${gw.url}/models`, { headers: { authorization: `Bearer ${made.liveKey}` } });
+    expect(models.status).toBe(200);
+    expect((await fetch(`${gw.url}/models`, { headers: { authorization: `Bearer ${made.revokedKey}` } })).status).toBe(401);
+    const project = await multi.admin("GET", `/projects/${made.prepaid}`);
+    expect(project.status).toBe(200);
+    expect(((await project.json()) as { billing: { balance: number } }).billing.balance).toBe(made.balanceUsd);
+    // The log, and an idempotent request replayed from the result the copy put in Redis.
+    const listed = await fetch(`${gw.url}/requests?limit=50`, { headers: { authorization: `Bearer ${made.liveKey}` } });
+    expect(listed.status).toBe(200);
+    const ids = ((await listed.json()) as { data: Array<{ request_id: string }> }).data.map((r) => r.request_id);
+    for (const id of made.servedIds) expect(ids).toContain(id);
+    const one = await fetch(`${gw.url}/requests/${made.servedIds[2]}`, { headers: { authorization: `Bearer ${made.liveKey}` } });
+    expect(one.status).toBe(200);
+    expect(((await one.json()) as { trace: unknown }).trace).not.toBeNull();
+    const calls = upstream.callCount();
+    const replay = await post(`${gw.url}/chat/completions`, made.liveKey, { model: MODEL, messages: [{ role: "user", content: "Question 0" }] },
+      { "x-gw-cache": "off", "idempotency-key": "migrate-once" });
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await replay.text()).toContain("Migrated answer.");
+    expect(upstream.callCount()).toBe(calls);
+    upstream.script({ body: answer(100, 50) });
+    const served = await post(`${gw.url}/chat/completions`, made.liveKey, { model: MODEL, messages: [{ role: "user", content: "After the move" }] }, { "x-gw-cache": "off" });
+    expect(served.status).toBe(200);
+    await served.text();
+    // Charged on the migrated account: the ledger's new row and the balance move together.
+    const id = served.headers.get("x-gw-request-id");
+    let charge = 0;
+    await waitFor(async () => {
+      const [row] = await sql`SELECT amount::text AS amount FROM ledger WHERE request_id = ${id} AND kind = 'charge'`;
+      charge = Number(row?.amount ?? 0);
+      return row !== undefined;
+    }, { timeoutMs: 10_000, what: "the charge in PostgreSQL" });
+    expect(charge).toBeGreaterThan(0);
+    const [account] = await sql`SELECT balance::text AS balance FROM accounts WHERE project_id = ${made.prepaid}`;
+    expect(Number(account.balance)).toBe(Math.round(made.balanceUsd * 1e9) - charge);
+  }, 120_000);
 
   test("without GW_DATABASE_URL or GW_SECRET_KEY it says which is missing", async () => {
     const noUrl = await runGw(["migrate-to-postgres", "--data", dataDir], { cwd: dataDir, env: { GW_SECRET_KEY: SECRET } });
