@@ -22,6 +22,7 @@ import { buildCatalog, type Catalog } from "./routing/catalog.ts";
 import { FeedbackQuality } from "./routing/feedback-quality.ts";
 import { ProviderHealth } from "./routing/health.ts";
 import { SessionStore } from "./routing/sessions.ts";
+import { SharedSessionStore } from "./routing/sessions-shared.ts";
 import { WorkflowBudgets } from "./routing/workflow-budgets.ts";
 import { RateLimiter } from "./billing/rate-limit.ts";
 import { SharedRateLimiter } from "./billing/rate-limit-shared.ts";
@@ -207,7 +208,8 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     providers,
     projectProviders,
     health: new ProviderHealth({ now: () => clock.now() }),
-    sessions: new SessionStore(() => clock.now()),
+    // Multi-instance: a conversation's pin is Redis's, so any instance keeps it on its model.
+    sessions: options.shared ? new SharedSessionStore(options.shared.fast.sessions, (err, context) => logger.error({ err }, context), () => clock.now()) : new SessionStore(() => clock.now()),
     // Ratings survive a restart: the router's quality sums are rebuilt from the stored ones.
     feedback: FeedbackQuality.from(repos.feedback.aggregates()),
     billing,

@@ -47,7 +47,16 @@ export class SessionStore {
   set(projectId: string, sessionId: string, model: string, provider: string): void {
     const key = `${projectId}\u0000${sessionId}`;
     const previous = this.pins.get(key);
-    const turns = (previous?.turns ?? 0) + 1;
+    this.put(key, previous, projectId, model, provider, (previous?.turns ?? 0) + 1);
+  }
+
+  /** Takes a pin as another store holds it (multi-instance: Redis's, read before routing). */
+  restore(projectId: string, sessionId: string, pin: SessionPin): void {
+    const key = `${projectId}\u0000${sessionId}`;
+    this.put(key, this.pins.get(key), projectId, pin.model, pin.provider, pin.turns);
+  }
+
+  private put(key: string, previous: Pin | undefined, projectId: string, model: string, provider: string, turns: number): void {
     // Map order is insertion order: re-inserting keeps the least recently used first, to evict.
     if (previous) this.forget(key, previous);
     const now = this.now();

@@ -49,12 +49,14 @@ interface Project {
   id: string;
   key: string;
 }
-const projects: Record<"rpm" | "tpm" | "cache" | "idem" | "outage", Project> = {} as Record<"rpm" | "tpm" | "cache" | "idem" | "outage", Project>;
+type Name = "rpm" | "tpm" | "cache" | "idem" | "session" | "outage";
+const projects = new Map<Name, Project>();
+const projectOf = (name: Name): Project => projects.get(name)!;
 
 /** A project with a live key, in PostgreSQL and in the first instance's mirror (the second loads it). */
 async function project(first: RunningServer, body: Omit<CreateProjectBody, "name">): Promise<Project> {
   const { balance: _, ...p } = createProject(first.deps.repos.projects, { name: "fast", ...body });
-  const { key, secret } = issueKey(first.deps.repos.apiKeys, { projectId: p.id, scopes: ["chat", "cache"], mode: "live" });
+  const { key, secret } = issueKey(first.deps.repos.apiKeys, { projectId: p.id, scopes: ["chat", "cache", "requests"], mode: "live" });
   await shared[0]!.tenants.projects.create(p);
   await shared[0]!.tenants.keys.create(key);
   return { id: p.id, key: secret };
@@ -63,11 +65,12 @@ async function project(first: RunningServer, body: Omit<CreateProjectBody, "name
 beforeAll(async () => {
   [pg, redis, upstream] = await Promise.all([startPostgres(), startRedis(), startScriptedUpstream()]);
   const a = await instance();
-  projects.rpm = await project(a, { policy: { rate_limits: { rpm: 10 } } });
-  projects.tpm = await project(a, { policy: { rate_limits: { tpm: 2000 } } });
-  projects.cache = await project(a, {});
-  projects.idem = await project(a, {});
-  projects.outage = await project(a, { policy: { rate_limits: { rpm: 1000 } } });
+  projects.set("rpm", await project(a, { policy: { rate_limits: { rpm: 10 } } }));
+  projects.set("tpm", await project(a, { policy: { rate_limits: { tpm: 2000 } } }));
+  projects.set("cache", await project(a, {}));
+  projects.set("idem", await project(a, {}));
+  projects.set("session", await project(a, {}));
+  projects.set("outage", await project(a, { policy: { rate_limits: { rpm: 1000 } } }));
   await instance();
 });
 afterAll(async () => {
@@ -87,7 +90,7 @@ interface Answer {
 
 describe("rate limits on Redis, two instances", () => {
   test("an RPM limit of 10 admits 10 of 30 sent at once round-robin; the rest 429 with Retry-After", async () => {
-    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => chat(i, projects.rpm.key, `rpm ${i}`)));
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => chat(i, projectOf("rpm").key, `rpm ${i}`)));
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200).length).toBe(10);
     expect(statuses.filter((s) => s === 429).length).toBe(20);
@@ -98,7 +101,7 @@ describe("rate limits on Redis, two instances", () => {
   });
 
   test("a TPM limit of 2000: the tokens of the answers served stay within it, the rest 429", async () => {
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => chat(i, projects.tpm.key, `tpm ${i}`, { "x-gw-cache": "off" }, { max_tokens: 100 })));
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => chat(i, projectOf("tpm").key, `tpm ${i}`, { "x-gw-cache": "off" }, { max_tokens: 100 })));
     let tokens = 0;
     let refused = 0;
     for (const res of results) {
@@ -117,7 +120,7 @@ describe("rate limits on Redis, two instances", () => {
 
 describe("the exact cache on Redis, two instances", () => {
   test("an answer cached through one instance is an exact hit through the other; invalidated on one, a miss on the other", async () => {
-    const { key } = projects.cache;
+    const { key } = projectOf("cache");
     const first = await chat(0, key, "What is the capital of Australia?", {});
     expect(first.status).toBe(200);
     expect(((await first.json()) as Answer).gw.cache).toBeNull();
@@ -137,7 +140,7 @@ describe("the exact cache on Redis, two instances", () => {
 
 describe("Idempotency-Key on Redis, two instances", () => {
   test("the same key sent to both at once: one answer and one 409; a later replay carries Idempotent-Replayed", async () => {
-    const { key } = projects.idem;
+    const { key } = projectOf("idem");
     upstream.script({ delayMs: 400 }, 1);
     const headers = { "idempotency-key": "order-42", "x-gw-cache": "off" };
     const [a, b] = await Promise.all([chat(0, key, "Place order 42.", headers), chat(1, key, "Place order 42.", headers)]);
@@ -151,9 +154,45 @@ describe("Idempotency-Key on Redis, two instances", () => {
   });
 });
 
+describe("session pins on Redis, two instances", () => {
+  interface Session {
+    pinned: string | null;
+    sticky: boolean;
+    reason: string;
+  }
+  /** The turn's trace.session, read once the request log has it. */
+  async function sessionOf(i: number, key: string, res: Response): Promise<Session> {
+    const id = res.headers.get("x-gw-request-id")!;
+    let session: Session | null = null;
+    await waitFor(async () => {
+      const detail = await fetch(`${servers[i]!.url}/requests/${id}`, { headers: { authorization: `Bearer ${key}` } });
+      if (detail.status !== 200) return false;
+      session = ((await detail.json()) as { trace: { session: Session } }).trace.session;
+      return true;
+    }, { what: `request ${id} in the log` });
+    return session!;
+  }
+
+  test("a conversation's turns alternate between the instances and stay on the model of its first turn", async () => {
+    const { key } = projectOf("session");
+    const turn = (i: number) => post(`${servers[i]!.url}/chat/completions`, key, { model: "gw-auto", messages: [{ role: "user", content: `Turn on ${i}: tell me more.` }] }, { "x-gw-session": "conv-7", "x-gw-cache": "off" });
+    const first = await turn(0);
+    expect(first.status).toBe(200);
+    expect(await sessionOf(0, key, first)).toMatchObject({ pinned: null, sticky: false, reason: "new session" });
+    const model = ((await first.json()) as { gw: { selected_model: string } }).gw.selected_model;
+    // The pin is written to Redis off the answer's path.
+    await waitFor(async () => (await shared[0]!.fast.sessions.get(projectOf("session").id, "conv-7"))?.model === model, { what: "the pin in Redis" });
+    const second = await turn(1);
+    expect(await sessionOf(1, key, second)).toMatchObject({ pinned: model, sticky: true, reason: "kept on the model of turn 1" });
+    await waitFor(async () => (await shared[0]!.fast.sessions.get(projectOf("session").id, "conv-7"))?.turns === 2, { what: "turn 2 in Redis" });
+    const third = await turn(0);
+    expect(await sessionOf(0, key, third)).toMatchObject({ pinned: model, sticky: true, reason: "kept on the model of turn 2" });
+  });
+});
+
 describe("Redis lost and back", () => {
   test("no 5xx while Redis is down (the local share of each limit); shared limiting again once it returns", async () => {
-    const { key } = projects.outage;
+    const { key } = projectOf("outage");
     const ok = await chat(0, key, "before");
     expect(ok.headers.get("x-ratelimit-limit-requests")).toBe("1000");
     // Each instance counts the others by their heartbeats (every 5 s).

@@ -10,6 +10,7 @@ import { estimateCost, maxCostOf } from "../../routing/cost.ts";
 import { taskKindOf } from "../../routing/routing-input.ts";
 import { diversify, SPREAD_MARGIN } from "../../routing/score.ts";
 import { requestSpreadHash, sessionSpreadHash, spreadPick, startWith } from "../../routing/spread.ts";
+import { SharedSessionStore } from "../../routing/sessions-shared.ts";
 import { scoreEligible } from "../../routing/route-memo.ts";
 import type { Deps } from "../deps.ts";
 import { need, type Candidate, type RequestState } from "../state.ts";
@@ -133,7 +134,16 @@ function routeTestModel(deps: Deps, state: RequestState, model: string, needs: N
   state.reason = `test scenario ${model}`;
 }
 
-export function route(deps: Deps, state: RequestState): void {
+export function route(deps: Deps, state: RequestState): void | Promise<void> {
+  // Multi-instance: the session's pin is Redis's, brought in first (routing/sessions-shared.ts).
+  const sessions = deps.sessions;
+  if (deps.shared !== null && state.sessionId && sessions instanceof SharedSessionStore) {
+    return sessions.prefetch(state.auth.project.id, state.sessionId).then(() => routeNow(deps, state));
+  }
+  routeNow(deps, state);
+}
+
+function routeNow(deps: Deps, state: RequestState): void {
   const req = need(state, "request");
   // An alias is routed as its target; the log keeps the requested id (docs/config.md "Aliases").
   const model = deps.catalog.routed(req.model);
