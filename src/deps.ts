@@ -38,7 +38,7 @@ import { ConfigFileError, parseConfigFile, type ConfigFile } from "./schema/conf
 import { DB_FILE, openDatabase } from "./store/db.ts";
 import { workerLogSink, type WorkerLogSink } from "./store/log-worker-sink.ts";
 import { sharedLogSink } from "./store/log-shared-sink.ts";
-import { LogWriter } from "./store/log-writer.ts";
+import { LogWriter, READ_DRAIN_LIMIT_MS } from "./store/log-writer.ts";
 import { StorageHealth } from "./store/storage-health.ts";
 import { apiKeysRepo } from "./store/repos/api-keys.ts";
 import { cacheEntriesRepo } from "./store/repos/cache-entries.ts";
@@ -139,6 +139,8 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     onError: (err, rows) => logger.error({ err, rows }, "request log write failed; will retry"),
     reporter: storage.reporter("log"),
     onDrop: (dropped) => logger.error({ dropped }, "request log queue over twice its bound: a row was dropped"),
+    // Multi-instance: an answer waits for its row's commit, so a killed instance loses no answered row.
+    ...(options.shared ? { groupCommit: { ackWithinMs: READ_DRAIN_LIMIT_MS } } : {}),
   });
   const secrets = secretBox(loadSecretKey(config.dataDir, config.secretKey));
   const providers = buildRegistry(config);

@@ -18,8 +18,8 @@ export interface Tail {
   store?: ChatCompletion | null;
 }
 
-/** A promise only when meter returns one (the multi-instance mode's charge commits in PostgreSQL
- * before the answer): the caller awaits it then. */
+/** A promise only in the multi-instance mode, where the charge (meter) and the log row (record)
+ * commit in PostgreSQL before the answer: the caller awaits it then. */
 export function finish(deps: Deps, state: RequestState, tail: Tail): void | Promise<void> {
   const start = tail.meter ? state.spans.now() : null;
   let metering: void | Promise<void> = undefined;
@@ -29,11 +29,12 @@ export function finish(deps: Deps, state: RequestState, tail: Tail): void | Prom
     failed(deps, state, err);
   }
   if (metering) return metering.then(() => rest(deps, state, tail, start), (err: unknown) => failed(deps, state, err));
-  rest(deps, state, tail, start);
+  return rest(deps, state, tail, start);
 }
 
-/** After meter (started at `meterStart`, null when not metered): cache-store, then record. */
-function rest(deps: Deps, state: RequestState, tail: Tail, meterStart: number | null): void {
+/** After meter (started at `meterStart`, null when not metered): cache-store, then record (whose
+ * promise, multi-instance only, is the row's commit). */
+function rest(deps: Deps, state: RequestState, tail: Tail, meterStart: number | null): void | Promise<void> {
   const spans = state.spans;
   try {
     // Meter's end is cache-store's start: one clock read fewer.
@@ -50,7 +51,7 @@ function rest(deps: Deps, state: RequestState, tail: Tail, meterStart: number | 
   } catch (err) {
     failed(deps, state, err);
   }
-  record(deps, state);
+  return record(deps, state);
 }
 
 /** A request is logged however its tail ends; the caller answers the error. */

@@ -24,12 +24,19 @@ export interface QueuedCharge {
   notCarried(): void;
 }
 
-/** Queued text, how many rows it holds and their charges (a failed batch is requeued as one entry). */
-type Queued = { text: string; rows: number; charges: QueuedCharge[] | null };
+/** Queued text, how many rows it holds, their charges and (group commit) who awaits their commit;
+ * a failed batch is requeued as one entry. */
+type Queued = { text: string; rows: number; charges: QueuedCharge[] | null; acks?: Array<() => void> | null };
 
 const chargesOf = (queue: Queued[]): QueuedCharge[] | null => {
   let out: QueuedCharge[] | null = null;
   for (const q of queue) if (q.charges) (out ??= []).push(...q.charges);
+  return out;
+};
+
+const acksOf = (queue: Queued[]): Array<() => void> | null => {
+  let out: Array<() => void> | null = null;
+  for (const q of queue) if (q.acks) (out ??= []).push(...q.acks);
   return out;
 };
 
@@ -47,6 +54,10 @@ export interface LogWriterOptions {
   maxBytes?: number;
   /** A row dropped at twice the bound (never silently: counted and reported). */
   onDrop?: (dropped: number) => void;
+  /** Multi-instance (docs/scale-out.md "Request log and metrics"): enqueue answers a promise of its
+   * row's commit, resolved at the latest `ackWithinMs` later (a log that cannot be written must not
+   * hang answers). A batch is sent as soon as none is in flight; rows arriving meanwhile form the next. */
+  groupCommit?: { ackWithinMs: number };
 }
 
 /** Resolves true once `p` settles, false when `ms` pass first (reads never wait without end). */
@@ -71,6 +82,7 @@ export class LogWriter {
   private queuedBytes = 0;
   private readonly maxRows: number;
   private readonly maxBytes: number;
+  private groupScheduled = false;
   /** Rows dropped at twice the bound since start. */
   dropped = 0;
 
@@ -85,8 +97,9 @@ export class LogWriter {
     options.reporter?.onSpaceFreed(() => this.flush());
   }
 
-  /** Queues the row and the request's charge, to be written together. */
-  enqueue(record: RequestRecord, charge: QueuedCharge | null = null): void {
+  /** Queues the row and the request's charge, to be written together. With group commit, a promise
+   * of the row's commit (or of the bound); otherwise nothing. */
+  enqueue(record: RequestRecord, charge: QueuedCharge | null = null): void | Promise<void> {
     if (this.pending >= 2 * this.maxRows || this.queuedBytes + this.inflightBytes >= 2 * this.maxBytes) {
       // Counted whether or not anyone listens (an optional call would skip the increment).
       this.dropped++;
@@ -95,19 +108,38 @@ export class LogWriter {
       return;
     }
     const text = encodeLogRow(record, charge?.entries);
-    this.queue.push({ text, rows: 1, charges: charge ? [charge] : null });
+    const entry: Queued = { text, rows: 1, charges: charge ? [charge] : null };
+    this.queue.push(entry);
     this.queuedBytes += text.length;
     this.queuedRows++;
     this.checkBound();
+    if (this.options.groupCommit) return this.committed(entry, this.options.groupCommit.ackWithinMs);
     if (this.queuedRows >= this.batchSize) this.flush();
     else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs);
+  }
+
+  /** Group commit: the entry's commit, or `ms`, whichever comes first. Rows queued in one turn of
+   * the event loop go together; while a batch is in flight they wait for its end (done). */
+  private committed(entry: Queued, ms: number): Promise<void> {
+    const { promise, resolve } = Promise.withResolvers<void>();
+    const timer = setTimeout(resolve, ms);
+    entry.acks = [() => (clearTimeout(timer), resolve())];
+    if (this.queuedRows >= this.batchSize) this.flush();
+    else if (this.inflight === 0 && !this.groupScheduled) {
+      this.groupScheduled = true;
+      queueMicrotask(() => {
+        this.groupScheduled = false;
+        if (this.inflight === 0) this.flush();
+      });
+    }
+    return promise;
   }
 
   /** Hands everything queued to the sink now. */
   flush(): void {
     if (this.timer) (clearTimeout(this.timer), (this.timer = null));
     if (this.queue.length === 0) return this.wake();
-    const batch: Queued = { text: this.queue.map((q) => q.text).join(""), rows: this.queuedRows, charges: chargesOf(this.queue) };
+    const batch: Queued = { text: this.queue.map((q) => q.text).join(""), rows: this.queuedRows, charges: chargesOf(this.queue), acks: this.options.groupCommit ? acksOf(this.queue) : null };
     this.queue = [];
     this.queuedRows = 0;
     this.queuedBytes = 0;
@@ -145,7 +177,7 @@ export class LogWriter {
    * write on another sink; its charges are committed once it is written). */
   takeQueued(): Queued {
     if (this.timer) (clearTimeout(this.timer), (this.timer = null));
-    const taken: Queued = { text: this.queue.map((q) => q.text).join(""), rows: this.queuedRows, charges: chargesOf(this.queue) };
+    const taken: Queued = { text: this.queue.map((q) => q.text).join(""), rows: this.queuedRows, charges: chargesOf(this.queue), acks: this.options.groupCommit ? acksOf(this.queue) : null };
     this.queue = [];
     this.queuedRows = 0;
     this.queuedBytes = 0;
@@ -164,9 +196,12 @@ export class LogWriter {
   private done(batch: Queued): void {
     this.settled(batch);
     if (batch.charges) for (const c of batch.charges) c.committed();
+    if (batch.acks) for (const ack of batch.acks) ack();
     this.written += batch.rows;
     this.options.reporter?.writeOk();
     this.checkBound();
+    // Group commit: what gathered while this batch was in flight goes now.
+    if (this.options.groupCommit && this.inflight === 0 && this.queue.length > 0) return this.flush();
     this.wake();
   }
 

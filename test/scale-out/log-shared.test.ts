@@ -12,6 +12,7 @@ import { systemClock } from "../../src/lib/clock.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { openSharedState } from "../../src/shared-state.ts";
+import { openPostgres } from "../../src/store/postgres/connect.ts";
 import type { SharedState } from "../../src/store/shared.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { startPostgres, startRedis, type PostgresService, type Service } from "../helpers/services.ts";
@@ -98,6 +99,22 @@ describe("request log on PostgreSQL", () => {
     expect(unknown.status).toBe(404);
   });
 
+  test("an answer comes after its row is committed (group commit): every answered request is in PostgreSQL", async () => {
+    const a = instances[0]!;
+    const answered = await Promise.all(Array.from({ length: 40 }, async (_, n) => {
+      const res = await chat(a, `concurrent ${n}`);
+      expect(res.status).toBe(200);
+      return res.headers.get("x-gw-request-id")!;
+    }));
+    // No drain: read PostgreSQL directly, as another instance would.
+    const found: Array<{ n: number }> = await a.shared.pg.sql.unsafe(
+      "SELECT count(*)::int AS n FROM requests WHERE project_id = $1 AND id IN (SELECT jsonb_array_elements_text($2::text::jsonb))",
+      [projectId, JSON.stringify(answered)]);
+    expect(found[0]!.n).toBe(40);
+    // Written in batches, not a transaction per answer.
+    expect(a.server.deps.logWriter.pending).toBe(0);
+  });
+
   test("GET /v1/metrics counts every instance's requests, the same on both", async () => {
     const bodies = await Promise.all(instances.map(async (i) => {
       const res = await get(`${i.server.url}/metrics?period=1h`, key);
@@ -105,7 +122,7 @@ describe("request log on PostgreSQL", () => {
       return res.json();
     }));
     expect(bodies[1]).toEqual(bodies[0]);
-    expect((bodies[0] as { requests: number }).requests).toBe(6);
+    expect((bodies[0] as { requests: number }).requests).toBe(46);
   });
 
   test("a workflow's cost logged through one instance is what the other's budget starts from", async () => {
@@ -157,6 +174,30 @@ describe("features not shared yet", () => {
     expect((await admin(i, "GET", `/projects/${projectId}`)).status).toBe(200);
     expect((await fetch(`${i.origin}/healthz`)).status).toBe(200);
     expect((await fetch(`${i.origin}/readyz`)).status).toBe(200);
+  });
+});
+
+describe("PostgreSQL unable to write", () => {
+  test("an answer waits for its row at most the bound; the row lands once the log can be written", async () => {
+    const b = instances[1]!;
+    const locker = openPostgres(pg.url, { max: 1, timeoutMs: 30_000 });
+    try {
+      let id = "";
+      await locker.sql.begin(async (tx) => {
+        // Every insert into the log waits behind this lock (and times out, and is retried).
+        await tx`LOCK TABLE requests IN ACCESS EXCLUSIVE MODE`;
+        const res = await chat(b, "while the log is locked");
+        expect(res.status).toBe(200);
+        id = res.headers.get("x-gw-request-id")!;
+        expect(b.server.deps.logWriter.pending).toBe(1);
+      });
+      await b.server.deps.logWriter.drain();
+      const found: Array<{ n: number }> = await b.shared.pg.sql`SELECT count(*)::int AS n FROM requests WHERE project_id = ${projectId} AND id = ${id}`;
+      expect(found[0]!.n).toBe(1);
+      await b.server.deps.storage.whenHealthy();
+    } finally {
+      await locker.close();
+    }
   });
 });
 

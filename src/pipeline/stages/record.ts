@@ -87,7 +87,8 @@ export const traceIdSampled = (traceId: string, rate: number): boolean => Number
  * left out of the log row and the trace (docs/retention.md). */
 const isZeroRetention = (state: RequestState): boolean => state.auth.rules.retention === "zero";
 
-export function record(deps: Deps, state: RequestState): void {
+/** Multi-instance: a promise of the row's commit (log-writer.ts group commit), which the answer awaits. */
+export function record(deps: Deps, state: RequestState): void | Promise<void> {
   // The charge goes with the row, written in one transaction (docs/billing.md "The ledger").
   let charge = takeQueuedCharge(state.billing);
   try {
@@ -133,7 +134,7 @@ export function record(deps: Deps, state: RequestState): void {
       test: state.auth.test,
       trace: traceSampled(deps, state) ? traceOf(state, latencyMs, zero) : { sampled: false, versions: COMPONENT_VERSIONS },
     };
-    deps.logWriter.enqueue(row, charge);
+    const committed = deps.logWriter.enqueue(row, charge);
     charge = null;
     // Exporters (OpenTelemetry, Prometheus) see every recorded request; each must be cheap and
     // must not throw (they queue and batch on their own).
@@ -143,6 +144,7 @@ export function record(deps: Deps, state: RequestState): void {
       model: row.selectedModel, provider: row.provider, latency_ms: row.latencyMs, fallbacks: row.fallbacks,
       error_code: row.errorCode, error_message: row.errorMessage, test: row.test,
     });
+    return committed;
   } catch (err) {
     deps.logger.error({ err, request_id: state.requestId }, "could not record the request");
     // No row to carry it: the charge is written on its own.
