@@ -10,6 +10,11 @@ import { TenantWrite, tenantUnavailable, type MirroredRepos } from "./tenant-mir
 
 /** The full reload's period: what a message lost while Redis was away costs at most. */
 export const RELOAD_MS = 30_000;
+/** Hashes PostgreSQL did not know are not asked again for this long (or until the mirror changes):
+ * a bad key sent again and again costs one lookup, not one each. A key made later has a secret of
+ * its own, so this never hides a real key. */
+const UNKNOWN_TTL_MS = 60_000;
+const UNKNOWN_MAX = 10_000;
 
 /** The mirror's SQL: rows as PostgreSQL holds them; the projects' balance column is never touched. */
 function mirrorStatements(db: Database) {
@@ -45,6 +50,7 @@ export class TenantMirror {
   private stopped = false;
   /** Counts rows mirrored one by one, so a reload can tell its snapshot may be older than them. */
   private version = 0;
+  private unknown = new Map<string, number>();
 
   constructor(
     readonly instanceId: string,
@@ -76,7 +82,8 @@ export class TenantMirror {
     this.timer = setInterval(() => void this.reload().catch((err) => this.onError(err, "tenant mirror reload failed")), RELOAD_MS);
     this.timer.unref?.();
     try {
-      await this.bus.subscribe((change) => void this.apply(change));
+      await this.bus.subscribe((change) => void this.apply(change), () => void this.reload().catch((err) => this.onError(err, "tenant mirror reload failed")),
+        (err) => this.onError(err, "tenant invalidation bus not subscribed again: changes made elsewhere arrive with the periodic reload"));
     } catch (err) {
       this.onError(err, "tenant invalidation bus not subscribed: changes made elsewhere arrive with the periodic reload");
     }
@@ -114,12 +121,38 @@ export class TenantMirror {
   /** Authentication of a key the mirror does not hold (made elsewhere a moment ago): PostgreSQL's
    * row, mirrored with its project. Rejects with a 503 GwError when PostgreSQL cannot answer. */
   async lookUpKey(hash: string): Promise<ApiKey | null> {
+    const now = Date.now();
+    if ((this.unknown.get(hash) ?? 0) > now) return null;
     try {
       const key = await this.stores.keys.findByHash(hash);
-      if (!key) return null;
+      if (!key) {
+        if (this.unknown.size >= UNKNOWN_MAX) this.unknown.clear();
+        this.unknown.set(hash, now + UNKNOWN_TTL_MS);
+        return null;
+      }
       if (!(await this.ensureProject(key.projectId))) return null;
       this.mirrorWith(() => this.attached().sql.key(key));
       return key;
+    } catch (err) {
+      throw tenantUnavailable(err);
+    }
+  }
+
+  /** Whether an admin call names a project or key this mirror lacks: one made on another instance a
+   * moment ago whose message is still on its way, or none at all. */
+  lacks(ids: { project?: string; key?: string }): boolean {
+    const { repos } = this.attached();
+    return (ids.project !== undefined && !repos.projects.get(ids.project)) || (ids.key !== undefined && !repos.apiKeys.get(ids.key));
+  }
+
+  /** Those rows read from PostgreSQL into the mirror (nothing when it has none either); a 503
+   * GwError when PostgreSQL cannot answer. */
+  async fetch(ids: { project?: string; key?: string }): Promise<void> {
+    try {
+      if (ids.project !== undefined) await this.ensureProject(ids.project);
+      if (ids.key === undefined) return;
+      const k = await this.rows.key(ids.key);
+      if (k && (await this.ensureProject(k.projectId))) this.mirrorWith(() => this.attached().sql.key(k));
     } catch (err) {
       throw tenantUnavailable(err);
     }
@@ -167,12 +200,14 @@ export class TenantMirror {
       for (const k of s.keys) sql.key(k);
       for (const k of s.providerKeys) repos.providerKeys.put(k);
     })();
+    this.unknown.clear();
     this.changed();
   }
 
   private mirrorWith(change: () => unknown): void {
     change();
     this.version++;
+    this.unknown.clear();
     this.changed();
   }
 

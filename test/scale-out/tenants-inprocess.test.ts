@@ -112,6 +112,22 @@ test("a project and key written by another instance authenticate here at once, a
   }
 });
 
+test("the admin API here acts on a project and a key another instance made a moment ago (no message yet)", async () => {
+  const p = { id: "prj_justmade", name: "just made", plan: "pro" as const, billingMode: "postpaid" as const, creditLimit: null, policy: {}, createdAt: Date.now() };
+  await shared.tenants.projects.create(p);
+  const secret = `gw_test_${newKeySecret()}`;
+  const made = { id: newKeyId(), projectId: p.id, name: null, keyHash: sha256Hex(secret), mode: "test", scopes: [...DEFAULT_SCOPES], byok: false, ipAllowlist: null, createdAt: Date.now(), revokedAt: null } satisfies ApiKey;
+  await shared.tenants.keys.create(made);
+  expect(server.deps.repos.projects.get(p.id)).toBeNull();
+  await json(await admin("PATCH", `/projects/${p.id}`, { name: "renamed here" }), 200);
+  await json(await admin("POST", `/projects/${p.id}/keys`, { mode: "test" }), 201);
+  await json(await admin("DELETE", `/keys/${made.id}`), 200);
+  expect((await shared.tenants.keys.get(p.id, made.id))?.revokedAt).not.toBeNull();
+  expect((await shared.tenants.projects.get(p.id))?.name).toBe("renamed here");
+  expect((await chat(secret)).status).toBe(401);
+  await json(await admin("GET", `/projects/prj_nowhere`), 404);
+});
+
 test("PostgreSQL gone: admin writes answer 503 and change nothing; a mirrored key still authenticates, an unknown one is 503", async () => {
   await pg.stop();
   const refused = await json<{ error: { code: string } }>(await admin("POST", "/projects", { name: "never" }), 503);
@@ -121,7 +137,7 @@ test("PostgreSQL gone: admin writes answer 503 and change nothing; a mirrored ke
   await json(await admin("DELETE", `/keys/${keyId}`), 503);
   await json(await admin("PUT", `/projects/${project}/provider-keys/openai`, { api_key: "sk-never" }), 503);
   // Nothing of it reached this instance's mirror.
-  expect(server.deps.repos.projects.list().map((p) => p.name)).toEqual(["first-renamed", "elsewhere"]);
+  expect(server.deps.repos.projects.list().map((p) => p.name)).toEqual(["first-renamed", "elsewhere", "renamed here"]);
   const keys = await json<{ data: Array<{ revoked_at: string | null }> }>(await admin("GET", `/projects/${project}/keys`), 200);
   expect(keys.data.map((k) => k.revoked_at)).toEqual([null]);
   expect(server.deps.repos.providerKeys.list(project)).toEqual([]);

@@ -50,6 +50,14 @@ function projectOr404(deps: Deps, id: string) {
  * once; in the multi-instance mode PostgreSQL first, answered once committed (docs/scale-out.md). */
 const writerOf = (deps: Deps): TenantWriter => (deps.shared ? deps.shared.mirror.write() : directWrite(deps.repos));
 
+/** Multi-instance: a project or key made on another instance a moment ago may not be mirrored here
+ * yet (its message is on its way): it is read from PostgreSQL first. Single-node: `run` at once. */
+function withRows<T>(deps: Deps, ids: { project?: string; key?: string }, run: () => T): T | Promise<T> {
+  const mirror = deps.shared?.mirror;
+  if (!mirror || !mirror.lacks(ids)) return run();
+  return mirror.fetch(ids).then(run);
+}
+
 const ADMIN_ACTOR = { type: "admin_token", id: null, email: null } as const;
 const sourceOf = (gate: AdminGate, request: Request, server: unknown): string | null => {
   const ip = gate.sourceOf(request, server);
@@ -118,21 +126,23 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
         object: "list", data: projects.map((p, i) => projectView(p, balances[i])), has_more: false,
       }));
     })
-    .get("/projects/:id", ({ params }) => {
+    .get("/projects/:id", ({ params }) => withRows(deps, { project: params.id }, () => {
       const project = projectOr404(deps, params.id);
       return withBalance(deps.billing, deps.shared?.money ?? null, project.id, (balance) => projectView(project, balance));
-    })
+    }))
     .patch("/projects/:id", async ({ request, params }) => {
       const { input, nullKeys } = parseProjectPatch(await readJson(request));
-      const w = writerOf(deps);
-      const project = updateProject(w.repos.projects, params.id, input, nullKeys);
-      return w.commit(() => withBalance(deps.billing, deps.shared?.money ?? null, params.id, (balance) => projectView(project, balance)));
+      return withRows(deps, { project: params.id }, () => {
+        const w = writerOf(deps);
+        const project = updateProject(w.repos.projects, params.id, input, nullKeys);
+        return w.commit(() => withBalance(deps.billing, deps.shared?.money ?? null, params.id, (balance) => projectView(project, balance)));
+      });
     }, { parse: "none" })
     // The project's keys, revoked ones included, oldest first: never a secret or a hash.
-    .get("/projects/:id/keys", ({ params }) => ({
+    .get("/projects/:id/keys", ({ params }) => withRows(deps, { project: params.id }, () => ({
       object: "list", data: deps.repos.apiKeys.listByProject(projectOr404(deps, params.id).id).map(keyView), has_more: false,
-    }))
-    .post("/projects/:id/keys", async ({ request, params, set }) => {
+    })))
+    .post("/projects/:id/keys", async ({ request, params, set }) => withRows(deps, { project: params.id }, async () => {
       const project = projectOr404(deps, params.id);
       const input = validateKey(await readJson(request));
       assertCidrs(input.ip_allowlist, "ip_allowlist");
@@ -146,8 +156,8 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
         set.status = 201;
         return issuedKeyView(key, secret);
       });
-    }, { parse: "none" })
-    .delete("/keys/:key_id", ({ params }) => {
+    }), { parse: "none" })
+    .delete("/keys/:key_id", ({ params }) => withRows(deps, { key: params.key_id }, () => {
       const w = writerOf(deps);
       const key = w.repos.apiKeys.revoke(params.key_id, Date.now());
       if (!key) throw new GwError("not_found", `No key '${params.key_id}'.`, { param: "key_id" });
@@ -155,21 +165,22 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
         deps.eventSources.keyRevoked(key);
         return { object: "key", id: key.id, revoked: true };
       });
-    })
-    .put("/projects/:id/provider-keys/:provider", async ({ request, params }) => {
+    }))
+    .put("/projects/:id/provider-keys/:provider", async ({ request, params }) => withRows(deps, { project: params.id }, async () => {
       projectOr404(deps, params.id);
       const body = validateProviderKey(await readJson(request));
       const w = writerOf(deps);
       const view = putProviderKey(w.repos.providerKeys, deps.secrets, params.id, params.provider, body);
       return w.commit(() => view);
-    }, { parse: "none" })
-    .delete("/projects/:id/provider-keys/:provider", ({ params }) => {
+    }), { parse: "none" })
+    .delete("/projects/:id/provider-keys/:provider", ({ params }) => withRows(deps, { project: params.id }, () => {
       projectOr404(deps, params.id);
       const w = writerOf(deps);
       const view = deleteProviderKey(w.repos.providerKeys, params.id, params.provider);
       return w.commit(() => view);
-    })
+    }))
     .post("/projects/:id/credits", async ({ request, params }) => {
+      if (deps.shared) await withRows(deps, { project: params.id }, () => undefined);
       projectOr404(deps, params.id);
       const { amount } = validateCredits(await readJson(request));
       // Multi-instance: the credit is PostgreSQL's (docs/scale-out.md "PostgreSQL").

@@ -33,26 +33,41 @@ export function parseTenantChange(text: string): TenantChange | null {
 
 export interface TenantBus {
   publish(change: TenantChange): Promise<void>;
-  /** Resolves once subscribed; `listener` gets every well-formed message, this instance's included. */
-  subscribe(listener: (change: TenantChange) => void): Promise<void>;
+  /** Resolves once subscribed; `listener` gets every well-formed message, this instance's included.
+   * After a lost connection comes back the channel is subscribed again and `resubscribed` is told
+   * (what was published meanwhile is lost: the caller reloads). */
+  subscribe(listener: (change: TenantChange) => void, resubscribed: () => void, onError: (err: unknown) => void): Promise<void>;
   unsubscribe(): Promise<void>;
 }
 
 /** `redis` publishes; `subscriber` is a connection of its own (a subscribed one takes no other command). */
 export function redisTenantBus(redis: RedisClient, subscriber: RedisClient): TenantBus {
   let subscribed = false;
+  let receive: ((message: string) => void) | null = null;
   return {
     publish: async (change) => void (await redis.publish(TENANT_CHANNEL, JSON.stringify(change))),
-    subscribe: async (listener) => {
-      await subscriber.subscribe(TENANT_CHANNEL, (message) => {
+    subscribe: async (listener, resubscribed, onError) => {
+      const handler = (message: string) => {
         const change = parseTenantChange(message);
         if (change) listener(change);
-      });
+      };
+      receive = handler;
+      await subscriber.subscribe(TENANT_CHANNEL, handler);
       subscribed = true;
+      // Bun's client reconnects by itself but does not subscribe again; it keeps the old listener,
+      // so it is dropped first (else each message would arrive twice).
+      subscriber.onconnect = () => {
+        if (!subscribed || receive !== handler) return;
+        void subscriber.unsubscribe(TENANT_CHANNEL).catch(() => {})
+          .then(() => subscriber.subscribe(TENANT_CHANNEL, handler))
+          .then(resubscribed, onError);
+      };
     },
     unsubscribe: async () => {
       if (!subscribed) return;
       subscribed = false;
+      receive = null;
+      subscriber.onconnect = null;
       await subscriber.unsubscribe(TENANT_CHANNEL);
     },
   };
