@@ -10,11 +10,11 @@ import { addRollups } from "../store/postgres/metrics-rollups.ts";
 const PAGE = 1000;
 const DAY_MS = 86_400_000;
 const NANO = 1e9;
-type Row = Record<string, unknown>;
+export type Row = Record<string, unknown>;
 
 /** A column's type in the JSON record, or [that type, the expression stored] (default r.<name>). */
-type Columns = Record<string, string | [string, string]>;
-const BOOL: [string, string] = ["integer", ""];
+export type Columns = Record<string, string | [string, string]>;
+export const BOOL: [string, string] = ["integer", ""];
 
 async function insertPage(tx: SQL, table: string, columns: Columns, rows: Row[], overriding = false): Promise<void> {
   if (rows.length === 0) return;
@@ -23,15 +23,15 @@ async function insertPage(tx: SQL, table: string, columns: Columns, rows: Row[],
   const expr = (n: string) => {
     const c = columns[n]!;
     // SQLite keeps flags as 0/1.
-    return typeof c === "string" ? `r.${n}` : c === BOOL ? `(r.${n} <> 0)` : c[1];
+    return typeof c === "string" ? `r."${n}"` : c === BOOL ? `(r."${n}" <> 0)` : c[1];
   };
-  // Table and column names are this file's constants, never input.
-  await tx.unsafe(`INSERT INTO ${table} (${names.join(", ")}) ${overriding ? "OVERRIDING SYSTEM VALUE" : ""}
-    SELECT ${names.map(expr).join(", ")} FROM jsonb_to_recordset($1::text::jsonb) AS r(${names.map((n) => `${n} ${type(n)}`).join(", ")})`,
+  // Table and column names are constants of these files, never input; quoted ("window" is reserved).
+  await tx.unsafe(`INSERT INTO ${table} (${names.map((n) => `"${n}"`).join(", ")}) ${overriding ? "OVERRIDING SYSTEM VALUE" : ""}
+    SELECT ${names.map(expr).join(", ")} FROM jsonb_to_recordset($1::text::jsonb) AS r(${names.map((n) => `"${n}" ${type(n)}`).join(", ")})`,
   [JSON.stringify(rows)]);
 }
 
-interface Copy {
+export interface Copy {
   table: string;
   select: string;
   params?: SQLQueryBindings[];
@@ -41,7 +41,7 @@ interface Copy {
 }
 
 /** Copies what `select` reads, a page at a time; returns the rows copied. */
-async function copy(db: Database, tx: SQL, c: Copy): Promise<number> {
+export async function copy(db: Database, tx: SQL, c: Copy): Promise<number> {
   let page: Row[] = [];
   let n = 0;
   for (const row of db.query<Row, SQLQueryBindings[]>(c.select).iterate(...(c.params ?? []))) {
@@ -58,8 +58,8 @@ async function copy(db: Database, tx: SQL, c: Copy): Promise<number> {
 /** Sealed text as PostgreSQL's instances will open it (re-sealed when the data directory's key made it). */
 export type Reseal = (sealed: string, what: string) => string;
 
-const text = "text";
-const big = "bigint";
+export const text = "text";
+export const big = "bigint";
 
 /** Projects, keys, sealed secrets, SSO and the audit log. */
 export async function copyTenants(db: Database, tx: SQL, reseal: Reseal): Promise<Record<string, number>> {

@@ -12,6 +12,7 @@ import { DB_FILE, openDatabase } from "../store/db.ts";
 import { migratePostgres } from "../store/postgres/migrate.ts";
 import { ensurePartitions } from "../store/postgres/partitions.ts";
 import { copyLog, copyMoney, copyResults, copyTenants, logDays, type Reseal } from "./migrate-copy.ts";
+import { copyMonitoring } from "./migrate-monitoring.ts";
 import { seedIdempotency } from "./migrate-redis.ts";
 
 /** pg_advisory_xact_lock key of the copy ("gw" and 4): two runs at once copy once, the other refuses. */
@@ -102,6 +103,7 @@ async function copyAll(db: Database, sql: SQL, o: MigrateOptions, reseal: Reseal
         ...(await copyTenants(db, tx, reseal)),
         ...(await copyMoney(db, tx, o.now)),
         ...(await copyResults(db, tx, o.now)),
+        ...(await copyMonitoring(db, tx, reseal)),
         ...(o.skipLog ? {} : await copyLog(db, tx)),
       };
     });

@@ -38,8 +38,8 @@ let server: RunningServer | null = null;
 let multi: MultiGw;
 let pg: PostgresService;
 let sql: SQL;
-const made: { prepaid: string; postpaid: string; liveKey: string; revokedKeyId: string; revokedKey: string; servedIds: string[]; balanceUsd: number } = {
-  prepaid: "", postpaid: "", liveKey: "", revokedKeyId: "", revokedKey: "", servedIds: [], balanceUsd: 0,
+const made: { prepaid: string; postpaid: string; liveKey: string; revokedKeyId: string; revokedKey: string; servedIds: string[]; balanceUsd: number; webhookId: string; webhookSecret: string } = {
+  prepaid: "", postpaid: "", liveKey: "", revokedKeyId: "", revokedKey: "", servedIds: [], balanceUsd: 0, webhookId: "", webhookSecret: "",
 };
 
 const adminCall = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
@@ -61,7 +61,7 @@ beforeAll(async () => {
   pg = multi.pg;
   sql = new SQL({ url: pg.url, max: 2 });
   const config = loadConfig({ port: "0", data: dataDir }, {
-    GW_ADMIN_TOKEN: ADMIN_TOKEN, OPENAI_API_KEY: "sk-operator-0000", OPENAI_BASE_URL: upstream.url, GW_SEMANTIC_EMBEDDER: "off",
+    GW_ADMIN_TOKEN: ADMIN_TOKEN, OPENAI_API_KEY: "sk-operator-0000", OPENAI_BASE_URL: upstream.url, GW_SEMANTIC_EMBEDDER: "off", GW_WEBHOOK_ALLOW_LOOPBACK: "1",
   });
   server = startServer(config, { deps: buildDeps(config, { logger: createLogger("silent") }), quiet: true });
   const prepaid = await adminCall("POST", "/projects", { name: "acme", billing: { mode: "prepaid" }, policy: { budgets: { daily: 5 }, semantic_cache: false } });
@@ -73,6 +73,9 @@ beforeAll(async () => {
   await adminCall("DELETE", `/keys/${made.revokedKeyId}`);
   await adminCall("PUT", `/projects/${made.postpaid}/provider-keys/openai`, { api_key: "sk-project-own-1234" });
   await adminCall("POST", `/projects/${made.prepaid}/credits`, { amount: 1.25 });
+  const hook = await adminCall("POST", `/projects/${made.prepaid}/webhooks`, { url: "http://127.0.0.1:9/hook", events: ["budget.threshold_reached"] });
+  [made.webhookId, made.webhookSecret] = [String(hook.id), String(hook.secret)];
+  await adminCall("POST", `/projects/${made.prepaid}/alert-rules`, { name: "errors", metric: "error_rate", op: "gt", threshold: 50, window: "1m" });
   for (let i = 0; i < 3; i++) {
     upstream.script({ body: answer(1_000 + i, 500) });
     const headers: Record<string, string> = { "x-gw-cache": "off", ...(i === 0 ? { "idempotency-key": "migrate-once" } : {}) };
@@ -104,6 +107,7 @@ function sqliteFigures() {
     return {
       ledger: one<{ n: number }>("SELECT count(*) AS n FROM ledger").n,
       projects: one<{ n: number }>("SELECT count(*) AS n FROM projects").n,
+      modelMinutes: one<{ n: number; r: number }>("SELECT count(*) AS n, sum(requests) AS r FROM model_rollups"),
       balance: one<{ b: number }>("SELECT sum(CASE kind WHEN 'credit' THEN amount WHEN 'charge' THEN -amount ELSE 0 END) AS b FROM ledger WHERE project_id = ?", made.prepaid).b,
       charges: one<{ s: number; n: number }>("SELECT sum(amount) AS s, count(*) AS n FROM ledger WHERE kind = 'charge' AND project_id = ?", made.prepaid),
       requests: db.query<{ id: string; cost: number; tags: string }, []>("SELECT id, cost, tags FROM requests ORDER BY id").all(),
@@ -141,7 +145,9 @@ describe("gw migrate-to-postgres", () => {
     });
     expect(before.requests.length).toBeGreaterThanOrEqual(3);
     expect(before.keys.length).toBeGreaterThanOrEqual(2);
-    expect(report.resealed).toBe(1);
+    // The provider key and the webhook secret were sealed with the data directory's secret.key.
+    expect(report.resealed).toBe(2);
+    expect(report.copied).toMatchObject({ webhook_endpoints: 1, alert_rules: 1 });
 
     // Balances exact: the account row, the ledger's sums and what the admin API answered before.
     const [account] = await sql`SELECT balance::text AS balance, reserved::text AS reserved FROM accounts WHERE project_id = ${made.prepaid}`;
@@ -167,7 +173,11 @@ describe("gw migrate-to-postgres", () => {
 
     // The provider key opens with GW_SECRET_KEY now (it was sealed with the data directory's secret.key).
     const [pk] = await sql`SELECT sealed_key FROM provider_keys WHERE project_id = ${made.postpaid}`;
-    expect(secretBox(loadSecretKey(dataDir, SECRET)).open(pk.sealed_key)).toBe("sk-project-own-1234");
+    const box = secretBox(loadSecretKey(dataDir, SECRET));
+    expect(box.open(pk.sealed_key)).toBe("sk-project-own-1234");
+    const [hook] = await sql`SELECT secret, enabled FROM webhook_endpoints WHERE id = ${made.webhookId}`;
+    expect(hook.enabled).toBe(true);
+    expect(box.open(hook.secret)).toBe(made.webhookSecret);
 
     // The log: every row with its cost in nano-USD and its tags as an array, traces beside them.
     const rows = await sql`SELECT id, cost::text AS cost, tags FROM requests ORDER BY id`;
@@ -177,6 +187,9 @@ describe("gw migrate-to-postgres", () => {
     expect((await sql`SELECT count(*)::int AS n FROM traces`)[0].n).toBe(before.traces);
     const [minutes] = await sql`SELECT sum(requests)::int AS n FROM metrics_rollups`;
     expect(minutes.n).toBe(before.requests.length);
+    expect(before.modelMinutes.n).toBeGreaterThan(0);
+    const [models] = await sql`SELECT count(*)::int AS n, sum(requests)::int AS r FROM model_rollups`;
+    expect(models).toEqual(before.modelMinutes);
     const [rating] = await sql`SELECT rating, counted FROM feedback WHERE request_id = ${made.servedIds[1]}`;
     expect(rating.rating).toBe(4);
     const [idem] = await sql`SELECT state, request_id FROM idempotency_keys WHERE key = 'migrate-once'`;
