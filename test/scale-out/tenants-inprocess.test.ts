@@ -128,6 +128,20 @@ test("the admin API here acts on a project and a key another instance made a mom
   await json(await admin("GET", `/projects/prj_nowhere`), 404);
 });
 
+test("Redis restarted: the bus subscribes again and the mirror reloads, so a change made meanwhile arrives without the period", async () => {
+  const p = "prj_elsewhere";
+  const secret = `gw_test_${newKeySecret()}`;
+  const made = { id: newKeyId(), projectId: p, name: null, keyHash: sha256Hex(secret), mode: "test", scopes: [...DEFAULT_SCOPES], byok: false, ipAllowlist: null, createdAt: Date.now(), revokedAt: null } satisfies ApiKey;
+  await shared.tenants.keys.create(made);
+  await json(await models(secret), 200);
+  const { port, password } = redis;
+  await redis.stop();
+  // Revoked elsewhere while Redis is down: no message can say it.
+  await shared.tenants.keys.revoke(p, made.id, Date.now());
+  redis = await startRedis({ port, password });
+  await waitFor(async () => (await models(secret)).status === 401, { timeoutMs: 15_000, what: "the reload after the bus subscribed again" });
+});
+
 test("PostgreSQL gone: admin writes answer 503 and change nothing; a mirrored key still authenticates, an unknown one is 503", async () => {
   await pg.stop();
   const refused = await json<{ error: { code: string } }>(await admin("POST", "/projects", { name: "never" }), 503);
