@@ -56,7 +56,8 @@ function blameOf(failureClass: string): number {
 const ADMITTED: Admit = Object.freeze({ ok: true, probe: false });
 const ADMITTED_PROBE: Admit = Object.freeze({ ok: true, probe: true });
 
-function modelKey(provider: string, model: string): string {
+/** A provider+model's circuit key ("provider/model"), as snapshot() and the shared flags name it. */
+export function modelKey(provider: string, model: string): string {
   const prefixed = model.length > provider.length && model.charCodeAt(provider.length) === 47 && model.startsWith(provider);
   return prefixed ? model : `${provider}/${model}`;
 }
@@ -205,6 +206,17 @@ export class ProviderHealth {
     for (const b of breakers) {
       if (b.state === "open" && b.stateAt(now) === "open") this.turnsAt = Math.min(this.turnsAt, (b.openedAt ?? now) + b.cooldownMs - 1);
     }
+  }
+
+  /** The operator-credential circuits of this provider and provider+model open now: each key, the
+   * end of its cooldown and its refusal (multi-instance: raised as shared flags, routing/health-shared.ts). */
+  openCircuits(provider: string, model: string): Array<{ key: string; until: number; reason: string }> {
+    const now = this.now();
+    const out: Array<{ key: string; until: number; reason: string }> = [];
+    for (const b of [this.providers.get(provider), this.models.get(modelKey(provider, model))]) {
+      if (b && b.stateAt(now) === "open") out.push({ key: b.key, until: (b.openedAt ?? now) + b.cooldownMs, reason: b.rejection(now).reason });
+    }
+    return out;
   }
 
   expectedLatencyMs(provider: string, model: string): number | null {
