@@ -5,7 +5,8 @@ import type { Database } from "bun:sqlite";
 import type { TenantRows, TenantSnapshot } from "./postgres/tenant.ts";
 import type { TenantBus, TenantChange } from "./redis/bus.ts";
 import type { ApiKey } from "./repos/api-keys.ts";
-import type { ProjectRecord, TenantStores } from "./tenant-store.ts";
+import type { TenantStores } from "./tenant-store.ts";
+import { mirrorStatements } from "./tenant-mirror-sql.ts";
 import { TenantWrite, tenantUnavailable, type MirroredRepos } from "./tenant-mirror-writes.ts";
 
 /** The full reload's period: what a message lost while Redis was away costs at most. */
@@ -15,31 +16,6 @@ export const RELOAD_MS = 30_000;
  * its own, so this never hides a real key. */
 const UNKNOWN_TTL_MS = 60_000;
 const UNKNOWN_MAX = 10_000;
-
-/** The mirror's SQL: rows as PostgreSQL holds them; the projects' balance column is never touched. */
-function mirrorStatements(db: Database) {
-  const project = db.query<unknown, [string, string, string, string, number | null, string, number]>(
-    `INSERT INTO projects (id, name, plan, billing_mode, balance, credit_limit, policy, created_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?)
-     ON CONFLICT (id) DO UPDATE SET name = excluded.name, plan = excluded.plan, billing_mode = excluded.billing_mode,
-       credit_limit = excluded.credit_limit, policy = excluded.policy`,
-  );
-  const key = db.query<unknown, [string, string, string | null, string, string, string, number, string | null, number, number | null]>(
-    `INSERT INTO api_keys (id, project_id, name, key_hash, mode, scopes, byok, ip_allowlist, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (id) DO UPDATE SET name = excluded.name, scopes = excluded.scopes, byok = excluded.byok,
-       ip_allowlist = excluded.ip_allowlist, revoked_at = excluded.revoked_at`,
-  );
-  const dropKey = db.query<unknown, [string]>("DELETE FROM api_keys WHERE id = ?");
-  const projectIds = db.query<{ id: string }, []>("SELECT id FROM projects");
-  const dropProject = db.query<unknown, [string]>("DELETE FROM projects WHERE id = ?");
-  return {
-    project: (p: ProjectRecord) => void project.run(p.id, p.name, p.plan, p.billingMode, p.creditLimit, JSON.stringify(p.policy), p.createdAt),
-    key: (k: ApiKey) => void key.run(k.id, k.projectId, k.name, k.keyHash, k.mode, JSON.stringify(k.scopes), k.byok ? 1 : 0,
-      k.ipAllowlist ? JSON.stringify(k.ipAllowlist) : null, k.createdAt, k.revokedAt),
-    dropKey: (id: string) => void dropKey.run(id),
-    projectIds: () => projectIds.all().map((r) => r.id),
-    dropProject: (id: string) => void dropProject.run(id),
-  };
-}
 
 export class TenantMirror {
   private db: Database | null = null;
@@ -51,6 +27,8 @@ export class TenantMirror {
   /** Counts rows mirrored one by one, so a reload can tell its snapshot may be older than them. */
   private version = 0;
   private unknown = new Map<string, number>();
+  /** The last snapshot applied whole, and the version then: unchanged both, a reload stops at the digest. */
+  private applied: { digest: string; version: number } | null = null;
 
   constructor(
     readonly instanceId: string,
@@ -101,6 +79,7 @@ export class TenantMirror {
     // A snapshot read while a row was mirrored may predate it: read again rather than undo it.
     for (let tries = 0; tries < 3 && !this.stopped; tries++) {
       const version = this.version;
+      if (this.applied?.version === version && (await this.rows.digest()) === this.applied.digest) return;
       const snapshot = await this.rows.snapshot();
       if (version === this.version && !this.stopped) return this.replace(snapshot);
     }
@@ -189,17 +168,11 @@ export class TenantMirror {
     return p !== null;
   }
 
+  /** Only rows that differ are written, so a reload that finds nothing new costs reads alone. */
   private replace(s: TenantSnapshot): void {
-    const { db, sql, repos } = this.attached();
-    const keep = new Set(s.projects.map((p) => p.id));
-    db.transaction(() => {
-      db.run("DELETE FROM api_keys");
-      db.run("DELETE FROM provider_keys");
-      for (const p of s.projects) sql.project(p);
-      for (const id of sql.projectIds()) if (!keep.has(id)) sql.dropProject(id);
-      for (const k of s.keys) sql.key(k);
-      for (const k of s.providerKeys) repos.providerKeys.put(k);
-    })();
+    const changed = this.attached().sql.sync(s);
+    this.applied = { digest: s.digest, version: this.version };
+    if (changed === 0) return;
     this.unknown.clear();
     this.changed();
   }

@@ -142,6 +142,23 @@ test("Redis restarted: the bus subscribes again and the mirror reloads, so a cha
   await waitFor(async () => (await models(secret)).status === 401, { timeoutMs: 15_000, what: "the reload after the bus subscribed again" });
 });
 
+test("a full reload makes the mirror PostgreSQL's again: rows changed, missing or extra here", async () => {
+  const { db } = server.deps;
+  await shared.tenants.projects.save({ ...(await shared.tenants.projects.get(project))!, name: "renamed in PostgreSQL" });
+  db.run("DELETE FROM api_keys WHERE id = ?", [keyId]);
+  db.run("INSERT INTO projects (id, name, plan, billing_mode, policy, created_at) VALUES ('prj_stray', 'stray', 'pro', 'postpaid', '{}', 1)");
+  db.run("INSERT INTO api_keys (id, project_id, key_hash, mode, scopes, created_at) VALUES ('key_stray', 'prj_stray', 'stray-hash', 'live', '[]', 1)");
+  await shared.mirror.reload();
+  const { repos } = server.deps;
+  expect(repos.projects.get(project)?.name).toBe("renamed in PostgreSQL");
+  expect(repos.apiKeys.get(keyId)?.projectId).toBe(project);
+  expect(repos.projects.get("prj_stray")).toBeNull();
+  expect(repos.apiKeys.get("key_stray")).toBeNull();
+  const pgIds = (await shared.tenants.projects.list()).map((p) => p.id).sort();
+  expect(repos.projects.list().map((p) => p.id).sort()).toEqual(pgIds);
+  await json(await models(key), 200);
+});
+
 test("PostgreSQL gone: admin writes answer 503 and change nothing; a mirrored key still authenticates, an unknown one is 503", async () => {
   await pg.stop();
   const refused = await json<{ error: { code: string } }>(await admin("POST", "/projects", { name: "never" }), 503);
@@ -151,7 +168,7 @@ test("PostgreSQL gone: admin writes answer 503 and change nothing; a mirrored ke
   await json(await admin("DELETE", `/keys/${keyId}`), 503);
   await json(await admin("PUT", `/projects/${project}/provider-keys/openai`, { api_key: "sk-never" }), 503);
   // Nothing of it reached this instance's mirror.
-  expect(server.deps.repos.projects.list().map((p) => p.name)).toEqual(["first-renamed", "elsewhere", "renamed here"]);
+  expect(server.deps.repos.projects.list().map((p) => p.name)).toEqual(["renamed in PostgreSQL", "elsewhere", "renamed here"]);
   const keys = await json<{ data: Array<{ revoked_at: string | null }> }>(await admin("GET", `/projects/${project}/keys`), 200);
   expect(keys.data.map((k) => k.revoked_at)).toEqual([null]);
   expect(server.deps.repos.providerKeys.list(project)).toEqual([]);

@@ -7,6 +7,7 @@ import type { ApiKey, KeyMode } from "../repos/api-keys.ts";
 import type { BillingMode, Plan } from "../repos/projects.ts";
 import type { StoredProviderKey } from "../repos/provider-keys.ts";
 import type { ApiKeyStore, ListedKey, ProjectRecord, ProjectStore, ProviderKeyStore, TenantStores } from "../tenant-store.ts";
+import type { SQL } from "bun";
 import { bounded, type Postgres } from "./connect.ts";
 
 type Row = Record<string, unknown>;
@@ -126,11 +127,15 @@ export interface TenantSnapshot {
   projects: ProjectRecord[];
   keys: ApiKey[];
   providerKeys: StoredProviderKey[];
+  /** TenantRows.digest() of these rows. */
+  digest: string;
 }
 
 /** The mirror's reads and its one write the shared interfaces lack (a project saved whole). */
 export interface TenantRows {
   snapshot(): Promise<TenantSnapshot>;
+  /** One hash of every tenant row, computed by PostgreSQL: a reload that finds it unchanged reads nothing more. */
+  digest(): Promise<string>;
   project(id: string): Promise<ProjectRecord | null>;
   /** A key by id alone: an invalidation names the row, the mirror knows no more. */
   key(id: string): Promise<ApiKey | null>;
@@ -139,6 +144,15 @@ export interface TenantRows {
   saveProject(p: ProjectRecord): Promise<boolean>;
 }
 
+// Each table's rows as text, in a fixed order, hashed together.
+const digestOf = async (q: SQL): Promise<string> => {
+  const [row]: Row[] = await q`SELECT md5(
+    coalesce((SELECT string_agg(t::text, ',' ORDER BY t.id) FROM projects t), '') || '|' ||
+    coalesce((SELECT string_agg(t::text, ',' ORDER BY t.id) FROM api_keys t), '') || '|' ||
+    coalesce((SELECT string_agg(t::text, ',' ORDER BY t.project_id, t.provider) FROM provider_keys t), '')) AS digest`;
+  return str(row?.digest);
+};
+
 export function postgresTenantRows(pg: Postgres): TenantRows {
   const { sql } = pg;
   return {
@@ -146,8 +160,9 @@ export function postgresTenantRows(pg: Postgres): TenantRows {
       const projects: Row[] = await tx`SELECT * FROM projects ORDER BY created_at, id`;
       const keys: Row[] = await tx`SELECT * FROM api_keys ORDER BY created_at, id`;
       const providerKeys: Row[] = await tx`SELECT * FROM provider_keys ORDER BY project_id, provider`;
-      return { projects: projects.map(projectOf), keys: keys.map(keyOf), providerKeys: providerKeys.map(providerKeyOf) };
+      return { projects: projects.map(projectOf), keys: keys.map(keyOf), providerKeys: providerKeys.map(providerKeyOf), digest: await digestOf(tx) };
     })),
+    digest: () => bounded(pg, "tenant digest", () => digestOf(sql)),
     project: (id) => bounded(pg, "project read", async () => {
       const [row]: Row[] = await sql`SELECT * FROM projects WHERE id = ${id}`;
       return row ? projectOf(row) : null;
