@@ -8,6 +8,8 @@ import { COLUMNS, type SqlValue } from "../store/log-batch-codec.ts";
 import { addRollups } from "../store/postgres/metrics-rollups.ts";
 
 const PAGE = 1000;
+/** A long log copy says how far it got this often (rows; a multiple of PAGE). */
+const PROGRESS_EVERY = 100_000;
 const DAY_MS = 86_400_000;
 const NANO = 1e9;
 export type Row = Record<string, unknown>;
@@ -168,7 +170,7 @@ const COST = COLUMNS.indexOf("cost");
 const SAVED = COLUMNS.indexOf("saved");
 
 /** The request log with its traces, the traces' bytes, and the minute rollups of the rows. */
-export async function copyLog(db: Database, tx: SQL): Promise<Record<string, number>> {
+export async function copyLog(db: Database, tx: SQL, progress: (rows: number) => void = () => {}): Promise<Record<string, number>> {
   const select = `SELECT ${COLUMNS.map((c) => `r.${c}`).join(", ")}, t.data AS trace FROM requests r
     LEFT JOIN traces t ON t.project_id = r.project_id AND t.request_id = r.id ORDER BY r.project_id, r.id`;
   let rows: Row[] = [];
@@ -193,7 +195,9 @@ export async function copyLog(db: Database, tx: SQL): Promise<Record<string, num
     values.push(v);
     rows.push({ ...r, cost: v[COST], saved: v[SAVED], tags: JSON.parse(String(r.tags)) as unknown, trace: undefined });
     if (typeof r.trace === "string") traces.push({ project_id: r.project_id, request_id: r.id, created_at: r.created_at, data: r.trace });
-    if (rows.length >= PAGE) await flush();
+    if (rows.length < PAGE) continue;
+    await flush();
+    if (counts.requests % PROGRESS_EVERY === 0) progress(counts.requests);
   }
   await flush();
   await tx`INSERT INTO trace_usage (project_id, bytes) SELECT project_id, sum(octet_length(data)) FROM traces GROUP BY project_id`;

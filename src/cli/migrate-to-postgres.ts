@@ -104,7 +104,7 @@ async function copyAll(db: Database, sql: SQL, o: MigrateOptions, reseal: Reseal
         ...(await copyMoney(db, tx, o.now)),
         ...(await copyResults(db, tx, o.now)),
         ...(await copyMonitoring(db, tx, reseal)),
-        ...(o.skipLog ? {} : await copyLog(db, tx)),
+        ...(o.skipLog ? {} : await copyLog(db, tx, (n) => process.stderr.write(`gw: ${n} request-log rows copied so far\n`))),
       };
     });
   } finally {
