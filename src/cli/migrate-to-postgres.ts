@@ -139,7 +139,9 @@ export async function migrateToPostgres(o: MigrateOptions): Promise<MigrationRep
     const sql = new SQL({ url: o.databaseUrl, max: 2, connectionTimeout: 10, connection: { application_name: "gw migrate-to-postgres" } });
     try {
       const { reseal, count } = resealer(o.dataDir, o.secretKey);
-      await migratePostgres(sql);
+      await migratePostgres(sql).catch((err: unknown) => {
+        throw new Error(`PostgreSQL at ${target(o.databaseUrl)} cannot be used: ${failure(err)}`);
+      });
       await refuseIfNotEmpty(sql);
       const copied = await copyAll(db, sql, o, reseal);
       const { seeded, warnings } = await seedRedis(db, o, copied.idempotency_keys ?? 0);

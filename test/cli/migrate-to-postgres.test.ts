@@ -308,12 +308,16 @@ describe("gw migrate-to-postgres", () => {
     expect(Number(account.balance)).toBe(Math.round(made.balanceUsd * 1e9) - charge);
   }, 120_000);
 
-  test("without GW_DATABASE_URL or GW_SECRET_KEY it says which is missing", async () => {
+  test("without GW_DATABASE_URL or GW_SECRET_KEY it says which is missing; an unreachable PostgreSQL is named without its password", async () => {
     const noUrl = await runGw(["migrate-to-postgres", "--data", dataDir], { cwd: dataDir, env: { GW_SECRET_KEY: SECRET } });
     expect(noUrl.code).toBe(1);
     expect(noUrl.stderr).toContain("GW_DATABASE_URL is not set");
     const noKey = await runGw(["migrate-to-postgres", "--data", dataDir], { cwd: dataDir, env: { GW_DATABASE_URL: pg.url } });
     expect(noKey.code).toBe(1);
     expect(noKey.stderr).toContain("GW_SECRET_KEY is not set");
+    const nowhere = await runGw(["migrate-to-postgres", "--data", dataDir], { cwd: dataDir, env: { GW_DATABASE_URL: "postgres://gw:hunter2@127.0.0.1:1/gw", GW_SECRET_KEY: SECRET } });
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toContain("PostgreSQL at 127.0.0.1:1/gw cannot be used");
+    expect(nowhere.stderr).not.toContain("hunter2");
   }, 60_000);
 });
