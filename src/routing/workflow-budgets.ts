@@ -33,12 +33,12 @@ export class WorkflowBudgets {
     if (!read) return null;
     const t = this.totalsOf(projectId, workflowId);
     if (t.reading) return t.reading;
-    const at = this.now();
-    if (at - t.readAt < SHARED_READ_MS) return null;
+    if (this.now() - t.readAt < SHARED_READ_MS) return null;
     t.reading = read(projectId, workflowId).then(
       (logged) => {
         t.spent = Math.max(t.spent, logged);
-        t.readAt = at;
+        // From the read's end: asked again right after it (the route stage), it is fresh.
+        t.readAt = this.now();
         t.reading = null;
       },
       (err: unknown) => {

@@ -123,6 +123,26 @@ describe("request log on PostgreSQL", () => {
     }));
     expect(bodies[1]).toEqual(bodies[0]);
     expect((bodies[0] as { requests: number }).requests).toBe(46);
+    // (the workflow test after this one adds its own requests)
+  });
+
+  test("gw.workflow_budget counts what every instance spent on the workflow", async () => {
+    const [a, b] = instances as [Instance, Instance];
+    const step = (i: Instance, workflow: string, budget: number) => post(`${i.server.url}/chat/completions`, key, {
+      model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "Next step." }], max_tokens: 16, gw: { workflow_id: workflow, workflow_budget: budget },
+    }, { "x-gw-cache": "off" });
+    // A test answer costs the model's price: learn one step's cost.
+    const first = await step(a, "wf_probe", 1);
+    expect(first.status).toBe(200);
+    const cost = ((await first.json()) as { gw: { cost: number } }).gw.cost;
+    expect(cost).toBeGreaterThan(0);
+    // A budget of 1.5 steps: one step fits on either instance alone...
+    expect((await step(b, "wf_fresh", 1.5 * cost)).status).toBe(200);
+    expect((await step(a, "wf_two", 1.5 * cost)).status).toBe(200);
+    // ...and a second step of the same workflow on the other instance finds the first one spent.
+    const second = await step(b, "wf_two", 1.5 * cost);
+    expect(second.status).toBe(402);
+    expect(((await second.json()) as { error: { code: string } }).error.code).toBe("budget_exceeded");
   });
 
   test("a workflow's cost logged through one instance is what the other's budget starts from", async () => {

@@ -135,6 +135,11 @@ function routeTestModel(deps: Deps, state: RequestState, model: string, needs: N
 }
 
 export function route(deps: Deps, state: RequestState): void | Promise<void> {
+  // Multi-instance: a workflow's spend is what every instance logged (routing/workflow-budgets.ts),
+  // read first; once read it is fresh, so the second pass goes on.
+  const spent = deps.shared !== null && state.workflowId && state.options.gw?.workflow_budget !== undefined
+    ? deps.workflowBudgets.prepare(state.auth.project.id, state.workflowId) : null;
+  if (spent) return spent.then(() => route(deps, state));
   // Multi-instance: the session's pin is Redis's, brought in first (routing/sessions-shared.ts).
   const sessions = deps.sessions;
   if (deps.shared !== null && state.sessionId && sessions instanceof SharedSessionStore) {
