@@ -20,7 +20,8 @@ import { sandboxProvider } from "./providers/sandbox/index.ts";
 import type { Provider } from "./providers/types.ts";
 import { buildCatalog, type Catalog } from "./routing/catalog.ts";
 import { FeedbackQuality } from "./routing/feedback-quality.ts";
-import { ProviderHealth } from "./routing/health.ts";
+import { modelKey, ProviderHealth } from "./routing/health.ts";
+import { SharedProviderHealth } from "./routing/health-shared.ts";
 import { SessionStore } from "./routing/sessions.ts";
 import { SharedSessionStore } from "./routing/sessions-shared.ts";
 import { WorkflowBudgets } from "./routing/workflow-budgets.ts";
@@ -209,7 +210,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     catalog,
     providers,
     projectProviders,
-    health: new ProviderHealth({ now: () => clock.now() }),
+    health: options.shared ? sharedHealth(options.shared, catalog, clock, logger) : new ProviderHealth({ now: () => clock.now() }),
     // Multi-instance: a conversation's pin is Redis's, so any instance keeps it on its model.
     sessions: options.shared ? new SharedSessionStore(options.shared.fast.sessions, (err, context) => logger.error({ err }, context), () => clock.now()) : new SessionStore(() => clock.now()),
     // Ratings survive a restart: the router's quality sums are rebuilt from the stored ones.
@@ -237,6 +238,14 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     statusPage,
     eventSources,
   };
+}
+
+/** Multi-instance provider health: circuits opened here are flagged on Redis, others' flags read. */
+function sharedHealth(shared: SharedState, catalog: Catalog, clock: Clock, logger: Logger): SharedProviderHealth {
+  const keys = [...new Set(catalog.models.flatMap((m) => [m.provider, modelKey(m.provider, m.id)]))];
+  const health = new SharedProviderHealth(shared.fast.circuitFlags, { now: () => clock.now(), keys: () => keys, onError: (err, context) => logger.error({ err }, context) });
+  void health.start();
+  return health;
 }
 
 /** Multi-instance rate limits: on Redis, falling back to this instance's share while it fails. */

@@ -154,6 +154,23 @@ describe("Idempotency-Key on Redis, two instances", () => {
   });
 });
 
+describe("Idempotency-Key on Redis, streams", () => {
+  test("a stream answered through one instance is replayed through the other byte for byte", async () => {
+    const { key } = projectOf("idem");
+    const headers = { "idempotency-key": "stream-7", "x-gw-cache": "off" };
+    const first = await chat(0, key, "Stream order 7.", headers, { stream: true });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toStartWith("text/event-stream");
+    const bytes = await first.text();
+    expect(bytes).toContain("data: [DONE]");
+    const replay = await chat(1, key, "Stream order 7.", headers, { stream: true });
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.headers.get("content-type")).toStartWith("text/event-stream");
+    expect(await replay.text()).toBe(bytes);
+  });
+});
+
 describe("session pins on Redis, two instances", () => {
   interface Session {
     pinned: string | null;
@@ -216,5 +233,30 @@ describe("Redis lost and back", () => {
     await waitFor(async () => (await chat(0, key, "back")).headers.get("x-ratelimit-limit-requests") === "1000", { timeoutMs: 5_000, what: "shared rate limits after Redis returned" });
     await waitFor(async () => (await chat(1, key, "back")).headers.get("x-ratelimit-limit-requests") === "1000", { timeoutMs: 5_000, what: "shared rate limits on the second instance" });
     console.log(`shared limiting resumed ${Math.round(performance.now() - back)} ms after Redis returned`);
+  });
+});
+
+// Last: the circuit it opens stays open for its cooldown (30 s).
+describe("circuit flags on Redis, two instances", () => {
+  test("a circuit opened by failures on one instance keeps the other from calling that provider", async () => {
+    const { key } = projectOf("cache");
+    upstream.reset();
+    upstream.script({ status: 500 }, 1_000);
+    let refusal = "";
+    await waitFor(async () => {
+      const res = await chat(0, key, "fail");
+      if (res.status !== 503) return false;
+      refusal = ((await res.json()) as { error: { message: string } }).error.message;
+      return true;
+    }, { timeoutMs: 20_000, what: "the first instance's circuit to open" });
+    expect(refusal).toContain("circuit open");
+    upstream.reset();
+    // The second instance never failed a call itself; it reads the raised flags about once a second.
+    await waitFor(async () => (await chat(1, key, "elsewhere")).status === 503, { timeoutMs: 5_000, what: "the flag on the second instance" });
+    const calls = upstream.callCount();
+    const refused = await chat(1, key, "elsewhere again");
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "provider_unavailable" });
+    expect(upstream.callCount()).toBe(calls);
   });
 });
