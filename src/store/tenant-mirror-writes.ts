@@ -47,6 +47,13 @@ interface Op {
 
 const recordOf = ({ balance: _, ...p }: Project): ProjectRecord => p;
 
+/** Another write changed the project after this one read it: the caller reads it again and retries. */
+export class ProjectChanged extends GwError {
+  constructor(readonly projectId: string) {
+    super("conflict", `Project '${projectId}' was changed by another request at the same time; retry.`);
+  }
+}
+
 export class TenantWrite implements TenantWriter {
   readonly repos: MirroredRepos;
   private readonly ops: Op[] = [];
@@ -58,9 +65,16 @@ export class TenantWrite implements TenantWriter {
       projects: {
         ...base.projects,
         create: (p) => (record(projectOp(p, async () => void (await stores.projects.create(recordOf(p))))), p),
-        save: (p) => (record(projectOp(p, async () => {
-          if (!(await rows.saveProject(recordOf(p)))) throw new GwError("not_found", `No project '${p.id}'.`, { param: "id" });
-        })), p),
+        save: (p) => {
+          // What the change was computed from: the mirror's row, not yet changed.
+          const old = base.projects.get(p.id);
+          record(projectOp(p, async () => {
+            const saved = old ? await rows.saveProject(recordOf(p), recordOf(old)) : "missing";
+            if (saved === "missing") throw new GwError("not_found", `No project '${p.id}'.`, { param: "id" });
+            if (saved === "changed") throw new ProjectChanged(p.id);
+          }));
+          return p;
+        },
         addCredits: () => {
           throw new Error("credits are the money store's in the multi-instance mode");
         },

@@ -7,7 +7,7 @@ import type { TenantBus, TenantChange } from "./redis/bus.ts";
 import type { ApiKey } from "./repos/api-keys.ts";
 import type { TenantStores } from "./tenant-store.ts";
 import { mirrorStatements } from "./tenant-mirror-sql.ts";
-import { TenantWrite, tenantUnavailable, type MirroredRepos } from "./tenant-mirror-writes.ts";
+import { ProjectChanged, TenantWrite, tenantUnavailable, type MirroredRepos } from "./tenant-mirror-writes.ts";
 
 /** The full reload's period: what a message lost while Redis was away costs at most. */
 export const RELOAD_MS = 30_000;
@@ -126,14 +126,27 @@ export class TenantMirror {
 
   /** Those rows read from PostgreSQL into the mirror (nothing when it has none either); a 503
    * GwError when PostgreSQL cannot answer. */
-  async fetch(ids: { project?: string; key?: string }): Promise<void> {
+  async fetch(ids: { project?: string; key?: string }, fresh = false): Promise<void> {
     try {
-      if (ids.project !== undefined) await this.ensureProject(ids.project);
+      if (ids.project !== undefined) await this.ensureProject(ids.project, fresh);
       if (ids.key === undefined) return;
       const k = await this.rows.key(ids.key);
       if (k && (await this.ensureProject(k.projectId))) this.mirrorWith(() => this.attached().sql.key(k));
     } catch (err) {
       throw tenantUnavailable(err);
+    }
+  }
+
+  /** An admin change computed from the project's row (a PATCH merges into its policy): the row is
+   * read from PostgreSQL first, and again when another write came between (3 tries, then 409). */
+  async updating<T>(projectId: string, run: () => T | Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      await this.fetch({ project: projectId }, true);
+      try {
+        return await run();
+      } catch (err) {
+        if (!(err instanceof ProjectChanged) || attempt >= 3) throw err;
+      }
     }
   }
 
@@ -161,8 +174,8 @@ export class TenantMirror {
 
   /** A row's project, mirrored first when it is not yet (the foreign key wants it); false when
    * PostgreSQL has none either. */
-  private async ensureProject(projectId: string): Promise<boolean> {
-    if (this.attached().repos.projects.get(projectId)) return true;
+  private async ensureProject(projectId: string, fresh = false): Promise<boolean> {
+    if (!fresh && this.attached().repos.projects.get(projectId)) return true;
     const p = await this.rows.project(projectId);
     if (p) this.mirrorWith(() => this.attached().sql.project(p));
     return p !== null;

@@ -128,6 +128,27 @@ test("the admin API here acts on a project and a key another instance made a mom
   await json(await admin("GET", `/projects/prj_nowhere`), 404);
 });
 
+test("a PATCH merges into PostgreSQL's row, not a mirror that has not heard of another instance's change", async () => {
+  const before = (await shared.tenants.projects.get("prj_justmade"))!;
+  // Another instance set a policy key; no message reached this one.
+  await shared.tenants.projects.setPolicy(before.id, { ...before.policy, cache: false });
+  const patched = await json<{ policy: Record<string, unknown> }>(await admin("PATCH", `/projects/${before.id}`, { policy: { allowed_providers: ["openai"] } }), 200);
+  expect(patched.policy).toEqual({ cache: false, allowed_providers: ["openai"] });
+  expect((await shared.tenants.projects.getPolicy(before.id))).toEqual({ cache: false, allowed_providers: ["openai"] });
+  // PATCHes at once, each its own key: every one answered 200 is in the stored policy (none lost;
+  // one that lost the race thrice would answer 409 conflict and be absent).
+  const patches = [{ semantic_mode: "balanced" }, { cache_ttl: 60 }, { pii: "redact" }, { secrets: "redact" }, { budget_action: "warn" }];
+  const answers = await Promise.all(patches.map((policy) => admin("PATCH", `/projects/${before.id}`, { policy })));
+  const stored = (await shared.tenants.projects.getPolicy(before.id))!;
+  patches.forEach((policy, i) => {
+    const [name, value] = Object.entries(policy)[0]!;
+    expect([200, 409]).toContain(answers[i]!.status);
+    if (answers[i]!.status === 200) expect(stored).toHaveProperty(name, value);
+    else expect(stored).not.toHaveProperty(name);
+  });
+  expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(0);
+});
+
 test("Redis restarted: the bus subscribes again and the mirror reloads, so a change made meanwhile arrives without the period", async () => {
   const p = "prj_elsewhere";
   const secret = `gw_test_${newKeySecret()}`;

@@ -132,11 +132,13 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
     }))
     .patch("/projects/:id", async ({ request, params }) => {
       const { input, nullKeys } = parseProjectPatch(await readJson(request));
-      return withRows(deps, { project: params.id }, () => {
+      const update = () => {
         const w = writerOf(deps);
         const project = updateProject(w.repos.projects, params.id, input, nullKeys);
         return w.commit(() => withBalance(deps.billing, deps.shared?.money ?? null, params.id, (balance) => projectView(project, balance)));
-      });
+      };
+      // Multi-instance: merged into PostgreSQL's current row, not a mirror a message behind.
+      return deps.shared ? deps.shared.mirror.updating(params.id, update) : update();
     }, { parse: "none" })
     // The project's keys, revoked ones included, oldest first: never a secret or a hash.
     .get("/projects/:id/keys", ({ params }) => withRows(deps, { project: params.id }, () => ({

@@ -140,8 +140,9 @@ export interface TenantRows {
   /** A key by id alone: an invalidation names the row, the mirror knows no more. */
   key(id: string): Promise<ApiKey | null>;
   providerKey(projectId: string, provider: string): Promise<StoredProviderKey | null>;
-  /** Name, plan, billing and policy in one statement; false when there is no such project. */
-  saveProject(p: ProjectRecord): Promise<boolean>;
+  /** Name, plan, billing and policy, saved only while the row is still `expected` (what the
+   * change was computed from): "changed" when another write came first, "missing" when there is none. */
+  saveProject(p: ProjectRecord, expected: ProjectRecord): Promise<"saved" | "changed" | "missing">;
 }
 
 // Each table's rows as text, in a fixed order, hashed together.
@@ -175,11 +176,15 @@ export function postgresTenantRows(pg: Postgres): TenantRows {
       const [row]: Row[] = await sql`SELECT * FROM provider_keys WHERE project_id = ${projectId} AND provider = ${provider}`;
       return row ? providerKeyOf(row) : null;
     }),
-    saveProject: (p) => bounded(pg, "project save", async () => {
-      const rows: Row[] = await sql`UPDATE projects SET name = ${p.name}, plan = ${p.plan}, billing_mode = ${p.billingMode},
-        credit_limit = ${toNano(p.creditLimit)}, policy = ${JSON.stringify(p.policy)} WHERE id = ${p.id} RETURNING id`;
-      return rows.length > 0;
-    }),
+    saveProject: (p, expected) => bounded(pg, "project save", () => sql.begin(async (tx) => {
+      const [row]: Row[] = await tx`SELECT * FROM projects WHERE id = ${p.id} FOR UPDATE`;
+      if (!row) return "missing";
+      // Compared as records: both sides read through projectOf's normalisation.
+      if (JSON.stringify(projectOf(row)) !== JSON.stringify(expected)) return "changed";
+      await tx`UPDATE projects SET name = ${p.name}, plan = ${p.plan}, billing_mode = ${p.billingMode},
+        credit_limit = ${toNano(p.creditLimit)}, policy = ${JSON.stringify(p.policy)} WHERE id = ${p.id}`;
+      return "saved";
+    })),
   };
 }
 
