@@ -120,6 +120,8 @@ test("an instance stopped by SIGTERM mid-load loses no row: every request it ans
   const logged = await loggedIds(project);
   expect(run.answered.filter((id) => !logged.has(id))).toEqual([]);
   expect(i.output()).not.toContain("not written at shutdown");
+  // Charges are the money store's: none reached this instance's own ledger writer.
+  expect(i.output()).not.toContain("ledger entries not written");
 });
 
 test("an instance killed by SIGKILL mid-load loses no answered request's row", async () => {
