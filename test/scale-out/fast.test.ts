@@ -34,10 +34,11 @@ async function json<T>(res: Response, status: number): Promise<T> {
 }
 
 /** A project with this policy and a live key, made through instance 0's admin API. */
-async function projectWithKey(policy: Record<string, unknown> = {}): Promise<string> {
+async function projectAndKey(policy: Record<string, unknown> = {}): Promise<{ id: string; key: string }> {
   const { id } = await json<{ id: string }>(await m.admin("POST", "/projects", { name: "fast", policy }), 201);
-  return (await json<{ key: string }>(await m.admin("POST", `/projects/${id}/keys`, { name: "live", scopes: ["chat", "cache"] }), 201)).key;
+  return { id, key: (await json<{ key: string }>(await m.admin("POST", `/projects/${id}/keys`, { name: "live", scopes: ["chat", "cache", "requests"] }), 201)).key };
 }
+const projectWithKey = async (policy: Record<string, unknown> = {}): Promise<string> => (await projectAndKey(policy)).key;
 
 const chat = (i: number, key: string, content: string, headers: Record<string, string> = { "x-gw-cache": "off" }, extra: Record<string, unknown> = {}) =>
   post(`${m.instances[i % m.instances.length]!.url}/chat/completions`, key, { model: MODEL, messages: [{ role: "user", content }], ...extra }, headers);
@@ -180,5 +181,55 @@ describe("Redis killed mid-run", () => {
     }, { timeoutMs: 5_000, what: "shared 429s after Redis returned" });
     console.log(`shared 429s resumed ${Math.round(performance.now() - back)} ms after Redis returned (${sharedAgain} shared decisions)`);
     expect(statuses.filter((s) => s >= 500)).toEqual([]);
+  });
+});
+
+describe("session pins shared by three instances", () => {
+  test("a conversation sent round-robin stays on the model of its first turn: each instance reads the pin the last one left", async () => {
+    const { id, key } = await projectAndKey();
+    const probe = new RedisClient(m.env.GW_REDIS_URL!);
+    try {
+      let first = "";
+      for (let i = 0; i < 4; i++) {
+        const instance = m.instances[i % 3]!;
+        const res = await post(`${instance.url}/chat/completions`, key, { model: "gw-auto", messages: [{ role: "user", content: `Turn ${i}: go on.` }] }, { "x-gw-session": "conv-3", "x-gw-cache": "off" });
+        const { gw } = await json<{ gw: { selected_model: string; request_id: string } }>(res, 200);
+        first ||= gw.selected_model;
+        expect(gw.selected_model).toBe(first);
+        // The pin is written off the answer's path: the next turn goes once it is in Redis.
+        await waitFor(async () => Number(await probe.send("HGET", [`gw:sess:${id}\u0000conv-3`, "n"])) === i + 1, { what: `turn ${i + 1} in Redis` });
+        if (i === 0) continue;
+        const { trace } = await json<{ trace: { session: { pinned: string; sticky: boolean; reason: string } } }>(
+          await fetch(`${instance.url}/requests/${gw.request_id}`, { headers: { authorization: `Bearer ${key}` } }), 200);
+        expect(trace.session).toMatchObject({ pinned: first, sticky: true, reason: `kept on the model of turn ${i}` });
+      }
+    } finally {
+      probe.close();
+    }
+  });
+});
+
+// Last: the circuit it opens stays open for its cooldown (30 s).
+describe("circuit flags shared by three instances", () => {
+  test("a circuit opened by failures on instance 0 keeps instances 1 and 2 from calling that provider", async () => {
+    const key = await projectWithKey();
+    upstream.reset();
+    upstream.script({ status: 500 }, 1_000);
+    let refusal = "";
+    await waitFor(async () => {
+      const res = await chat(0, key, "fail");
+      if (res.status !== 503) return false;
+      refusal = ((await res.json()) as { error: { message: string } }).error.message;
+      return true;
+    }, { timeoutMs: 20_000, what: "instance 0's circuit to open" });
+    expect(refusal).toContain("circuit open");
+    upstream.reset();
+    for (const i of [1, 2]) await waitFor(async () => (await chat(i, key, "elsewhere")).status === 503, { timeoutMs: 5_000, what: `the flag on instance ${i}` });
+    const calls = upstream.callCount();
+    for (const i of [1, 2]) {
+      const body = await json<{ error: { code: string } }>(await chat(i, key, "elsewhere again"), 503);
+      expect(body.error.code).toBe("provider_unavailable");
+    }
+    expect(upstream.callCount()).toBe(calls);
   });
 });
