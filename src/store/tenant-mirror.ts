@@ -2,12 +2,17 @@
 // provider_keys are a mirror of PostgreSQL's, so their synchronous readers stay as they are. Loaded
 // whole at start and every 30 s; a row named on the bus is re-read; a key not mirrored is asked for.
 import type { Database } from "bun:sqlite";
+import { existsSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { TenantRows, TenantSnapshot } from "./postgres/tenant.ts";
 import type { TenantBus, TenantChange } from "./redis/bus.ts";
 import type { ApiKey } from "./repos/api-keys.ts";
 import type { TenantStores } from "./tenant-store.ts";
 import { mirrorStatements } from "./tenant-mirror-sql.ts";
 import { ProjectChanged, TenantWrite, tenantUnavailable, type MirroredRepos } from "./tenant-mirror-writes.ts";
+
+/** Marks a data directory whose tenant tables are a mirror (so replacing them loses nothing). */
+export const MIRROR_MARKER = "postgres-mirror";
 
 /** The full reload's period: what a message lost while Redis was away costs at most. */
 export const RELOAD_MS = 30_000;
@@ -40,8 +45,20 @@ export class TenantMirror {
     private readonly onError: (err: unknown, context: string) => void,
   ) {}
 
-  /** buildDeps, before anything reads the repos: the mirror becomes PostgreSQL's rows. */
+  /** buildDeps, before anything reads the repos: the mirror becomes PostgreSQL's rows. A data
+   * directory used single-node before, with projects PostgreSQL lacks, is refused rather than
+   * emptied (they would be lost before `gw migrate-to-postgres` copied them). */
   attach(db: Database, repos: MirroredRepos): void {
+    const marker = join(dirname(db.filename), MIRROR_MARKER);
+    if (this.initial && !existsSync(marker)) {
+      const known = new Set(this.initial.projects.map((p) => p.id));
+      const own = repos.projects.list().filter((p) => !known.has(p.id)).length;
+      if (own > 0) {
+        throw new Error(`this data directory (${dirname(db.filename)}) holds ${own} project(s) PostgreSQL does not have: run 'gw migrate-to-postgres' with it first, ` +
+          "or give each instance an empty data directory (docs/scale-out.md)");
+      }
+      writeFileSync(marker, "This directory's projects, API keys and provider keys are a copy of PostgreSQL's, replaced at each start.\n");
+    }
     this.db = db;
     this.sql = mirrorStatements(db);
     this.repos = repos;

@@ -3,19 +3,23 @@
 // messages are applied; with PostgreSQL gone admin writes answer 503 and change nothing here.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { RedisClient, SQL } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_SCOPES } from "../../src/config/constants.ts";
 import { sha256Hex } from "../../src/lib/hash.ts";
 import { newKeyId, newKeySecret } from "../../src/lib/ids.ts";
 import type { ApiKey } from "../../src/store/repos/api-keys.ts";
+import { createProject } from "../../src/admin/projects.ts";
 import { loadConfig } from "../../src/config/env.ts";
+import { buildDeps, openRepos } from "../../src/deps.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { openSharedState } from "../../src/shared-state.ts";
+import { openDatabase } from "../../src/store/db.ts";
 import { TENANT_CHANNEL } from "../../src/store/redis/bus.ts";
+import { MIRROR_MARKER } from "../../src/store/tenant-mirror.ts";
 import type { SharedState } from "../../src/store/shared.ts";
 import { startPostgres, startRedis, type PostgresService, type Service } from "../helpers/services.ts";
 import { ADMIN_TOKEN, post } from "../helpers/test-gw.ts";
@@ -178,6 +182,26 @@ test("a full reload makes the mirror PostgreSQL's again: rows changed, missing o
   const pgIds = (await shared.tenants.projects.list()).map((p) => p.id).sort();
   expect(repos.projects.list().map((p) => p.id).sort()).toEqual(pgIds);
   await json(await models(key), 200);
+});
+
+test("a data directory with projects PostgreSQL lacks is refused, not emptied; an empty one is marked as a mirror", async () => {
+  expect(existsSync(join(dir, "data", MIRROR_MARKER))).toBe(true);
+  const data = join(dir, "single-node-data");
+  const db = openDatabase(data);
+  createProject(openRepos(db).projects, { name: "kept single-node" });
+  db.close();
+  const config = loadConfig({ port: "0", data }, {
+    GW_DATABASE_URL: pg.url, GW_REDIS_URL: redis.url, GW_SECRET_KEY: "tenants-test-secret-key-0123456789abcdef0123456789", GW_SEMANTIC_EMBEDDER: "off",
+  });
+  const other = await openSharedState(config, { clock: systemClock, logger: createLogger("silent") });
+  try {
+    expect(() => buildDeps(config, { shared: other, logger: createLogger("silent") })).toThrow("holds 1 project(s) PostgreSQL does not have: run 'gw migrate-to-postgres'");
+  } finally {
+    await other.close();
+  }
+  const reopened = openDatabase(data);
+  expect(openRepos(reopened).projects.list().map((p) => p.name)).toEqual(["kept single-node"]);
+  reopened.close();
 });
 
 test("PostgreSQL gone: admin writes answer 503 and change nothing; a mirrored key still authenticates, an unknown one is 503", async () => {
