@@ -234,3 +234,15 @@ describe("stop", () => {
     expect(found[0]!.n).toBe(500);
   });
 });
+
+describe("PostgreSQL gone", () => {
+  test("the log's reads answer 503 service_unavailable within the bound", async () => {
+    const b = instances[1]!;
+    await pg.stop();
+    for (const path of ["/requests", "/requests/req_x", "/metrics"]) {
+      const res = await get(`${b.server.url}${path}`, key);
+      const body = (await res.json()) as { error: { code: string } };
+      expect({ path, status: res.status, code: body.error.code }).toEqual({ path, status: 503, code: "service_unavailable" });
+    }
+  });
+});
