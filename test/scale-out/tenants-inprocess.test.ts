@@ -116,6 +116,21 @@ test("a project and key written by another instance authenticate here at once, a
   }
 });
 
+test("the Messages API authenticates a key only PostgreSQL holds too (x-api-key)", async () => {
+  const secret = `gw_test_${newKeySecret()}`;
+  await shared.tenants.keys.create({ id: newKeyId(), projectId: "prj_elsewhere", name: null, keyHash: sha256Hex(secret), mode: "test", scopes: ["chat"], byok: false, ipAllowlist: null, createdAt: Date.now(), revokedAt: null });
+  const res = await fetch(`${server.url}/messages/count_tokens`, {
+    method: "POST", headers: { "x-api-key": secret, "content-type": "application/json" },
+    body: JSON.stringify({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "Hello" }] }),
+  });
+  expect((await json<{ input_tokens: number }>(res, 200)).input_tokens).toBeGreaterThan(0);
+  const unknown = await fetch(`${server.url}/messages/count_tokens`, {
+    method: "POST", headers: { "x-api-key": `gw_test_${"b".repeat(40)}`, "content-type": "application/json" }, body: "{}",
+  });
+  expect(unknown.status).toBe(401);
+  expect(((await unknown.json()) as { type: string }).type).toBe("error");
+});
+
 test("the admin API here acts on a project and a key another instance made a moment ago (no message yet)", async () => {
   const p = { id: "prj_justmade", name: "just made", plan: "pro" as const, billingMode: "postpaid" as const, creditLimit: null, policy: {}, createdAt: Date.now() };
   await shared.tenants.projects.create(p);
