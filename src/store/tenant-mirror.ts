@@ -127,7 +127,7 @@ export class TenantMirror {
         return null;
       }
       if (!(await this.ensureProject(key.projectId))) return null;
-      this.mirrorWith(() => this.attached().sql.key(key));
+      this.mirrorWith(() => this.attached().sql.key(key), false);
       return key;
     } catch (err) {
       throw tenantUnavailable(err);
@@ -194,7 +194,7 @@ export class TenantMirror {
   private async ensureProject(projectId: string, fresh = false): Promise<boolean> {
     if (!fresh && this.attached().repos.projects.get(projectId)) return true;
     const p = await this.rows.project(projectId);
-    if (p) this.mirrorWith(() => this.attached().sql.project(p));
+    if (p) this.mirrorWith(() => this.attached().sql.project(p), fresh);
     return p !== null;
   }
 
@@ -207,9 +207,11 @@ export class TenantMirror {
     this.changed();
   }
 
-  private mirrorWith(change: () => unknown): void {
+  /** `notify` false: a row only added (a key or project new here), which nothing cached can hold. */
+  private mirrorWith(change: () => unknown, notify = true): void {
     change();
     this.version++;
+    if (!notify) return;
     this.unknown.clear();
     this.changed();
   }
