@@ -4,7 +4,7 @@
 import type { Decision, Level, TokenEstimate } from "../store/rate-limit-store.ts";
 import type { InstanceCount } from "../store/redis/instances.ts";
 import type { RedisRateLimiter } from "../store/redis/rate-limit.ts";
-import { RedisFailure } from "../store/redis/redis-call.ts";
+import { OutageLatch, RedisFailure } from "../store/redis/redis-call.ts";
 import { RateLimiter, type RateLimiterOptions } from "./rate-limit.ts";
 
 /** GW_REDIS_FAILURE: what rate limiting does while Redis cannot be reached. */
@@ -21,7 +21,7 @@ export interface SharedRateLimiterOptions extends RateLimiterOptions {
 /** The in-process RateLimiter is the fallback, so `admit` (inherited) is the local decision and
  * `admitShared` the shared one; `settle` corrects both (a request was admitted by one of them). */
 export class SharedRateLimiter extends RateLimiter {
-  private degraded = false;
+  private readonly outage = new OutageLatch();
 
   constructor(private readonly redis: RedisRateLimiter, private readonly shared: SharedRateLimiterOptions) {
     super(shared);
@@ -39,20 +39,30 @@ export class SharedRateLimiter extends RateLimiter {
 
   /** Whether the last admission fell back to the local table (or refused, fail closed). */
   get fallingBack(): boolean {
-    return this.degraded;
+    return this.outage.isDown;
   }
 
-  /** The decision, or null when Redis failed and the mode is closed (the caller refuses). */
+  /** The decision, or null when Redis failed and the mode is closed (the caller refuses). While Redis
+   * is down, one admission per half second asks it again; the others go straight to the fallback. */
   admitShared(requestId: string, levels: readonly Level[], estimate: TokenEstimate): Promise<Decision | null> {
+    if (this.outage.skip()) return Promise.resolve(this.fallback(requestId, levels, estimate));
     return this.redis.admit(requestId, levels, estimate).then(
       (decision) => {
-        if (this.degraded) {
-          this.degraded = false;
+        if (this.outage.isDown) {
+          this.outage.ok();
           this.shared.onRecovered?.();
         }
         return decision;
       },
-      (err: unknown) => this.fallback(err, requestId, levels, estimate),
+      (err: unknown) => {
+        if (!(err instanceof RedisFailure)) throw err;
+        if (this.outage.fail()) {
+          this.shared.onError(err, this.shared.failure === "closed"
+            ? "Redis unavailable: rate-limited requests are refused until it answers (GW_REDIS_FAILURE=closed)"
+            : "Redis unavailable: rate limits fall back to this instance's share of each limit until it answers");
+        }
+        return this.fallback(requestId, levels, estimate);
+      },
     );
   }
 
@@ -61,14 +71,7 @@ export class SharedRateLimiter extends RateLimiter {
     this.redis.settle(requestId, actualTokens).catch((err: unknown) => this.shared.onError(err, "rate-limit settle on Redis failed; the estimate stays charged"));
   }
 
-  private fallback(err: unknown, requestId: string, levels: readonly Level[], estimate: TokenEstimate): Decision | null {
-    if (!(err instanceof RedisFailure)) throw err;
-    if (!this.degraded) {
-      this.degraded = true;
-      this.shared.onError(err, this.shared.failure === "closed"
-        ? "Redis unavailable: rate-limited requests are refused until it answers (GW_REDIS_FAILURE=closed)"
-        : "Redis unavailable: rate limits fall back to this instance's share of each limit until it answers");
-    }
+  private fallback(requestId: string, levels: readonly Level[], estimate: TokenEstimate): Decision | null {
     if (this.shared.failure === "closed") return null;
     const n = this.shared.instances.count;
     if (n <= 1) return super.admit(requestId, levels, estimate);

@@ -55,6 +55,7 @@ export function storeAnswer(deps: Deps, state: RequestState, completion: ChatCom
       // Multi-instance: written to Redis off the answer's path; a failed write only loses the entry.
       const requestId = state.requestId;
       const answers = deps.shared.fast.answers;
+      if (answers.outage.skip()) return;
       answers.put({ ...record, usage: { ...record.usage } }).catch((err: unknown) => {
         // Redis down is said once (cache-lookup's miss says it too), anything else each time.
         if (!(err instanceof RedisFailure)) deps.logger.warn({ err, request_id: requestId }, "response cache unavailable; the answer was not stored");

@@ -15,7 +15,8 @@ export class SharedSessionStore extends SessionStore {
 
   /** Brings the session's pin from Redis; resolves either way (Redis down: this instance's own pin,
    * if it has one, else the turn is routed afresh). */
-  prefetch(projectId: string, sessionId: string): Promise<void> {
+  prefetch(projectId: string, sessionId: string): void | Promise<void> {
+    if (this.outage.skip()) return;
     return this.redis.get(projectId, sessionId).then(
       (pin) => {
         this.outage.ok();
@@ -27,6 +28,7 @@ export class SharedSessionStore extends SessionStore {
 
   override set(projectId: string, sessionId: string, model: string, provider: string): void {
     super.set(projectId, sessionId, model, provider);
+    if (this.outage.skip()) return;
     this.redis.set(projectId, sessionId, model, provider).then(() => this.outage.ok(), (err: unknown) => this.failed(err));
   }
 

@@ -88,3 +88,36 @@ test("a stopped instance leaves the count at once; one silent past the stale age
   expect(x.count).toBe(1);
   await x.stop();
 });
+
+test("a Redis that hangs (every call timing out) is asked once per retry interval, not by every admission", async () => {
+  const client = new RedisClient(redis.url, { autoReconnect: true, enableOfflineQueue: false, connectionTimeout: 2_000, maxRetries: 4_294_967_295 });
+  clients.push(client);
+  await client.connect();
+  let asked = 0;
+  // The real limiter, counted: each admission that reaches it waits for Redis's answer or the time-out.
+  class Counted extends RedisRateLimiter {
+    override admit(...args: Parameters<RedisRateLimiter["admit"]>) {
+      asked++;
+      return super.admit(...args);
+    }
+  }
+  const instances = new InstanceCount(client, "gw_hang", { prefix: "t3:" });
+  const limiter = new SharedRateLimiter(new Counted(client, { headers: limitHeaders, prefix: "t3:" }), { now: Date.now, instances, failure: "open", onError: () => {} });
+  expect(await admitted(limiter, 1, 1000)).toBe(1);
+  const control = new RedisClient(redis.url);
+  clients.push(control);
+  await control.send("CLIENT", ["PAUSE", "3000", "ALL"]);
+  try {
+    asked = 0;
+    // 20 admissions while no command is answered: the first times out, the rest go to the fallback.
+    expect(await admitted(limiter, 20, 1000)).toBe(20);
+    expect(limiter.fallingBack).toBe(true);
+    expect(asked).toBeLessThan(10);
+  } finally {
+    await control.send("CLIENT", ["UNPAUSE"]);
+  }
+  await waitFor(async () => {
+    await limiter.admitShared(`req_${++seq}`, level(1000), { bound: 1 });
+    return !limiter.fallingBack;
+  }, { timeoutMs: 5_000, what: "the limiter on Redis again" });
+});

@@ -56,7 +56,9 @@ export function cacheLookup(deps: Deps, state: RequestState): void | Promise<voi
 
 /** Multi-instance: the exact answer from Redis, shared by every instance (the semantic cache is off
  * there). A failed read is a miss, never an error answer. */
-function sharedLookup(deps: Deps, state: RequestState, cache: CacheState, answers: RedisAnswerStore): Promise<void> {
+function sharedLookup(deps: Deps, state: RequestState, cache: CacheState, answers: RedisAnswerStore): void | Promise<void> {
+  // Redis down: a miss without asking it, but for one request per retry interval that looks for it.
+  if (answers.outage.skip()) return void Object.assign(cache, { result: "error", missReason: "cache_unavailable", write: false });
   return answers.get(state.auth.project.id, cache.exactKey!, deps.clock.now()).then(
     (entry) => {
       if (entry && serveCached(deps, state, entry as CachedAnswer, "exact")) return;

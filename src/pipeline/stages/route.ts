@@ -143,7 +143,8 @@ export function route(deps: Deps, state: RequestState): void | Promise<void> {
   // Multi-instance: the session's pin is Redis's, brought in first (routing/sessions-shared.ts).
   const sessions = deps.sessions;
   if (deps.shared !== null && state.sessionId && sessions instanceof SharedSessionStore) {
-    return sessions.prefetch(state.auth.project.id, state.sessionId).then(() => routeNow(deps, state));
+    const fetched = sessions.prefetch(state.auth.project.id, state.sessionId);
+    if (fetched) return fetched.then(() => routeNow(deps, state));
   }
   routeNow(deps, state);
 }

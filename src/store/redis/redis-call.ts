@@ -13,11 +13,21 @@ export class RedisFailure extends Error {
 }
 
 /** Says an outage once: `fail()` is true for the first failure after a success, so a caller on the
- * request path logs "Redis unavailable" once, not once per request. */
+ * request path logs "Redis unavailable" once, not once per request. While down, `skip()` lets one
+ * call through per retry interval to find Redis back, so a Redis that hangs (each call timing out)
+ * does not add its time-out to every request. */
 export class OutageLatch {
   private down = false;
+  private probeAt = 0;
+
+  constructor(private readonly retryMs = 500) {}
+
+  get isDown(): boolean {
+    return this.down;
+  }
 
   fail(): boolean {
+    this.probeAt = performance.now() + this.retryMs;
     if (this.down) return false;
     this.down = true;
     return true;
@@ -25,6 +35,14 @@ export class OutageLatch {
 
   ok(): void {
     this.down = false;
+  }
+
+  skip(): boolean {
+    if (!this.down) return false;
+    const now = performance.now();
+    if (now < this.probeAt) return true;
+    this.probeAt = now + this.retryMs;
+    return false;
   }
 }
 
