@@ -16,6 +16,8 @@ export const MIRROR_MARKER = "postgres-mirror";
 
 /** The full reload's period: what a message lost while Redis was away costs at most. */
 export const RELOAD_MS = 30_000;
+/** The reload's period while the bus is not listening: a digest query when nothing changed. */
+const POLL_MS = 1_000;
 /** Hashes PostgreSQL did not know are not asked again for this long (or until the mirror changes):
  * a bad key sent again and again costs one lookup, not one each. A key made later has a secret of
  * its own, so this never hides a real key. */
@@ -34,6 +36,11 @@ export class TenantMirror {
   private unknown = new Map<string, number>();
   /** The last snapshot applied whole, and the version then: unchanged both, a reload stops at the digest. */
   private applied: { digest: string; version: number } | null = null;
+  private subscribed = false;
+  private subscribeFailed = false;
+  private reloading: Promise<void> | null = null;
+  private reloadedAt = 0;
+  private failing = false;
 
   constructor(
     readonly instanceId: string,
@@ -72,17 +79,46 @@ export class TenantMirror {
   }
 
   /** Subscribes, then reloads once (a change between the start's load and the subscription would
-   * otherwise wait for the period), then reloads every RELOAD_MS. */
+   * otherwise wait for the period), then every RELOAD_MS; every POLL_MS while the bus is not
+   * listening (Redis away), so a revoke still reaches this instance within about a second. */
   async start(): Promise<void> {
-    this.timer = setInterval(() => void this.reload().catch((err) => this.onError(err, "tenant mirror reload failed")), RELOAD_MS);
+    this.timer = setInterval(() => this.tick(), POLL_MS);
     this.timer.unref?.();
+    await this.subscribe();
+    await this.reloadLogged();
+  }
+
+  private async subscribe(): Promise<void> {
     try {
-      await this.bus.subscribe((change) => void this.apply(change), () => void this.reload().catch((err) => this.onError(err, "tenant mirror reload failed")),
-        (err) => this.onError(err, "tenant invalidation bus not subscribed again: changes made elsewhere arrive with the periodic reload"));
+      await this.bus.subscribe((change) => void this.apply(change), () => void this.reloadLogged(),
+        (err) => this.onError(err, "tenant invalidation bus not subscribed again: changes made elsewhere are polled for"));
+      this.subscribed = true;
     } catch (err) {
-      this.onError(err, "tenant invalidation bus not subscribed: changes made elsewhere arrive with the periodic reload");
+      if (!this.subscribeFailed) this.onError(err, "tenant invalidation bus not subscribed: changes made elsewhere are polled for");
+      this.subscribeFailed = true;
     }
-    await this.reload().catch((err) => this.onError(err, "tenant mirror reload failed"));
+  }
+
+  private tick(): void {
+    if (this.stopped || this.reloading) return;
+    if (!this.subscribed) void this.subscribe();
+    if (this.bus.listening() && performance.now() - this.reloadedAt < RELOAD_MS) return;
+    void this.reloadLogged();
+  }
+
+  /** A reload whose failure is logged once until one succeeds (while polling, each second). */
+  private async reloadLogged(): Promise<void> {
+    if (this.reloading) return this.reloading;
+    this.reloadedAt = performance.now();
+    this.reloading = this.reload().then(() => {
+      this.failing = false;
+    }, (err: unknown) => {
+      if (!this.failing) this.onError(err, "tenant mirror reload failed");
+      this.failing = true;
+    }).finally(() => {
+      this.reloading = null;
+    });
+    return this.reloading;
   }
 
   async stop(): Promise<void> {

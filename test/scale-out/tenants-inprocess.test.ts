@@ -168,18 +168,36 @@ test("a PATCH merges into PostgreSQL's row, not a mirror that has not heard of a
   expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(0);
 });
 
-test("Redis restarted: the bus subscribes again and the mirror reloads, so a change made meanwhile arrives without the period", async () => {
+test("Redis down: a revoke made elsewhere is polled for; Redis back: the bus is subscribed again", async () => {
   const p = "prj_elsewhere";
-  const secret = `gw_test_${newKeySecret()}`;
-  const made = { id: newKeyId(), projectId: p, name: null, keyHash: sha256Hex(secret), mode: "test", scopes: [...DEFAULT_SCOPES], byok: false, ipAllowlist: null, createdAt: Date.now(), revokedAt: null } satisfies ApiKey;
-  await shared.tenants.keys.create(made);
-  await json(await models(secret), 200);
+  const made = () => {
+    const secret = `gw_test_${newKeySecret()}`;
+    return { secret, key: { id: newKeyId(), projectId: p, name: null, keyHash: sha256Hex(secret), mode: "test", scopes: [...DEFAULT_SCOPES], byok: false, ipAllowlist: null, createdAt: Date.now(), revokedAt: null } satisfies ApiKey };
+  };
+  const [a, c] = [made(), made()];
+  for (const k of [a, c]) {
+    await shared.tenants.keys.create(k.key);
+    await json(await models(k.secret), 200);
+  }
   const { port, password } = redis;
   await redis.stop();
-  // Revoked elsewhere while Redis is down: no message can say it.
-  await shared.tenants.keys.revoke(p, made.id, Date.now());
+  // Revoked elsewhere while Redis is down: no message can say it; the mirror polls every second.
+  await shared.tenants.keys.revoke(p, a.key.id, Date.now());
+  await waitFor(async () => (await models(a.secret)).status === 401, { timeoutMs: 5_000, what: "the revoke polled for while Redis is down" });
   redis = await startRedis({ port, password });
-  await waitFor(async () => (await models(secret)).status === 401, { timeoutMs: 15_000, what: "the reload after the bus subscribed again" });
+  await waitFor(() => shared.redisSubscriber.connected, { timeoutMs: 15_000, what: "the bus connection back" });
+  // Connected again, the mirror polls no more: only a message delivered on the channel, subscribed
+  // again, revokes c before the 30 s period (said each round: the subscription may still be on its way).
+  await shared.tenants.keys.revoke(p, c.key.id, Date.now());
+  const publisher = new RedisClient(redis.url);
+  try {
+    await waitFor(async () => {
+      await publisher.publish(TENANT_CHANNEL, JSON.stringify({ kind: "key", project: p, id: c.key.id, from: "gw_another" }));
+      return (await models(c.secret)).status === 401;
+    }, { timeoutMs: 10_000, what: "the revoke said on the bus once subscribed again" });
+  } finally {
+    publisher.close();
+  }
 });
 
 test("a full reload makes the mirror PostgreSQL's again: rows changed, missing or extra here", async () => {

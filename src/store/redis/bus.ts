@@ -38,6 +38,8 @@ export interface TenantBus {
    * (what was published meanwhile is lost: the caller reloads). */
   subscribe(listener: (change: TenantChange) => void, resubscribed: () => void, onError: (err: unknown) => void): Promise<void>;
   unsubscribe(): Promise<void>;
+  /** Subscribed and connected: messages arrive (else the caller polls). */
+  listening(): boolean;
 }
 
 /** `redis` publishes; `subscriber` is a connection of its own (a subscribed one takes no other command). */
@@ -63,6 +65,7 @@ export function redisTenantBus(redis: RedisClient, subscriber: RedisClient): Ten
           .then(resubscribed, onError);
       };
     },
+    listening: () => subscribed && subscriber.connected,
     unsubscribe: async () => {
       if (!subscribed) return;
       subscribed = false;
