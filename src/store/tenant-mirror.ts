@@ -38,6 +38,7 @@ export class TenantMirror {
   private applied: { digest: string; version: number } | null = null;
   private subscribed = false;
   private subscribeFailed = false;
+  private subscribing = false;
   private reloading: Promise<void> | null = null;
   private reloadedAt = 0;
   private failing = false;
@@ -89,6 +90,8 @@ export class TenantMirror {
   }
 
   private async subscribe(): Promise<void> {
+    if (this.subscribing) return;
+    this.subscribing = true;
     try {
       await this.bus.subscribe((change) => void this.apply(change), () => void this.reloadLogged(),
         (err) => this.onError(err, "tenant invalidation bus not subscribed again: changes made elsewhere are polled for"));
@@ -96,6 +99,8 @@ export class TenantMirror {
     } catch (err) {
       if (!this.subscribeFailed) this.onError(err, "tenant invalidation bus not subscribed: changes made elsewhere are polled for");
       this.subscribeFailed = true;
+    } finally {
+      this.subscribing = false;
     }
   }
 
@@ -106,15 +111,16 @@ export class TenantMirror {
     void this.reloadLogged();
   }
 
-  /** A reload whose failure is logged once until one succeeds (while polling, each second). */
+  /** A reload whose failure is logged once until one succeeds; after a failure the next tick tries again. */
   private async reloadLogged(): Promise<void> {
     if (this.reloading) return this.reloading;
     this.reloadedAt = performance.now();
     this.reloading = this.reload().then(() => {
       this.failing = false;
     }, (err: unknown) => {
-      if (!this.failing) this.onError(err, "tenant mirror reload failed");
+      if (!this.failing) this.onError(err, "tenant mirror reload failed (tried again each second)");
       this.failing = true;
+      this.reloadedAt = -RELOAD_MS;
     }).finally(() => {
       this.reloading = null;
     });
@@ -221,7 +227,9 @@ export class TenantMirror {
         this.mirrorWith(() => (k ? repos.providerKeys.put(k) : repos.providerKeys.delete(change.project, change.id)));
       }
     } catch (err) {
-      this.onError(err, "tenant change not applied: the periodic reload will");
+      this.onError(err, "tenant change not applied: the next reload will");
+      // The next tick reloads rather than the period's end.
+      this.reloadedAt = -RELOAD_MS;
     }
   }
 
