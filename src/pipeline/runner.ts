@@ -64,14 +64,16 @@ function runFrom<S extends RequestState>(deps: Deps, state: S, manifest: Manifes
   }
 }
 
-function fail(deps: Deps, state: RequestState, err: unknown): Failed {
+/** Multi-instance: a promise, once the failure's log row is committed (finish.ts). */
+function fail(deps: Deps, state: RequestState, err: unknown): Failed | Promise<Failed> {
   const error = toGwError(err);
   if (error.code === "internal_error") deps.logger.error({ err: error.cause ?? err, request_id: state.requestId }, state.endpoint === "embeddings" ? "embeddings pipeline failed" : "pipeline failed");
   state.error = error;
   state.status = error.status;
   settleDisconnected(state); // a client that left: no error of anyone's (status 499)
-  finish(deps, state, { meter: false });
-  return { kind: "error", error, headers: gwHeaders(state) };
+  const tail = finish(deps, state, { meter: false });
+  const failed: Failed = { kind: "error", error, headers: gwHeaders(state) };
+  return tail ? tail.then(() => failed) : failed;
 }
 
 /** Runs a manifest: null when the request is ready to answer, else its failure, already recorded.

@@ -115,6 +115,19 @@ describe("request log on PostgreSQL", () => {
     expect(a.server.deps.logWriter.pending).toBe(0);
   });
 
+  test("a refused request's answer also comes after its row is committed", async () => {
+    const a = instances[0]!;
+    const refused = await Promise.all(Array.from({ length: 20 }, async () => {
+      const res = await post(`${a.server.url}/chat/completions`, key, { model: "gw-test:budget_exceeded", messages: [{ role: "user", content: "hi" }], max_tokens: 8 });
+      expect(res.status).toBe(402);
+      return res.headers.get("x-gw-request-id")!;
+    }));
+    const found: Array<{ n: number }> = await a.shared.pg.sql.unsafe(
+      "SELECT count(*)::int AS n FROM requests WHERE project_id = $1 AND status = 402 AND id IN (SELECT jsonb_array_elements_text($2::text::jsonb))",
+      [projectId, JSON.stringify(refused)]);
+    expect(found[0]!.n).toBe(20);
+  });
+
   test("GET /v1/metrics counts every instance's requests, the same on both", async () => {
     const bodies = await Promise.all(instances.map(async (i) => {
       const res = await get(`${i.server.url}/metrics?period=1h`, key);
@@ -122,7 +135,7 @@ describe("request log on PostgreSQL", () => {
       return res.json();
     }));
     expect(bodies[1]).toEqual(bodies[0]);
-    expect((bodies[0] as { requests: number }).requests).toBe(46);
+    expect((bodies[0] as { requests: number }).requests).toBe(66);
     // (the workflow test after this one adds its own requests)
   });
 
