@@ -194,7 +194,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   if (otlp) requestListeners.push(otlp.listener);
   if (prometheus) requestListeners.push(prometheus.listener);
   // Token admissions are estimates; the recorded usage corrects them.
-  const rateLimits = options.shared ? sharedRateLimiter(options.shared, clock, logger) : new RateLimiter({ now: () => clock.now() });
+  const rateLimits = options.shared ? sharedRateLimiter(config, options.shared, clock, logger) : new RateLimiter({ now: () => clock.now() });
   requestListeners.push(rateLimits.listener);
   const webhooks = new Webhooks(db, { events: repos.webhookEvents, emitter: events, secrets, clock, allowLoopback: config.webhookAllowLoopback, onError: (err, what) => logger.error({ err }, what) });
   const alerts = buildAlertRules(db, { billing, project: (id) => repos.projects.get(id), providers: () => providers.enabled(), emit: events.emit, clock, intervalMs: config.monitorIntervalMs, requestListeners, onError: (err, context) => logger.error({ err }, context) });
@@ -249,12 +249,11 @@ function sharedHealth(shared: SharedState, catalog: Catalog, clock: Clock, logge
 }
 
 /** Multi-instance rate limits: on Redis, falling back to this instance's share while it fails. */
-function sharedRateLimiter(shared: SharedState, clock: Clock, logger: Logger): SharedRateLimiter {
+function sharedRateLimiter(config: Config, shared: SharedState, clock: Clock, logger: Logger): SharedRateLimiter {
   const onError = (err: unknown, context: string) => logger.error({ err }, context);
   const instances = new InstanceCount(shared.redis, shared.instanceId, { now: () => clock.now(), onError });
   void instances.start();
-  // GW_REDIS_FAILURE (open | closed) once the configuration reads it; open until then.
-  return new SharedRateLimiter(shared.fast.rateLimits, { now: () => clock.now(), instances, failure: "open", onError, onRecovered: () => logger.info("Redis answers again: rate limits are shared again") });
+  return new SharedRateLimiter(shared.fast.rateLimits, { now: () => clock.now(), instances, failure: config.redisFailure, onError, onRecovered: () => logger.info("Redis answers again: rate limits are shared again") });
 }
 
 /** Storage's part of a clean stop without a server (the server stops it with its other services):

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { parseOtlpConfig, type OtlpConfig } from "./otlp.ts";
 import { misspelledVariables, parseBaseUrl, parseHost, parseLogLevel, parseSwitch } from "./env-values.ts";
 import { parseCidr, type Cidr } from "../lib/ip.ts";
-import { checkStateMode, parseDatabaseUrl, parseRedisUrl, type StateMode } from "./scale-out.ts";
+import { checkStateMode, parseDatabaseUrl, parseRedisFailure, parseRedisUrl, type StateMode } from "./scale-out.ts";
 
 export interface ProviderEnv {
   apiKey: string | null;
@@ -40,6 +40,8 @@ export interface Config {
   stateMode: StateMode;
   databaseUrl: string | null;
   redisUrl: string | null;
+  /** GW_REDIS_FAILURE: rate limits while Redis fails, `open` (this instance's share) or `closed` (429). */
+  redisFailure: "open" | "closed";
   /** How long an Idempotency-Key and its stored result live (`GW_IDEMPOTENCY_TTL_HOURS`, default 24). */
   idempotencyTtlMs: number;
   /** Bytes of whole cached answers kept in memory (`GW_CACHE_MEMORY_MB`, default 64). */
@@ -194,7 +196,7 @@ export function loadConfig(flags: Flags = {}, given: Record<string, string | und
     dataDir: resolve(flagString(flags, "data") ?? (env.GW_DATA_DIR || "./data")),
     adminToken: parseAdminToken(env.GW_ADMIN_TOKEN),
     secretKey: env.GW_SECRET_KEY || null,
-    stateMode, databaseUrl, redisUrl,
+    stateMode, databaseUrl, redisUrl, redisFailure: parseRedisFailure(env.GW_REDIS_FAILURE),
     configFile: flagString(flags, "config") ?? env.GW_CONFIG ?? null,
     logLevel: parseLogLevel("GW_LOG_LEVEL", env.GW_LOG_LEVEL || "info"),
     upstreamTimeoutMs: parseTimeoutMs("GW_UPSTREAM_TIMEOUT_MS", env.GW_UPSTREAM_TIMEOUT_MS || "120000"),

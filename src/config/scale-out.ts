@@ -51,3 +51,11 @@ export function checkStateMode(databaseUrl: string | null, redisUrl: string | nu
   if (!secretKey) throw new Error("GW_DATABASE_URL and GW_REDIS_URL ask for the multi-instance mode, which needs GW_SECRET_KEY set to the same value on every instance: each would otherwise seal provider keys with a key file of its own that the others cannot open (docs/scale-out.md \"Modes\").");
   return "multi-instance";
 }
+
+/** GW_REDIS_FAILURE: while Redis fails, rate limits admit this instance's share (`open`, the
+ * default) or refuse with 429 (`closed`) (docs/scale-out.md "Redis"). */
+export function parseRedisFailure(text: string | undefined): "open" | "closed" {
+  if (!text || text === "open") return "open";
+  if (text === "closed") return "closed";
+  throw new Error(`Invalid GW_REDIS_FAILURE "${text}": expected open (rate limits admit this instance's share while Redis fails; the default) or closed (they refuse with 429).`);
+}

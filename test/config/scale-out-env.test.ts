@@ -57,6 +57,12 @@ describe("the modes", () => {
     expect(loadConfig({}, {}).stateMode).toBe("single-node");
   });
 
+  test("GW_REDIS_FAILURE: open by default, closed on request, anything else refused by name", () => {
+    expect(loadConfig({}, {}).redisFailure).toBe("open");
+    expect(loadConfig({}, { GW_REDIS_FAILURE: "closed" }).redisFailure).toBe("closed");
+    expect(errorOf({ GW_REDIS_FAILURE: "shut" })).toStartWith('Invalid GW_REDIS_FAILURE "shut": expected open');
+  });
+
   test("a near miss of either name is reported as a typo", () => {
     expect(loadConfig({}, { GW_REDIS_ULR: REDIS }).misspelledVariables).toEqual(["GW_REDIS_ULR (did you mean GW_REDIS_URL?)"]);
   });
