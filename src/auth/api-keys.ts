@@ -77,8 +77,11 @@ export function authenticateOrLookUp(
   failed: ((key: ApiKey | null) => void) | undefined,
   lookUp: (hash: string) => Promise<ApiKey | null>,
 ): AuthContext | Promise<AuthContext> {
-  const token = header?.startsWith("Bearer ") ? header.slice(7).trim() : "";
-  if (!KEY_PATTERN.test(token) || cache.get(token, now)) return authenticate(header, repos, cache, now, failed);
+  const token = header?.startsWith("Bearer ") ? header.slice(7).trim() : null;
+  const cached = token === null ? undefined : cache.get(token, now);
+  if (cached) return cached;
+  // A missing or malformed key: authenticate's own refusal.
+  if (token === null || !KEY_PATTERN.test(token)) return authenticate(header, repos, cache, now, failed);
   const hash = sha256Hex(token);
   const key = repos.apiKeys.findByHash(hash);
   if (key) return contextOf(token, key, repos, cache, now, failed);

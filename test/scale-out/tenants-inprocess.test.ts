@@ -255,4 +255,7 @@ test("PostgreSQL gone: admin writes answer 503 and change nothing; a mirrored ke
   await json(await models(key), 200);
   const unknown = await json<{ error: { code: string } }>(await models(`gw_test_${"a".repeat(40)}`), 503);
   expect(unknown.error.code).toBe("service_unavailable");
+  // What needs no lookup is refused as ever: a malformed key, no key.
+  expect((await json<{ error: { code: string } }>(await models("not-a-gw-key"), 401)).error.code).toBe("invalid_api_key");
+  expect((await fetch(`${server.url}/models`)).status).toBe(401);
 });
