@@ -1,6 +1,8 @@
 // gw's long-lived services, listed once in start order; a stop runs them in reverse (docs/
 // availability.md "Shutdown"): the database closes last, after every writer and the OTLP send.
 import { keepRateLimits, loadRateLimits } from "./billing/rate-limit-state.ts";
+import { SharedRateLimiter } from "./billing/rate-limit-shared.ts";
+import { SharedProviderHealth } from "./routing/health-shared.ts";
 import { startIdleGc } from "./http/idle-gc.ts";
 import type { Lifecycle } from "./http/lifecycle.ts";
 import type { Service } from "./lib/service.ts";
@@ -151,9 +153,19 @@ export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => numb
     { name: "webhook dispatcher", start: () => deps.webhooks.start(), stop: () => deps.webhooks.stop() },
     { name: "event sources", start: () => deps.eventSources.start(), stop: () => deps.eventSources.stop() },
   );
+  const { shared } = deps;
+  // The instance heartbeat and the circuit-flag poll end before "shared state" closes (leaving the
+  // heartbeat set at once, so the others' share of a limit grows without waiting for it to go stale).
+  if (shared) services.push({
+    name: "shared limits and circuit flags",
+    start: noop,
+    stop: async () => {
+      if (deps.health instanceof SharedProviderHealth) deps.health.stop();
+      if (deps.rateLimits instanceof SharedRateLimiter) await deps.rateLimits.stop();
+    },
+  });
   // Multi-instance: one instance runs the periodic jobs (docs/scale-out.md "Leader"); it stops, and
   // unlocks, before "shared state" closes.
-  const { shared } = deps;
   if (shared && config.databaseUrl) {
     services.push(leaderService({
       url: config.databaseUrl, instance: shared.instanceId, now: () => deps.clock.now(), log: logger, money: shared.money,
