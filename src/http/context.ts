@@ -3,7 +3,7 @@
 // `set.headers` would make Elysia merge them into every response.
 import { Elysia } from "elysia";
 import { API_VERSION } from "../config/constants.ts";
-import { GwError } from "../errors/gw-error.ts";
+import { GwError, toGwError } from "../errors/gw-error.ts";
 import { newRequestId } from "../lib/ids.ts";
 import type { Logger } from "../observability/logger.ts";
 import { securityHeadersForUrl } from "../dashboard/security-headers.ts";
@@ -43,6 +43,11 @@ function toGw(code: string | number, error: unknown, request: Request, logger: L
   if (error instanceof GwError) return error;
   if (code === "NOT_FOUND") return new GwError("not_found", `Unknown path: ${request.method} ${new URL(request.url).pathname}`);
   if (code === "PARSE" || code === "VALIDATION") return new GwError("invalid_request", "The request could not be parsed.");
+  // The multi-instance mode's PostgreSQL out of reach, from any route: 503, logged as such.
+  if (error instanceof Error && error.name === "StoreUnavailable") {
+    logger.warn({ err: error, request_id: requestId }, "PostgreSQL unavailable: answered 503");
+    return toGwError(error);
+  }
   logger.error({ err: error, request_id: requestId }, "unhandled error");
   return new GwError("internal_error", "The gateway failed to process the request.");
 }

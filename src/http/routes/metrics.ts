@@ -6,7 +6,6 @@ import { metricsObject, metricsWindow, projectMetrics } from "../../observabilit
 import { parseMetricsQuery } from "../../schema/metrics.ts";
 import { metricsRepo } from "../../store/repos/metrics.ts";
 import { authPlugin } from "../auth.ts";
-import { sharedRead } from "./shared-read.ts";
 import { READ_DRAIN_LIMIT_MS } from "../../store/log-writer.ts";
 
 export const metricsRoute = (deps: Deps) => {
@@ -21,7 +20,7 @@ export const metricsRoute = (deps: Deps) => {
       if (!deps.shared) return projectMetrics(rollups, auth.project.id, period, deps.clock.now());
       // Multi-instance: every instance's rollups are PostgreSQL's (docs/scale-out.md).
       const { from, to } = metricsWindow(period, deps.clock.now());
-      return metricsObject(period, await sharedRead(deps.shared.logs.totals(auth.project.id, from, to)));
+      return metricsObject(period, await deps.shared.logs.totals(auth.project.id, from, to));
     },
     { scope: "requests" },
   );
