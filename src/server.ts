@@ -125,6 +125,7 @@ export function startServer(config: Config, options: { deps?: Deps; quiet?: bool
   }
   // Multi-instance: projects and keys are made through the admin API (docs/scale-out.md).
   const boot = deps.shared ? null : bootstrapIfEmpty(deps.repos);
+  if (deps.shared && !config.adminToken) deps.logger.warn("multi-instance mode without GW_ADMIN_TOKEN: this instance serves requests, but projects and keys can only be made through the admin API of an instance that has one (the offline admin commands refuse in this mode)");
   // Set when a stop begins; the flushes get what is left of it.
   let stopBy = Infinity;
   const flushMs = () => Math.max(500, Math.min(FLUSH_LIMIT_MS, stopBy - Date.now() - 500));
