@@ -1,18 +1,12 @@
 // The request path's fast state in the multi-instance mode, two instances in one process on one
 // PostgreSQL and one Redis (docs/scale-out.md "Redis"): rate limits, the exact cache and
-// Idempotency-Key shared through Redis, and Redis lost and back: no 5xx, then shared again.
+// Idempotency-Key shared through Redis, and Redis lost and back: no 5xx, then shared again
+// (circuit flags: test/scale-out/fast.test.ts, three processes).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createProject } from "../../src/admin/projects.ts";
 import { issueKey } from "../../src/auth/api-keys.ts";
 import { SharedRateLimiter } from "../../src/billing/rate-limit-shared.ts";
-import { loadConfig } from "../../src/config/env.ts";
-import { systemClock } from "../../src/lib/clock.ts";
-import { createLogger } from "../../src/observability/logger.ts";
-import { startServer, type RunningServer } from "../../src/server.ts";
-import { openSharedState } from "../../src/shared-state.ts";
+import type { RunningServer } from "../../src/server.ts";
 import type { SharedState } from "../../src/store/shared.ts";
 import type { CreateProjectBody } from "../../src/schema/admin.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
@@ -20,6 +14,7 @@ import { startPostgres, startRedis, type PostgresService, type Service } from ".
 import { upstreamEnv } from "../helpers/start-gw.ts";
 import { ADMIN_TOKEN, post } from "../helpers/test-gw.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { startSharedInstance, type SharedInstance } from "../helpers/shared-gw.ts";
 
 const MODEL = "openai/gpt-4o-mini";
 
@@ -28,21 +23,14 @@ let redis: Service;
 let upstream: ScriptedUpstream;
 const shared: SharedState[] = [];
 const servers: RunningServer[] = [];
-const dirs: string[] = [];
-const logger = createLogger(process.env.GW_TEST_LOG_LEVEL ?? "silent");
+const started: SharedInstance[] = [];
 
 async function instance(): Promise<RunningServer> {
-  const dir = mkdtempSync(join(tmpdir(), "gw-fast-"));
-  dirs.push(dir);
-  const config = loadConfig({ port: "0", data: join(dir, "data") }, {
-    GW_ADMIN_TOKEN: ADMIN_TOKEN, GW_DATABASE_URL: pg.url, GW_REDIS_URL: redis.url, GW_SECRET_KEY: "fast-test-secret-key-0123456789abcdef0123456789",
-    GW_SEMANTIC_EMBEDDER: "off", GW_STORAGE_RESERVE_MB: "1", ...upstreamEnv("openai", upstream.url, "sk-fast"),
-  });
-  const state = await openSharedState(config, { clock: systemClock, logger });
-  shared.push(state);
-  const server = startServer(config, { shared: state, logger, quiet: true });
-  servers.push(server);
-  return server;
+  const one = await startSharedInstance(pg, redis, upstreamEnv("openai", upstream.url, "sk-fast"));
+  started.push(one);
+  shared.push(one.shared);
+  servers.push(one.server);
+  return one.server;
 }
 
 interface Project {
@@ -74,10 +62,8 @@ beforeAll(async () => {
   await instance();
 });
 afterAll(async () => {
-  await Promise.all(servers.map((s) => s.stop()));
-  await Promise.all(shared.map((s) => s.close().catch(() => undefined)));
+  await Promise.all(started.map((s) => s.stop()));
   await Promise.all([upstream?.stop(), redis?.stop(), pg?.stop()]);
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 const chat = (i: number, key: string, content: string, headers: Record<string, string> = { "x-gw-cache": "off" }, extra: Record<string, unknown> = {}) =>
@@ -233,30 +219,5 @@ describe("Redis lost and back", () => {
     await waitFor(async () => (await chat(0, key, "back")).headers.get("x-ratelimit-limit-requests") === "1000", { timeoutMs: 5_000, what: "shared rate limits after Redis returned" });
     await waitFor(async () => (await chat(1, key, "back")).headers.get("x-ratelimit-limit-requests") === "1000", { timeoutMs: 5_000, what: "shared rate limits on the second instance" });
     console.log(`shared limiting resumed ${Math.round(performance.now() - back)} ms after Redis returned`);
-  });
-});
-
-// Last: the circuit it opens stays open for its cooldown (30 s).
-describe("circuit flags on Redis, two instances", () => {
-  test("a circuit opened by failures on one instance keeps the other from calling that provider", async () => {
-    const { key } = projectOf("cache");
-    upstream.reset();
-    upstream.script({ status: 500 }, 1_000);
-    let refusal = "";
-    await waitFor(async () => {
-      const res = await chat(0, key, "fail");
-      if (res.status !== 503) return false;
-      refusal = ((await res.json()) as { error: { message: string } }).error.message;
-      return true;
-    }, { timeoutMs: 20_000, what: "the first instance's circuit to open" });
-    expect(refusal).toContain("circuit open");
-    upstream.reset();
-    // The second instance never failed a call itself; it reads the raised flags about once a second.
-    await waitFor(async () => (await chat(1, key, "elsewhere")).status === 503, { timeoutMs: 5_000, what: "the flag on the second instance" });
-    const calls = upstream.callCount();
-    const refused = await chat(1, key, "elsewhere again");
-    expect(refused.status).toBe(503);
-    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "provider_unavailable" });
-    expect(upstream.callCount()).toBe(calls);
   });
 });

@@ -2,49 +2,30 @@
 // one Redis (docs/scale-out.md): rows written through either are read through both, nothing lands
 // in an instance's own SQLite, unshared features answer 503, and a stop writes what it queued.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createProject } from "../../src/admin/projects.ts";
 import { issueKey } from "../../src/auth/api-keys.ts";
-import { loadConfig } from "../../src/config/env.ts";
-import { systemClock } from "../../src/lib/clock.ts";
-import { createLogger } from "../../src/observability/logger.ts";
-import { startServer, type RunningServer } from "../../src/server.ts";
-import { openSharedState } from "../../src/shared-state.ts";
 import { openPostgres } from "../../src/store/postgres/connect.ts";
-import type { SharedState } from "../../src/store/shared.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { startPostgres, startRedis, type PostgresService, type Service } from "../helpers/services.ts";
 import { upstreamEnv } from "../helpers/start-gw.ts";
 import { ADMIN_TOKEN, get, post } from "../helpers/test-gw.ts";
+import { startSharedInstance, type SharedInstance } from "../helpers/shared-gw.ts";
 import { record } from "../store/contract/request-log.contract.ts";
 
-type Instance = { server: RunningServer; shared: SharedState; origin: string };
+type Instance = SharedInstance;
 
 let pg: PostgresService;
 let redis: Service;
 let upstream: ScriptedUpstream;
-let dir: string;
 const instances: Instance[] = [];
 let projectId: string;
 let key: string;
 
-async function startInstance(n: number): Promise<Instance> {
-  const config = loadConfig({ port: "0", data: join(dir, `data-${n}`) }, {
-    GW_ADMIN_TOKEN: ADMIN_TOKEN, GW_DATABASE_URL: pg.url, GW_REDIS_URL: redis.url, GW_SECRET_KEY: "log-test-secret-key-0123456789abcdef0123456789ab",
-    GW_SEMANTIC_EMBEDDER: "off", GW_STORAGE_RESERVE_MB: "1", GW_TEST_TRACES_PER_MIN: "1000000", ...upstreamEnv("openai", upstream.url, "sk-log"),
-  });
-  const logger = createLogger(process.env.GW_TEST_LOG_LEVEL ?? "silent");
-  const shared = await openSharedState(config, { clock: systemClock, logger });
-  const server = startServer(config, { shared, logger, quiet: true });
-  return { server, shared, origin: server.url.replace(/\/v1$/, "") };
-}
+const startInstance = () => startSharedInstance(pg, redis, { GW_TEST_TRACES_PER_MIN: "1000000", ...upstreamEnv("openai", upstream.url, "sk-log") });
 
 beforeAll(async () => {
   [pg, redis, upstream] = await Promise.all([startPostgres(), startRedis(), startScriptedUpstream()]);
-  dir = mkdtempSync(join(tmpdir(), "gw-log-shared-"));
-  for (const n of [0, 1]) instances.push(await startInstance(n));
+  for (let n = 0; n < 2; n++) instances.push(await startInstance());
   // One project and test key, in PostgreSQL and in both instances' mirrors of it.
   const [a, b] = instances as [Instance, Instance];
   const created = createProject(a.server.deps.repos.projects, { name: "log" });
@@ -58,12 +39,8 @@ beforeAll(async () => {
   key = issued.secret;
 });
 afterAll(async () => {
-  for (const i of instances) {
-    await i.server.stop();
-    await i.shared.close().catch(() => undefined);
-  }
+  for (const i of instances) await i.stop();
   await Promise.all([upstream?.stop(), redis?.stop(), pg?.stop()]);
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const chat = (i: Instance, text: string) =>

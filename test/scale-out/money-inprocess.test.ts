@@ -2,18 +2,11 @@
 // built on openSharedState holds, charges and refuses through PostgreSQL (never its own SQLite),
 // with single-node's 402 codes and texts, and answers 503 when PostgreSQL is gone.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { boundMessageTokens } from "../../src/analysis/tokens.ts";
 import { createProject } from "../../src/admin/projects.ts";
 import { issueKey } from "../../src/auth/api-keys.ts";
 import { formatUsd, toUsd } from "../../src/billing/money.ts";
-import { loadConfig } from "../../src/config/env.ts";
-import { systemClock } from "../../src/lib/clock.ts";
-import { createLogger } from "../../src/observability/logger.ts";
-import { startServer, type RunningServer } from "../../src/server.ts";
-import { openSharedState } from "../../src/shared-state.ts";
+import type { RunningServer } from "../../src/server.ts";
 import type { SharedState } from "../../src/store/shared.ts";
 import type { CreateProjectBody } from "../../src/schema/admin.ts";
 import { answerWith, user, worstChargeNano } from "../flows/billing/billing-helpers.ts";
@@ -21,6 +14,7 @@ import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripte
 import { startPostgres, startRedis, type PostgresService, type Service } from "../helpers/services.ts";
 import { upstreamEnv } from "../helpers/start-gw.ts";
 import { ADMIN_TOKEN, post } from "../helpers/test-gw.ts";
+import { startSharedInstance, type SharedInstance } from "../helpers/shared-gw.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
 const MODEL = "openai/gpt-4o-mini";
@@ -34,24 +28,16 @@ let redis: Service;
 let upstream: ScriptedUpstream;
 let shared: SharedState;
 let server: RunningServer;
-let dir: string;
+let instance: SharedInstance;
 
 beforeAll(async () => {
   [pg, redis, upstream] = await Promise.all([startPostgres(), startRedis(), startScriptedUpstream()]);
-  dir = mkdtempSync(join(tmpdir(), "gw-money-"));
-  const config = loadConfig({ port: "0", data: join(dir, "data") }, {
-    GW_ADMIN_TOKEN: ADMIN_TOKEN, GW_DATABASE_URL: pg.url, GW_REDIS_URL: redis.url, GW_SECRET_KEY: "money-test-secret-key-0123456789abcdef0123456789",
-    GW_SEMANTIC_EMBEDDER: "off", GW_STORAGE_RESERVE_MB: "1", ...upstreamEnv("openai", upstream.url, "sk-money"),
-  });
-  const logger = createLogger(process.env.GW_TEST_LOG_LEVEL ?? "silent");
-  shared = await openSharedState(config, { clock: systemClock, logger });
-  server = startServer(config, { shared, logger, quiet: true });
+  instance = await startSharedInstance(pg, redis, upstreamEnv("openai", upstream.url, "sk-money"));
+  ({ server, shared } = instance);
 });
 afterAll(async () => {
-  await server?.stop();
-  await shared?.close().catch(() => undefined);
+  await instance?.stop();
   await Promise.all([upstream?.stop(), redis?.stop(), pg?.stop()]);
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A project with a live key, in PostgreSQL and in the instance's mirror of it. */

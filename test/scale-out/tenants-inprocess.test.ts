@@ -3,8 +3,7 @@
 // messages are applied; with PostgreSQL gone admin writes answer 503 and change nothing here.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { RedisClient, SQL } from "bun";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_SCOPES } from "../../src/config/constants.ts";
 import { sha256Hex } from "../../src/lib/hash.ts";
@@ -15,7 +14,7 @@ import { loadConfig } from "../../src/config/env.ts";
 import { buildDeps, openRepos } from "../../src/deps.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { createLogger } from "../../src/observability/logger.ts";
-import { startServer, type RunningServer } from "../../src/server.ts";
+import type { RunningServer } from "../../src/server.ts";
 import { openSharedState } from "../../src/shared-state.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { TENANT_CHANNEL } from "../../src/store/redis/bus.ts";
@@ -23,6 +22,7 @@ import { MIRROR_MARKER } from "../../src/store/tenant-mirror.ts";
 import type { SharedState } from "../../src/store/shared.ts";
 import { startPostgres, startRedis, type PostgresService, type Service } from "../helpers/services.ts";
 import { ADMIN_TOKEN, post } from "../helpers/test-gw.ts";
+import { startSharedInstance, type SharedInstance } from "../helpers/shared-gw.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
 let pg: PostgresService;
@@ -30,23 +30,16 @@ let redis: Service;
 let shared: SharedState;
 let server: RunningServer;
 let dir: string;
+let instance: SharedInstance;
 
 beforeAll(async () => {
   [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
-  dir = mkdtempSync(join(tmpdir(), "gw-tenants-"));
-  const config = loadConfig({ port: "0", data: join(dir, "data") }, {
-    GW_ADMIN_TOKEN: ADMIN_TOKEN, GW_DATABASE_URL: pg.url, GW_REDIS_URL: redis.url, GW_SECRET_KEY: "tenants-test-secret-key-0123456789abcdef0123456789",
-    GW_SEMANTIC_EMBEDDER: "off", GW_STORAGE_RESERVE_MB: "1",
-  });
-  const logger = createLogger(process.env.GW_TEST_LOG_LEVEL ?? "silent");
-  shared = await openSharedState(config, { clock: systemClock, logger });
-  server = startServer(config, { shared, logger, quiet: true });
+  instance = await startSharedInstance(pg, redis);
+  ({ server, shared, dir } = instance);
 });
 afterAll(async () => {
-  await server?.stop();
-  await shared?.close().catch(() => undefined);
+  await instance?.stop();
   await Promise.all([redis?.stop(), pg?.stop()]);
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const admin = (method: string, path: string, body?: unknown) => fetch(`${server.url}/admin${path}`, {
