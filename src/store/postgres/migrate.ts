@@ -6,6 +6,7 @@ import m002 from "./migrations/002_log.sql" with { type: "text" };
 import m003 from "./migrations/003_monitoring.sql" with { type: "text" };
 import m004 from "./migrations/004_rollup_counts.sql" with { type: "text" };
 import m005 from "./migrations/005_leader.sql" with { type: "text" };
+import m006 from "./migrations/006_money_functions.sql" with { type: "text" };
 import type { SQL } from "bun";
 
 /** Append only: a migration, once released, never changes. */
@@ -15,6 +16,7 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
   { version: 3, name: "003_monitoring", sql: m003 },
   { version: 4, name: "004_rollup_counts", sql: m004 },
   { version: 5, name: "005_leader", sql: m005 },
+  { version: 6, name: "006_money_functions", sql: m006 },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.at(-1)?.version ?? 0;
