@@ -30,6 +30,8 @@ import { SharedRateLimiter } from "./billing/rate-limit-shared.ts";
 import { InstanceCount } from "./store/redis/instances.ts";
 import type { SemanticCache } from "./cache/semantic-types.ts";
 import { EmbeddedSemanticCache } from "./cache/semantic-cache.ts";
+import { SharedSemanticCache } from "./cache/semantic-shared.ts";
+import { redisSemanticStream } from "./store/redis/semantic-stream.ts";
 import type { IndexStats } from "./cache/vector-index.ts";
 import { createEmbedder } from "./cache/embedder/create-embedder.ts";
 import { providerEmbedder } from "./cache/provider-embed.ts";
@@ -166,13 +168,15 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     onError: (err, context) => logger.error({ err }, context),
     clock,
   });
-  // Multi-instance: the semantic cache is off until its index is shared too (docs/scale-out.md).
-  const embedder = config.semanticEmbedder === "off" || options.shared ? null
+  const embedder = config.semanticEmbedder === "off" ? null
     : config.semanticEmbedder === "provider" ? providerEmbedder(catalog, providers, config.semanticEmbeddingModel)
     : createEmbedder(config.semanticEmbedder);
-  const semantic = embedder ? new EmbeddedSemanticCache(embedder, answers, config.dataDir, logger, clock, {
-    maxBytes: config.semanticIndexBytes, maxProjectBytes: config.semanticIndexProjectBytes,
-  }).open() : undefined;
+  const indexLimits = { maxBytes: config.semanticIndexBytes, maxProjectBytes: config.semanticIndexProjectBytes };
+  // Multi-instance: each instance's own index, fed through the Redis stream (docs/scale-out.md).
+  const semantic = !embedder ? undefined : options.shared
+    ? new SharedSemanticCache(embedder, redisSemanticStream(options.shared.redis, options.shared.redisStream), options.shared.fast.answers, logger, clock,
+      { ...indexLimits, instanceId: options.shared.instanceId })
+    : new EmbeddedSemanticCache(embedder, answers, config.dataDir, logger, clock, indexLimits).open();
   // Exporters listen to every recorded request (record stage); each only queues or counts.
   const otlp = config.otlp ? new OtlpExporter(config.otlp, logger) : undefined;
   const prometheus = config.adminToken ? new PrometheusMetrics({

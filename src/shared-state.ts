@@ -33,17 +33,19 @@ export async function openSharedState(config: Config, options: SharedStateOption
   const pg = openPostgres(config.databaseUrl);
   const redis = redisClient(config.redisUrl);
   const redisSubscriber = redisClient(config.redisUrl);
+  const redisStream = redisClient(config.redisUrl);
   const tenantRows = postgresTenantRows(pg);
   let tenants: TenantSnapshot;
   try {
     const applied = await migratePostgres(pg.sql);
     for (const version of applied) logger.info({ migration: version }, "PostgreSQL migrated");
-    await Promise.all([redis.connect(), redisSubscriber.connect()]);
+    await Promise.all([redis.connect(), redisSubscriber.connect(), redisStream.connect()]);
     // The tenant mirror's first load (docs/scale-out.md): applied by buildDeps.
     tenants = await tenantRows.snapshot();
   } catch (err) {
     redis.close();
     redisSubscriber.close();
+    redisStream.close();
     await pg.close();
     throw new Error(`multi-instance start-up failed: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -52,7 +54,7 @@ export async function openSharedState(config: Config, options: SharedStateOption
   const tenantStores = postgresTenantStores(pg);
   return {
     instanceId,
-    pg, redis, redisSubscriber,
+    pg, redis, redisSubscriber, redisStream,
     tenants: tenantStores,
     mirror: new TenantMirror(instanceId, tenantStores, tenantRows, redisTenantBus(redis, redisSubscriber), tenants, (err, context) => logger.error({ err }, context)),
     money: postgresMoneyStore(pg),
@@ -61,6 +63,7 @@ export async function openSharedState(config: Config, options: SharedStateOption
     close: async () => {
       redis.close();
       redisSubscriber.close();
+      redisStream.close();
       await pg.close();
     },
   };

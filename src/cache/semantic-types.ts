@@ -10,8 +10,9 @@ export interface SemanticCandidate {
 export interface SemanticCache {
   /** Nearest stored questions of the partition, best first; rejects when the embedder or index fails. */
   search(projectId: string, partition: string, question: string): Promise<SemanticCandidate[]>;
-  /** Indexes a stored entry's question, off the request path. */
-  add(id: number, partition: string, question: string, projectId: string): void;
+  /** Indexes a stored entry's question, off the request path; multi-instance, every instance's
+   * index gets it too (`expiresAt`, the entry's: semantic-shared.ts). */
+  add(id: number, partition: string, question: string, projectId: string, expiresAt?: number): void;
   /** True when embedding calls a live provider (GW_SEMANTIC_EMBEDDER=provider): test keys then
    * neither search nor index, so they never cause a live provider call (docs/security.md "Keys"). */
   readonly callsProvider?: boolean;

@@ -56,7 +56,11 @@ export function storeAnswer(deps: Deps, state: RequestState, completion: ChatCom
       const requestId = state.requestId;
       const answers = deps.shared.fast.answers;
       if (answers.outage.skip()) return;
-      answers.put({ ...record, usage: { ...record.usage } }).catch((err: unknown) => {
+      const semantic = deps.semantic;
+      answers.put({ ...record, usage: { ...record.usage } }).then((entry) => {
+        // Indexed here and, through the semantic stream, on every other instance.
+        if (question !== null) semantic?.add(entry.id, entry.partition, question, projectId, entry.expiresAt);
+      }, (err: unknown) => {
         // Redis down is said once (cache-lookup's miss says it too), anything else each time.
         if (!(err instanceof RedisFailure)) deps.logger.warn({ err, request_id: requestId }, "response cache unavailable; the answer was not stored");
         else if (answers.outage.fail()) deps.logger.error({ err }, "Redis unavailable: the response cache is skipped (misses, nothing stored) until it answers");

@@ -16,6 +16,8 @@ export interface SharedState {
   redis: RedisClient;
   /** A second connection for SUBSCRIBE (a subscribed connection takes no other command). */
   redisSubscriber: RedisClient;
+  /** A third connection for the semantic stream's blocking XREAD (src/store/redis/semantic-stream.ts). */
+  redisStream: RedisClient;
   tenants: TenantStores;
   /** This instance's SQLite tenant tables as PostgreSQL's mirror: attached by buildDeps. */
   mirror: TenantMirror;

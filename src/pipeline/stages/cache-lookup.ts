@@ -37,7 +37,7 @@ export function cacheLookup(deps: Deps, state: RequestState): void | Promise<voi
     cache.exactKey = hashKeyText(texts.exact);
     if (deps.shared !== null) {
       cache.partition = hashKeyText(texts.partition);
-      if (decision.read) return sharedLookup(deps, state, cache, deps.shared.fast.answers);
+      if (decision.read) return sharedLookup(deps, state, cache, deps.shared.fast.answers, decision.semantic.eligible);
       return;
     }
     if (decision.read) {
@@ -54,15 +54,16 @@ export function cacheLookup(deps: Deps, state: RequestState): void | Promise<voi
   }
 }
 
-/** Multi-instance: the exact answer from Redis, shared by every instance (the semantic cache is off
- * there). A failed read is a miss, never an error answer. */
-function sharedLookup(deps: Deps, state: RequestState, cache: CacheState, answers: RedisAnswerStore): void | Promise<void> {
+/** Multi-instance: the exact answer from Redis, shared by every instance, then the semantic lookup
+ * (its entries read from Redis too). A failed read is a miss, never an error answer. */
+function sharedLookup(deps: Deps, state: RequestState, cache: CacheState, answers: RedisAnswerStore, semantic: boolean): void | Promise<void> {
   // Redis down: a miss without asking it, but for one request per retry interval that looks for it.
   if (answers.outage.skip()) return void Object.assign(cache, { result: "error", missReason: "cache_unavailable", write: false });
   return answers.get(state.auth.project.id, cache.exactKey!, deps.clock.now()).then(
     (entry) => {
       if (entry && serveCached(deps, state, entry as CachedAnswer, "exact")) return;
       cache.missReason = entry ? "model_gone" : "not_found";
+      if (semantic && deps.semantic) return semanticLookup(deps, state);
     },
     (err: unknown) => {
       if (!(err instanceof RedisFailure)) return cacheUnavailable(deps, state, err);

@@ -1,0 +1,153 @@
+// The multi-instance semantic cache (docs/scale-out.md "What lives where"): this instance's own vector
+// index, fed from the shared Redis stream (its own answers and every other instance's), embedded off
+// the request path. Nothing is saved: a start reads the stream's recent history. A stale index only misses.
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../observability/logger.ts";
+import type { SemanticFeed, SemanticStreamEntry } from "../store/redis/semantic-stream.ts";
+import type { Embedder } from "./embedder/types.ts";
+import { learnedFor } from "./semantic-decision.ts";
+import type { SemanticCache, SemanticCandidate } from "./semantic-types.ts";
+import { VectorIndex, type IndexStats } from "./vector-index.ts";
+import type { SemanticIndexLimits } from "./semantic-cache.ts";
+
+export interface SharedSemanticOptions extends SemanticIndexLimits {
+  /** This instance's id: its own entries are indexed when stored, not again from the stream. */
+  instanceId: string;
+  /** Newest stream entries read at start (default 10,000; at most what the index could hold). */
+  history?: number;
+  /** Entries waiting to be embedded at most; past it the oldest waiting are dropped (misses). */
+  maxQueued?: number;
+  /** Every this often, entries past their expiry leave the index (default 60 s). */
+  sweepMs?: number;
+}
+
+const NEIGHBOURS = 5;
+const BATCH = 8;
+
+export class SharedSemanticCache implements SemanticCache {
+  private readonly index: VectorIndex;
+  /** id -> the answer's expiresAt: the sweep removes what expired (Redis forgets it by itself). */
+  private readonly expiry = new Map<number, number>();
+  private queue: SemanticStreamEntry[] = [];
+  private draining: Promise<void> | null = null;
+  private following: { stop(): void } | null = null;
+  private sweeper: ReturnType<typeof setInterval> | null = null;
+  private embedFailing = false;
+  private publishFailing = false;
+  private readonly history: number;
+  private readonly maxQueued: number;
+  readonly callsProvider: boolean;
+  readonly learnedDecision: boolean;
+
+  constructor(private readonly embedder: Embedder, private readonly feed: SemanticFeed, removals: { onRemoved(listener: (ids: number[]) => void): void },
+    private readonly logger: Logger, private readonly clock: Clock, private readonly options: SharedSemanticOptions) {
+    this.index = new VectorIndex({ dimensions: embedder.dimensions, tag: `${embedder.name}-${embedder.dimensions}`, ...options });
+    this.callsProvider = embedder.name.startsWith("provider:");
+    this.learnedDecision = learnedFor(embedder.name);
+    const fits = Math.max(1, Math.ceil(Math.min(options.maxBytes ?? Infinity, 2 ** 40) / (embedder.dimensions * 4)));
+    this.history = Math.min(options.history ?? 10_000, fits);
+    this.maxQueued = Math.max(options.maxQueued ?? 20_000, this.history);
+    // Replaced or invalidated by tag through this instance (others' index entries only miss).
+    removals.onRemoved((ids) => {
+      for (const id of ids) this.forget(id);
+    });
+    void embedder.firstLoad?.then((ms) => logger.info({ embedder: embedder.name, load_ms: Math.round(ms) }, "sentence model ready"));
+  }
+
+  start(): void {
+    if (this.following) return;
+    this.following = this.feed.follow(this.history, (entries) => this.enqueue(entries.filter((e) => e.from !== this.options.instanceId)), {
+      onError: (err) => this.logger.error({ err }, "semantic stream unreadable (Redis unavailable?): other instances' answers are not indexed until it reads again"),
+      onResumed: () => this.logger.info("semantic stream read again: other instances' answers are indexed"),
+    });
+    this.sweeper = setInterval(() => this.sweep(), this.options.sweepMs ?? 60_000);
+    this.sweeper.unref?.();
+  }
+
+  async search(_projectId: string, partition: string, question: string): Promise<SemanticCandidate[]> {
+    const [vector] = await this.embedder.embed([question]);
+    if (!vector) return [];
+    return this.index.search(vector, partition, NEIGHBOURS);
+  }
+
+  /** Indexes this instance's stored answer and tells the others through the stream; a failed
+   * publish only means they miss it. */
+  add(id: number, partition: string, question: string, projectId: string, expiresAt = Infinity): void {
+    const entry = { id, project: projectId, partition, question, expires: expiresAt, from: this.options.instanceId };
+    this.enqueue([entry]);
+    if (!Number.isFinite(expiresAt)) return;
+    this.feed.publish(entry).then(() => {
+      this.publishFailing = false;
+    }, (err: unknown) => {
+      if (!this.publishFailing) this.logger.warn({ err }, "semantic stream: an answer was not published (other instances miss it)");
+      this.publishFailing = true;
+    });
+  }
+
+  private enqueue(entries: SemanticStreamEntry[]): void {
+    if (entries.length === 0) return;
+    this.queue.push(...entries);
+    // Newest kept: the oldest waiting go first when embedding falls behind.
+    if (this.queue.length > 2 * this.maxQueued) this.queue = this.queue.slice(-this.maxQueued);
+    this.draining ??= this.drain().finally(() => (this.draining = null));
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      // The model may still be loading: a batch sent now would time out.
+      await this.embedder.ready();
+    } catch (err) {
+      this.logger.warn({ err, entries: this.queue.length }, "semantic stream: the embedder cannot answer; waiting answers are not indexed");
+      this.queue = [];
+      return;
+    }
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, BATCH);
+      const now = this.clock.now();
+      const live = batch.filter((e) => e.expires > now);
+      if (live.length === 0) continue;
+      try {
+        const vectors = await this.embedder.embed(live.map((e) => e.question));
+        live.forEach((e, i) => {
+          if (!vectors[i]) return;
+          this.index.add(e.id, vectors[i]!, e.partition, e.project);
+          this.expiry.set(e.id, e.expires);
+        });
+        this.embedFailing = false;
+        this.logger.debug({ entries: live.length }, "semantic stream: entries indexed");
+      } catch (err) {
+        if (!this.embedFailing) this.logger.warn({ err, entries: live.length }, "semantic stream: answers not embedded (misses until stored again)");
+        this.embedFailing = true;
+      }
+    }
+  }
+
+  private forget(id: number): void {
+    this.index.remove(id);
+    this.expiry.delete(id);
+  }
+
+  /** Drops expired entries (off the request path, once a minute). */
+  sweep(): void {
+    const now = this.clock.now();
+    for (const [id, expires] of this.expiry) if (expires <= now) this.forget(id);
+  }
+
+  stats(): IndexStats {
+    return this.index.stats();
+  }
+
+  /** Waits for what is queued to be indexed (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.draining) await this.draining;
+    await this.index.settled();
+  }
+
+  async close(): Promise<void> {
+    this.following?.stop();
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.queue = [];
+    await this.settled().catch(() => {});
+    await this.embedder.close();
+  }
+}
