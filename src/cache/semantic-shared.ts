@@ -3,7 +3,7 @@
 // the request path. Nothing is saved: a start reads the stream's recent history. A stale index only misses.
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../observability/logger.ts";
-import type { SemanticFeed, SemanticStreamEntry } from "../store/redis/semantic-stream.ts";
+import type { SemanticFeed, SemanticStreamEntry, SemanticStreamEvent } from "../store/redis/semantic-stream.ts";
 import type { Embedder } from "./embedder/types.ts";
 import { learnedFor } from "./semantic-decision.ts";
 import type { SemanticCache, SemanticCandidate } from "./semantic-types.ts";
@@ -26,13 +26,17 @@ const BATCH = 8;
 
 export class SharedSemanticCache implements SemanticCache {
   private readonly index: VectorIndex;
-  /** id -> the answer's expiresAt: the sweep removes what expired (Redis forgets it by itself). */
-  private readonly expiry = new Map<number, number>();
+  /** id -> the answer's expiry and project: the sweep removes what expired (Redis forgets it by
+   * itself), an emptied project what it held. */
+  private readonly held = new Map<number, { expires: number; project: string }>();
   private queue: SemanticStreamEntry[] = [];
   private draining: Promise<void> | null = null;
   private following: { stop(): void } | null = null;
   private sweeper: ReturnType<typeof setInterval> | null = null;
   private embedFailing = false;
+  /** Bumped by each emptied project (clearedAt): a batch embedding meanwhile skips that project's. */
+  private epoch = 0;
+  private readonly clearedAt = new Map<string, number>();
   private publishFailing = false;
   private readonly history: number;
   private readonly maxQueued: number;
@@ -47,16 +51,17 @@ export class SharedSemanticCache implements SemanticCache {
     const fits = Math.max(1, Math.ceil(Math.min(options.maxBytes ?? Infinity, 2 ** 40) / (embedder.dimensions * 4)));
     this.history = Math.min(options.history ?? 10_000, fits);
     this.maxQueued = Math.max(options.maxQueued ?? 20_000, this.history);
-    // Replaced or invalidated by tag through this instance (others' index entries only miss).
+    // Replaced or invalidated by tag through this instance: dropped here and, told, on the others.
     removals.onRemoved((ids) => {
       for (const id of ids) this.forget(id);
+      this.publish({ kind: "drop", ids, from: options.instanceId });
     });
     void embedder.firstLoad?.then((ms) => logger.info({ embedder: embedder.name, load_ms: Math.round(ms) }, "sentence model ready"));
   }
 
   start(): void {
     if (this.following) return;
-    this.following = this.feed.follow(this.history, (entries) => this.enqueue(entries.filter((e) => e.from !== this.options.instanceId)), {
+    this.following = this.feed.follow(this.history, (events) => this.apply(events), {
       onError: (err) => this.logger.error({ err }, "semantic stream unreadable (Redis unavailable?): other instances' answers are not indexed until it reads again"),
       onResumed: () => this.logger.info("semantic stream read again: other instances' answers are indexed"),
     });
@@ -75,11 +80,32 @@ export class SharedSemanticCache implements SemanticCache {
   add(id: number, partition: string, question: string, projectId: string, expiresAt = Infinity): void {
     const entry = { id, project: projectId, partition, question, expires: expiresAt, from: this.options.instanceId };
     this.enqueue([entry]);
-    if (!Number.isFinite(expiresAt)) return;
-    this.feed.publish(entry).then(() => {
+    if (Number.isFinite(expiresAt)) this.publish({ kind: "add", ...entry });
+  }
+
+  /** The project was emptied through this instance: its entries leave this index and the others'. */
+  emptied(projectId: string): void {
+    this.forgetProject(projectId);
+    this.publish({ kind: "empty", project: projectId, from: this.options.instanceId });
+  }
+
+  /** What other instances wrote (this one's own entries were applied when made). */
+  private apply(events: SemanticStreamEvent[]): void {
+    const adds: SemanticStreamEntry[] = [];
+    for (const e of events) {
+      if (e.from === this.options.instanceId) continue;
+      if (e.kind === "add") adds.push(e);
+      else if (e.kind === "drop") for (const id of e.ids) this.forget(id);
+      else this.forgetProject(e.project);
+    }
+    this.enqueue(adds);
+  }
+
+  private publish(event: SemanticStreamEvent): void {
+    this.feed.publish(event).then(() => {
       this.publishFailing = false;
     }, (err: unknown) => {
-      if (!this.publishFailing) this.logger.warn({ err }, "semantic stream: an answer was not published (other instances miss it)");
+      if (!this.publishFailing) this.logger.warn({ err }, "semantic stream: not published (other instances' indexes miss the change until it expires)");
       this.publishFailing = true;
     });
   }
@@ -106,12 +132,13 @@ export class SharedSemanticCache implements SemanticCache {
       const now = this.clock.now();
       const live = batch.filter((e) => e.expires > now);
       if (live.length === 0) continue;
+      const started = this.epoch;
       try {
         const vectors = await this.embedder.embed(live.map((e) => e.question));
         live.forEach((e, i) => {
-          if (!vectors[i]) return;
+          if (!vectors[i] || (this.clearedAt.get(e.project) ?? 0) > started) return;
           this.index.add(e.id, vectors[i]!, e.partition, e.project);
-          this.expiry.set(e.id, e.expires);
+          this.held.set(e.id, { expires: e.expires, project: e.project });
         });
         this.embedFailing = false;
         this.logger.debug({ entries: live.length }, "semantic stream: entries indexed");
@@ -124,13 +151,19 @@ export class SharedSemanticCache implements SemanticCache {
 
   private forget(id: number): void {
     this.index.remove(id);
-    this.expiry.delete(id);
+    this.held.delete(id);
+  }
+
+  private forgetProject(projectId: string): void {
+    this.clearedAt.set(projectId, ++this.epoch);
+    this.queue = this.queue.filter((e) => e.project !== projectId);
+    for (const [id, e] of this.held) if (e.project === projectId) this.forget(id);
   }
 
   /** Drops expired entries (off the request path, once a minute). */
   sweep(): void {
     const now = this.clock.now();
-    for (const [id, expires] of this.expiry) if (expires <= now) this.forget(id);
+    for (const [id, e] of this.held) if (e.expires <= now) this.forget(id);
   }
 
   stats(): IndexStats {

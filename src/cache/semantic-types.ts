@@ -13,6 +13,9 @@ export interface SemanticCache {
   /** Indexes a stored entry's question, off the request path; multi-instance, every instance's
    * index gets it too (`expiresAt`, the entry's: semantic-shared.ts). */
   add(id: number, partition: string, question: string, projectId: string, expiresAt?: number): void;
+  /** Multi-instance: the project was emptied through this instance; every instance's index drops its
+   * entries (single-node, the store reports the removed ids instead). */
+  emptied?(projectId: string): void;
   /** True when embedding calls a live provider (GW_SEMANTIC_EMBEDDER=provider): test keys then
    * neither search nor index, so they never cause a live provider call (docs/security.md "Keys"). */
   readonly callsProvider?: boolean;

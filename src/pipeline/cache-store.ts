@@ -78,7 +78,11 @@ export function storeAnswer(deps: Deps, state: RequestState, completion: ChatCom
  * multi-instance on Redis, for every instance at once. Redis unreachable is a 503, never a count. */
 export function invalidateAnswers(deps: Deps, projectId: string, what: Invalidation): Promise<number> {
   if (deps.shared === null) return deps.answers.invalidate(projectId, what);
-  return deps.shared.fast.answers.invalidate(projectId, what).catch((err: unknown) => {
+  return deps.shared.fast.answers.invalidate(projectId, what).then((count) => {
+    // Entries removed by tag are reported by the store; a whole project is told to the indexes here.
+    if ("all" in what) deps.semantic?.emptied?.(projectId);
+    return count;
+  }, (err: unknown) => {
     if (!(err instanceof RedisFailure)) throw err;
     deps.logger.error({ err, project_id: projectId }, "response cache invalidation failed: Redis unavailable");
     throw new GwError("service_unavailable", "The response cache cannot be reached right now; nothing was invalidated. Retry later.", { retryAfter: 1 });

@@ -1,7 +1,6 @@
-// The semantic cache in the multi-instance mode, instances in one process on one PostgreSQL and one
-// Redis (docs/scale-out.md "What lives where"): each instance's own index fed through the Redis stream,
-// hits read from Redis, an emptied project missing everywhere, a fresh instance warm from the
-// stream's history, and Redis lost and back (misses, no 5xx, then fed again). n-gram embedder.
+// The multi-instance semantic cache, instances in one process (docs/scale-out.md "What lives where"): indexes
+// fed through the Redis stream, hits read from Redis (a stale index only misses), removals told to every
+// index, a later instance warm from the stream's history, Redis lost and back (misses, no 5xx, fed again).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RunningServer } from "../../src/server.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
@@ -45,11 +44,14 @@ async function json<T>(res: Response, status: number): Promise<T> {
 
 /** A project with the semantic cache on and a live key, made through instance a's admin API. */
 async function projectKey(): Promise<string> {
+  return (await projectAndKey()).key;
+}
+async function projectAndKey(): Promise<{ id: string; key: string }> {
   const admin = (path: string, body: unknown) => fetch(`${a.url}/admin${path}`, {
     method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body),
   });
   const { id } = await json<{ id: string }>(await admin("/projects", { name: "sem", policy: { semantic_cache: true, semantic_threshold: 0.6 } }), 201);
-  return (await json<{ key: string }>(await admin(`/projects/${id}/keys`, { name: "live", scopes: ["chat", "cache", "requests"] }), 201)).key;
+  return { id, key: (await json<{ key: string }>(await admin(`/projects/${id}/keys`, { name: "live", scopes: ["chat", "cache", "requests"] }), 201)).key };
 }
 
 interface Answer { choices: Array<{ message: { content: string } }>; gw: { cache: string | null; similarity?: number } }
@@ -58,8 +60,8 @@ const ask = async (server: RunningServer, key: string, content: string): Promise
 const entries = (server: RunningServer): number => server.deps.semantic!.stats().entries;
 
 describe("the semantic cache shared by two instances", () => {
-  test("asked on a, its paraphrase on b is a semantic hit; a one-number mutant on b misses; emptied on b, the paraphrase on a misses", async () => {
-    const key = await projectKey();
+  test("asked on a, its paraphrase on b is a semantic hit; a one-number mutant on b misses; emptied behind the stream's back, a's stale index only misses", async () => {
+    const { id, key } = await projectAndKey();
     const [before, beforeA] = [entries(b), entries(a)];
     const first = await ask(a, key, "How do I install the command line tool on Linux?");
     expect(first.gw.cache).toBeNull();
@@ -77,10 +79,37 @@ describe("the semantic cache shared by two instances", () => {
     // A hit stores nothing, so the same paraphrase can be asked again after the emptying.
     const again = "How could I install the command line tool on Linux?";
     expect((await ask(a, key, again)).gw.cache).toBe("semantic");
-    const emptied = await json<{ deleted: number }>(await post(`${b.url}/cache/invalidate`, key, { all: true }), 200);
-    expect(emptied.deleted).toBeGreaterThanOrEqual(1);
-    // a's index still holds the question: its entry is gone from Redis, so it only misses.
+    // Emptied in Redis with no word on the stream (as if the message were lost): a's index still
+    // holds the question, but its entry is gone from Redis, so it only misses.
+    const held = entries(a);
+    expect(await b.deps.shared!.fast.answers.invalidate(id, { all: true })).toBeGreaterThanOrEqual(1);
+    expect(entries(a)).toBe(held);
     expect((await ask(a, key, again)).gw.cache).toBeNull();
+  });
+
+  test("removals travel too: invalidated by tag on b, the entry leaves a's index; emptied on b, a's index holds none of the project", async () => {
+    const key = await projectKey();
+    const base = entries(a);
+    const tagged = (content: string, tags: string[]) => post(`${a.url}/chat/completions`, key, { model: MODEL, messages: [{ role: "user", content }], cache: { tags } });
+    expect((await tagged("How do I configure the proxy for staging?", ["staging-docs"])).status).toBe(200);
+    expect((await tagged("Which regions does the status page report on?", ["status-docs"])).status).toBe(200);
+    await waitFor(() => entries(a) === base + 2 && entries(b) >= base + 2, { what: "both questions indexed on a and b" });
+    const removed = await json<{ deleted: number }>(await post(`${b.url}/cache/invalidate`, key, { tags: ["staging-docs"] }), 200);
+    expect(removed.deleted).toBe(1);
+    await waitFor(() => entries(a) === base + 1, { what: "the staging entry gone from a's index" });
+    await post(`${b.url}/cache/invalidate`, key, { all: true });
+    await waitFor(() => entries(a) === base, { what: "the project's entries gone from a's index" });
+    expect(entries(b)).toBe(base);
+  });
+
+  test("stream entries that are not gw's (another writer, a damaged field) are skipped; the next is indexed", async () => {
+    const key = await projectKey();
+    const redis = a.deps.shared!.redis;
+    await redis.send("XADD", ["gw:sem", "*", "id", "not-a-number", "project", "p", "partition", "x", "question", "q", "expires", "1", "from", "elsewhere"]);
+    await redis.send("XADD", ["gw:sem", "*", "something", "else"]);
+    const before = entries(b);
+    await ask(a, key, "What is the default time-out of a provider call?");
+    await waitFor(() => entries(b) > before, { what: "the next question indexed on b" });
   });
 
   test("an instance started later is warm: it indexes the stream's recent history", async () => {

@@ -1,6 +1,6 @@
 // The semantic cache's feed between instances (docs/scale-out.md "What lives where"): each answer stored
-// with a semantic question is one entry of a capped Redis stream; every instance reads it on from where
-// it left off, on a connection of its own (XREAD BLOCK holds it), and indexes the questions itself.
+// with a semantic question, each removal and each emptied project is one entry of a capped Redis stream;
+// every instance reads it on from where it left off, on a connection of its own (XREAD BLOCK holds it).
 import type { RedisClient } from "bun";
 import { REDIS_TIMEOUT_MS, redisCall } from "./redis-call.ts";
 
@@ -15,6 +15,13 @@ export interface SemanticStreamEntry {
   from: string;
 }
 
+/** What the stream carries: a question to index, answers removed (replaced, invalidated by tag), or a
+ * project emptied. Each names the instance that wrote it. */
+export type SemanticStreamEvent =
+  | ({ kind: "add" } & SemanticStreamEntry)
+  | { kind: "drop"; ids: number[]; from: string }
+  | { kind: "empty"; project: string; from: string };
+
 export interface SemanticFollowEvents {
   /** The first failure of a streak (Redis away, a bad reply): said once. */
   onError(err: unknown): void;
@@ -24,9 +31,9 @@ export interface SemanticFollowEvents {
 
 export interface SemanticFeed {
   /** Adds an entry (the stream is trimmed to about its cap); rejects with a RedisFailure. */
-  publish(entry: SemanticStreamEntry): Promise<void>;
+  publish(event: SemanticStreamEvent): Promise<void>;
   /** Reads the newest `history` entries, then everything after them as it comes, until stop(). */
-  follow(history: number, onEntries: (entries: SemanticStreamEntry[]) => void, events: SemanticFollowEvents): { stop(): void };
+  follow(history: number, onEvents: (events: SemanticStreamEvent[]) => void, events: SemanticFollowEvents): { stop(): void };
 }
 
 export interface SemanticStreamOptions {
@@ -52,10 +59,11 @@ export function redisSemanticStream(writer: RedisClient, reader: RedisClient, op
   const timeoutMs = options.timeoutMs ?? REDIS_TIMEOUT_MS;
   return {
     publish: async (e) => {
-      await redisCall(writer, "XADD", [key, "MAXLEN", "~", maxLen, "*", "id", String(e.id), "project", e.project, "partition", e.partition,
-        "question", e.question, "expires", String(e.expires), "from", e.from], timeoutMs);
+      const fields = e.kind === "drop" ? ["drop", e.ids.join(",")] : e.kind === "empty" ? ["empty", e.project]
+        : ["id", String(e.id), "project", e.project, "partition", e.partition, "question", e.question, "expires", String(e.expires)];
+      await redisCall(writer, "XADD", [key, "MAXLEN", "~", maxLen, "*", ...fields, "from", e.from], timeoutMs);
     },
-    follow: (history, onEntries, events) => {
+    follow: (history, onEvents, events) => {
       let stopped = false;
       let wake: (() => void) | null = null;
       const pause = () => new Promise<void>((resolve) => {
@@ -75,11 +83,11 @@ export function redisSemanticStream(writer: RedisClient, reader: RedisClient, op
             } else {
               raw = streamOf(await redisCall(reader, "XREAD", ["COUNT", String(READ_COUNT), "BLOCK", String(blockMs), "STREAMS", key, last], blockMs + timeoutMs * 4), key);
             }
-            const entries: SemanticStreamEntry[] = [];
+            const entries: SemanticStreamEvent[] = [];
             for (const item of raw) {
               if (!Array.isArray(item) || typeof item[0] !== "string") continue;
               last = item[0];
-              const entry = entryOf(item[1]);
+              const entry = eventOf(item[1]);
               if (entry) entries.push(entry);
             }
             last ??= "0-0";
@@ -87,7 +95,7 @@ export function redisSemanticStream(writer: RedisClient, reader: RedisClient, op
               failing = false;
               events.onResumed();
             }
-            if (entries.length > 0 && !stopped) onEntries(entries);
+            if (entries.length > 0 && !stopped) onEvents(entries);
           } catch (err) {
             if (stopped) break;
             if (!failing) events.onError(err);
@@ -118,16 +126,25 @@ function streamOf(reply: unknown, key: string): unknown[] {
 }
 
 /** An entry's field list as written by publish, or null when it is not one (skipped, never thrown). */
-export function entryOf(fields: unknown): SemanticStreamEntry | null {
+export function eventOf(fields: unknown): SemanticStreamEvent | null {
   if (!Array.isArray(fields)) return null;
   const f = new Map<string, string>();
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const [name, value] = [fields[i], fields[i + 1]];
     if (typeof name === "string" && typeof value === "string") f.set(name, value);
   }
+  const from = f.get("from");
+  if (from === undefined) return null;
+  const drop = f.get("drop");
+  if (drop !== undefined) {
+    const ids = drop.split(",").map(Number).filter((id) => Number.isSafeInteger(id) && id >= 0);
+    return ids.length > 0 ? { kind: "drop", ids, from } : null;
+  }
+  const empty = f.get("empty");
+  if (empty !== undefined) return { kind: "empty", project: empty, from };
   const id = Number(f.get("id"));
   const expires = Number(f.get("expires"));
-  const [project, partition, question, from] = [f.get("project"), f.get("partition"), f.get("question"), f.get("from")];
-  if (!Number.isSafeInteger(id) || id < 0 || !Number.isFinite(expires) || project === undefined || partition === undefined || !question || from === undefined) return null;
-  return { id, project, partition, question, expires, from };
+  const [project, partition, question] = [f.get("project"), f.get("partition"), f.get("question")];
+  if (!Number.isSafeInteger(id) || id < 0 || !Number.isFinite(expires) || project === undefined || partition === undefined || !question) return null;
+  return { kind: "add", id, project, partition, question, expires, from };
 }
