@@ -41,12 +41,26 @@ export async function addRollups(tx: SQL, rows: ReadonlyArray<readonly SqlValue[
     if (!m) minutes.set(key, (m = { start_ms: start, project_id: v[COL.project] as string, t: emptyTotals() }));
     addRow(m.t, v);
   }
-  const deltas = [...minutes.values()].map(({ start_ms, project_id, t }) => ({
-    start_ms, project_id, requests: t.requests, failed: t.failed, caller_failed: t.callerFailed, fallbacks: t.fallbacks,
-    cache_hits: t.cacheHits, input_tokens: t.inputTokens, output_tokens: t.outputTokens, cost: t.cost, saved: t.saved,
-    errors: t.errors, latency: sparse(t.latency), ttft: sparse(t.ttft),
-  }));
+  const deltas = [...minutes.values()].map(({ start_ms, project_id, t }) => delta(start_ms, project_id, t));
   await tx.unsafe(UPSERT, [JSON.stringify(deltas)]);
+}
+
+/** A minute's counts as the upsert reads them (columns by name, histograms sparse). */
+const delta = (start_ms: number, project_id: string, t: RollupTotals) => ({
+  start_ms, project_id, requests: t.requests, failed: t.failed, caller_failed: t.callerFailed, fallbacks: t.fallbacks,
+  cache_hits: t.cacheHits, input_tokens: t.inputTokens, output_tokens: t.outputTokens, cost: t.cost, saved: t.saved,
+  errors: t.errors, latency: sparse(t.latency), ttft: sparse(t.ttft),
+});
+
+/** Each row's own rollup counts, keyed by its request id (insert values with `cost` and `saved`
+ * in nano-USD): gw_write_log (migration 007) sums those of the rows it inserted into their minutes. */
+export function rowDeltas(rows: ReadonlyArray<{ id: string; values: readonly SqlValue[] }>): Array<ReturnType<typeof delta> & { request_id: string }> {
+  return rows.map(({ id, values }) => {
+    const t = emptyTotals();
+    addRow(t, values);
+    const createdAt = values[COL.createdAt] as number;
+    return { ...delta(createdAt - (createdAt % MINUTE_MS), values[COL.project] as string, t), request_id: id };
+  });
 }
 
 interface StoredMinute extends CounterColumns {

@@ -7,6 +7,7 @@ import m003 from "./migrations/003_monitoring.sql" with { type: "text" };
 import m004 from "./migrations/004_rollup_counts.sql" with { type: "text" };
 import m005 from "./migrations/005_leader.sql" with { type: "text" };
 import m006 from "./migrations/006_money_functions.sql" with { type: "text" };
+import m007 from "./migrations/007_log_functions.sql" with { type: "text" };
 import type { SQL } from "bun";
 
 /** Append only: a migration, once released, never changes. */
@@ -17,6 +18,7 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
   { version: 4, name: "004_rollup_counts", sql: m004 },
   { version: 5, name: "005_leader", sql: m005 },
   { version: 6, name: "006_money_functions", sql: m006 },
+  { version: 7, name: "007_log_functions", sql: m007 },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.at(-1)?.version ?? 0;

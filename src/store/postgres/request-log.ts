@@ -1,14 +1,13 @@
-// The request log on PostgreSQL (docs/scale-out.md "Request log and metrics"): a batch is one
-// transaction of set-based inserts from one JSON parameter each, into the days' partitions (made on
-// first use), skipping rows a retry already wrote; their rollups are added in the same transaction.
-import type { SQL } from "bun";
+// The request log on PostgreSQL (docs/scale-out.md "Request log and metrics"): a batch is one call of
+// gw_write_log (migration 007), one round trip and one transaction, into the days' partitions (made on
+// first use), skipping rows a retry already wrote; their traces and rollups are added in the same call.
 import { parseStored, type JsonObject } from "../../lib/json.ts";
 import { COLUMNS, type PreparedRow, type SqlValue } from "../log-batch-codec.ts";
 import type { LogQuery, RequestLogStore } from "../log-store.ts";
 import type { RequestRecord } from "../request-record.ts";
 import { decodeTrace } from "../trace-codec.ts";
 import { bounded, type Postgres } from "./connect.ts";
-import { addRollups, rollupTotals } from "./metrics-rollups.ts";
+import { rollupTotals, rowDeltas } from "./metrics-rollups.ts";
 import { ensurePartitions } from "./partitions.ts";
 
 const DAY_MS = 86_400_000;
@@ -21,23 +20,8 @@ const STREAM = COLUMNS.indexOf("stream");
 const TEST = COLUMNS.indexOf("test");
 const CREATED = COLUMNS.indexOf("created_at");
 
-const TYPES: Record<string, string> = {
-  created_at: "bigint", input_tokens: "bigint", output_tokens: "bigint", cost: "bigint", saved: "bigint",
-  status: "integer", latency_ms: "integer", ttft_ms: "integer", overhead_ms: "double precision",
-  fallbacks: "integer", tags: "jsonb", stream: "boolean", test: "boolean",
-};
-const RECORD = COLUMNS.map((c) => `${c} ${TYPES[c] ?? "text"}`).join(", ");
-const SELECTED = COLUMNS.map((c) => (c === "tags" ? "ARRAY(SELECT jsonb_array_elements_text(r.tags))" : `r.${c}`)).join(", ");
-// Only a duplicate key (a retry) is skipped; any other failure fails the statement.
-const INSERT_ROWS = `INSERT INTO requests (${COLUMNS.join(", ")}) SELECT ${SELECTED}
-  FROM jsonb_to_recordset($1::text::jsonb) AS r(${RECORD}) ON CONFLICT DO NOTHING RETURNING project_id, id`;
-const INSERT_TRACES = `INSERT INTO traces (project_id, request_id, created_at, data)
-  SELECT project_id, request_id, created_at, data FROM jsonb_to_recordset($1::text::jsonb)
-  AS t(project_id text, request_id text, created_at bigint, data text) ON CONFLICT DO NOTHING`;
-// Sorted by project: concurrent batches take the rows' locks in one order.
-const ADD_USAGE = `INSERT INTO trace_usage (project_id, bytes)
-  SELECT project_id, bytes FROM jsonb_to_recordset($1::text::jsonb) AS u(project_id text, bytes bigint) ORDER BY project_id
-  ON CONFLICT (project_id) DO UPDATE SET bytes = trace_usage.bytes + excluded.bytes`;
+// Rows, traces and rollup deltas as JSON text (jsonb takes no implicit cast from a text parameter).
+const WRITE = "SELECT gw_write_log($1::text::jsonb, $2::text::jsonb, $3::text::jsonb, $4::bigint) AS n";
 
 /** A row's values as stored: nano-USD, booleans, tags as a JSON array. */
 function storedRow(values: readonly SqlValue[]): Record<string, unknown> {
@@ -84,10 +68,14 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
   /** Day starts whose partitions exist (made by this instance or found). */
   const days = new Set<number>();
 
+  const dayOf = (r: PreparedRow): number => {
+    const t = r.values[CREATED] as number;
+    return t - (((t % DAY_MS) + DAY_MS) % DAY_MS);
+  };
+
   async function ensureDays(rows: PreparedRow[]): Promise<void> {
     for (const r of rows) {
-      const t = r.values[CREATED] as number;
-      const day = t - (((t % DAY_MS) + DAY_MS) % DAY_MS);
+      const day = dayOf(r);
       if (days.has(day)) continue;
       await ensurePartitions(pg.sql, day, 0);
       days.add(day);
@@ -95,45 +83,24 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
   }
 
   // Per-project trace budget (docs/observability.md "Trace storage"): over it, rows are still
-  // written but their traces are not. The usage rows are locked in project order, so instances
-  // writing at once check the budget one after the other.
+  // written but their traces are not; gw_write_log checks it with the usage rows locked.
   let traceBudget = 0;
-  type TraceRow = { project_id: string; request_id: string; created_at: SqlValue | undefined; data: string };
-  async function withinBudget(tx: SQL, traces: TraceRow[]): Promise<TraceRow[]> {
-    if (traceBudget <= 0 || traces.length === 0) return traces;
-    const projects = JSON.stringify([...new Set(traces.map((t) => t.project_id))]);
-    const usage: Array<{ project_id: string; bytes: number }> = await tx.unsafe(`SELECT project_id, bytes::float8 AS bytes
-      FROM trace_usage WHERE project_id IN (SELECT jsonb_array_elements_text($1::text::jsonb)) ORDER BY project_id FOR UPDATE`, [projects]);
-    const used = new Map(usage.map((u) => [u.project_id, u.bytes]));
-    return traces.filter((t) => {
-      const bytes = used.get(t.project_id) ?? 0;
-      if (bytes >= traceBudget) return false;
-      used.set(t.project_id, bytes + Buffer.byteLength(t.data));
-      return true;
-    });
-  }
 
-  /** One transaction: the rows not yet stored, their traces and trace bytes, their rollups. */
-  const writeAll = (rows: PreparedRow[]) => pg.sql.begin(async (tx: SQL) => {
-    const inserted: Array<{ project_id: string; id: string }> = await tx.unsafe(INSERT_ROWS, [JSON.stringify(rows.map((r) => storedRow(r.values)))]);
-    if (inserted.length === 0) return;
-    const fresh = new Set(inserted.map((r) => `${r.project_id}\n${r.id}`));
-    const now = rows.filter((r) => fresh.has(`${r.projectId}\n${r.id}`));
-    const traces = await withinBudget(tx, now.filter((r) => r.trace !== null)
-      .map((r) => ({ project_id: r.projectId, request_id: r.id, created_at: r.values[CREATED], data: r.trace! })));
-    if (traces.length > 0) {
-      await tx.unsafe(INSERT_TRACES, [JSON.stringify(traces)]);
-      const bytes = new Map<string, number>();
-      for (const t of traces) bytes.set(t.project_id, (bytes.get(t.project_id) ?? 0) + Buffer.byteLength(t.data));
-      await tx.unsafe(ADD_USAGE, [JSON.stringify([...bytes].map(([project_id, b]) => ({ project_id, bytes: b })))]);
+  /** One call: the rows not yet stored, their traces and trace bytes, their rollups. */
+  function writeAll(rows: PreparedRow[]): Promise<unknown> {
+    const stored = rows.map((r) => storedRow(r.values));
+    const traces: Array<{ project_id: string; request_id: string; created_at: SqlValue | undefined; data: string; bytes: number }> = [];
+    for (const r of rows) {
+      if (r.trace !== null) traces.push({ project_id: r.projectId, request_id: r.id, created_at: r.values[CREATED], data: r.trace, bytes: Buffer.byteLength(r.trace) });
     }
-    await addRollups(tx, now.map((r) => {
+    const deltas = rowDeltas(rows.map((r, i) => {
       const v = [...r.values];
-      v[COST] = Math.round((v[COST] as number) * NANO);
-      v[SAVED] = Math.round((v[SAVED] as number) * NANO);
-      return v;
+      v[COST] = stored[i]!.cost as number;
+      v[SAVED] = stored[i]!.saved as number;
+      return { id: r.id, values: v };
     }));
-  });
+    return pg.sql.unsafe(WRITE, [JSON.stringify(stored), JSON.stringify(traces), JSON.stringify(deltas), Math.max(0, Math.floor(traceBudget))]);
+  }
 
   /** Writes the rows; when one breaks a constraint, each half alone, down to that row, which is
    * reported: a few transactions, each within its own bound, rather than one per row. */
@@ -153,7 +120,8 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
     if (rows.length === 0) return [];
     if (rows.some((r) => r.ledger !== undefined)) throw new Error("request log rows carry ledger entries: on PostgreSQL charges are the money store's");
     try {
-      await bounded(pg, "request log partitions", () => ensureDays(rows));
+      // Known days cost no call (nor the bound's timer): almost every batch.
+      if (!rows.every((r) => days.has(dayOf(r)))) await bounded(pg, "request log partitions", () => ensureDays(rows));
       return await writeOrSplit(rows);
     } catch (err) {
       // Retention may have dropped a day this instance had seen: look again next time.
