@@ -38,6 +38,7 @@ export class SharedSemanticCache implements SemanticCache {
   private epoch = 0;
   private readonly clearedAt = new Map<string, number>();
   private publishFailing = false;
+  private closed = false;
   private readonly history: number;
   private readonly maxQueued: number;
   readonly callsProvider: boolean;
@@ -123,30 +124,40 @@ export class SharedSemanticCache implements SemanticCache {
       // The model may still be loading: a batch sent now would time out.
       await this.embedder.ready();
     } catch (err) {
-      this.logger.warn({ err, entries: this.queue.length }, "semantic stream: the embedder cannot answer; waiting answers are not indexed");
+      this.failed(err, this.queue.length);
       this.queue = [];
       return;
     }
     while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, BATCH);
-      const now = this.clock.now();
-      const live = batch.filter((e) => e.expires > now);
-      if (live.length === 0) continue;
+      // Taken whole (what arrives meanwhile waits for the next round); a project emptied from now on
+      // is skipped by its clearedAt, one emptied before was filtered out of the queue.
+      const taken = this.queue;
+      this.queue = [];
       const started = this.epoch;
-      try {
-        const vectors = await this.embedder.embed(live.map((e) => e.question));
-        live.forEach((e, i) => {
-          if (!vectors[i] || (this.clearedAt.get(e.project) ?? 0) > started) return;
-          this.index.add(e.id, vectors[i]!, e.partition, e.project);
-          this.held.set(e.id, { expires: e.expires, project: e.project });
-        });
-        this.embedFailing = false;
-        this.logger.debug({ entries: live.length }, "semantic stream: entries indexed");
-      } catch (err) {
-        if (!this.embedFailing) this.logger.warn({ err, entries: live.length }, "semantic stream: answers not embedded (misses until stored again)");
-        this.embedFailing = true;
+      for (let at = 0; at < taken.length && !this.closed; at += BATCH) {
+        const now = this.clock.now();
+        const live = taken.slice(at, at + BATCH).filter((e) => e.expires > now);
+        if (live.length === 0) continue;
+        try {
+          const vectors = await this.embedder.embed(live.map((e) => e.question));
+          live.forEach((e, i) => {
+            if (!vectors[i] || (this.clearedAt.get(e.project) ?? 0) > started) return;
+            this.index.add(e.id, vectors[i]!, e.partition, e.project);
+            this.held.set(e.id, { expires: e.expires, project: e.project });
+          });
+          this.embedFailing = false;
+          this.logger.debug({ entries: live.length }, "semantic stream: entries indexed");
+        } catch (err) {
+          this.failed(err, live.length);
+        }
       }
     }
+  }
+
+  /** Said once per streak of failures: those answers miss until stored again. */
+  private failed(err: unknown, entries: number): void {
+    if (!this.embedFailing) this.logger.warn({ err, entries }, "semantic stream: answers not embedded (misses until stored again)");
+    this.embedFailing = true;
   }
 
   private forget(id: number): void {
@@ -177,6 +188,7 @@ export class SharedSemanticCache implements SemanticCache {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.following?.stop();
     if (this.sweeper) clearInterval(this.sweeper);
     this.queue = [];
