@@ -1,6 +1,6 @@
 // `bun bench/micro/pg-log.ts`: one request-log batch on PostgreSQL (docs/scale-out.md "Request log
 // and metrics"), real server on loopback: 1-row and 16-row batches written one after the other, and
-// a request's wait for its row's group commit through the LogWriter. Knob: BENCH_ITERATIONS (400).
+// a request's wait for its row's group commit through the LogWriter, alone and four at a time. Knob: BENCH_ITERATIONS (400).
 import { newRequestId, newTraceId } from "../../src/lib/ids.ts";
 import { prepareRow } from "../../src/store/log-batch-codec.ts";
 import { LogWriter } from "../../src/store/log-writer.ts";
@@ -53,6 +53,17 @@ try {
   });
   const writer = new LogWriter(postgresLogSink(store, () => undefined), { groupCommit: { ackWithinMs: 2_000 } });
   await measure("LogWriter group commit: enqueue to ack", async () => writer.enqueue(record(n++)));
+  // Four requests at a time, each answered once its row is committed (bench/scale-out.ts's client).
+  const waits: number[] = [];
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    for (let i = 0; i < ITERATIONS; i++) {
+      const t = performance.now();
+      await writer.enqueue(record(n++));
+      waits.push(performance.now() - t);
+    }
+  }));
+  const p = percentiles(waits.slice(120));
+  console.log(`${"LogWriter group commit, 4 at a time".padEnd(44)} p50 ${fmt(p.p50, 3)} ms  p95 ${fmt(p.p95, 3)} ms  p99 ${fmt(p.p99, 3)} ms`);
   await writer.drain();
 } finally {
   await pg.close();

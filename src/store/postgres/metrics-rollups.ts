@@ -32,6 +32,11 @@ function sparse(counts: Uint32Array): Record<string, number> {
  * inside the caller's transaction. */
 export async function addRollups(tx: SQL, rows: ReadonlyArray<readonly SqlValue[]>): Promise<void> {
   if (rows.length === 0) return;
+  await tx.unsafe(UPSERT, [JSON.stringify(minuteDeltas(rows))]);
+}
+
+/** The rows' counts summed per minute and project (insert values, `cost` and `saved` in nano-USD). */
+export function minuteDeltas(rows: ReadonlyArray<readonly SqlValue[]>): Array<ReturnType<typeof delta>> {
   const minutes = new Map<string, { start_ms: number; project_id: string; t: RollupTotals }>();
   for (const v of rows) {
     const createdAt = v[COL.createdAt] as number;
@@ -41,8 +46,7 @@ export async function addRollups(tx: SQL, rows: ReadonlyArray<readonly SqlValue[
     if (!m) minutes.set(key, (m = { start_ms: start, project_id: v[COL.project] as string, t: emptyTotals() }));
     addRow(m.t, v);
   }
-  const deltas = [...minutes.values()].map(({ start_ms, project_id, t }) => delta(start_ms, project_id, t));
-  await tx.unsafe(UPSERT, [JSON.stringify(deltas)]);
+  return [...minutes.values()].map(({ start_ms, project_id, t }) => delta(start_ms, project_id, t));
 }
 
 /** A minute's counts as the upsert reads them (columns by name, histograms sparse). */
@@ -53,7 +57,8 @@ const delta = (start_ms: number, project_id: string, t: RollupTotals) => ({
 });
 
 /** Each row's own rollup counts, keyed by its request id (insert values with `cost` and `saved`
- * in nano-USD): gw_write_log (migration 007) sums those of the rows it inserted into their minutes. */
+ * in nano-USD): when some rows of a batch were there already, gw_write_log (migration 007) sums
+ * those of the rows it inserted into their minutes. */
 export function rowDeltas(rows: ReadonlyArray<{ id: string; values: readonly SqlValue[] }>): Array<ReturnType<typeof delta> & { request_id: string }> {
   return rows.map(({ id, values }) => {
     const t = emptyTotals();

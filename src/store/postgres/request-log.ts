@@ -7,7 +7,7 @@ import type { LogQuery, RequestLogStore } from "../log-store.ts";
 import type { RequestRecord } from "../request-record.ts";
 import { decodeTrace } from "../trace-codec.ts";
 import { bounded, type Postgres } from "./connect.ts";
-import { rollupTotals, rowDeltas } from "./metrics-rollups.ts";
+import { minuteDeltas, rollupTotals, rowDeltas } from "./metrics-rollups.ts";
 import { ensurePartitions } from "./partitions.ts";
 
 const DAY_MS = 86_400_000;
@@ -20,8 +20,8 @@ const STREAM = COLUMNS.indexOf("stream");
 const TEST = COLUMNS.indexOf("test");
 const CREATED = COLUMNS.indexOf("created_at");
 
-// Rows, traces and rollup deltas as JSON text (jsonb takes no implicit cast from a text parameter).
-const WRITE = "SELECT gw_write_log($1::text::jsonb, $2::text::jsonb, $3::text::jsonb, $4::bigint) AS n";
+// Rows, traces and rollup counts as JSON text (jsonb takes no implicit cast from a text parameter).
+const WRITE = "SELECT gw_write_log($1::text::jsonb, $2::text::jsonb, $3::text::jsonb, $4::text::jsonb, $5::bigint) AS n";
 
 /** A row's values as stored: nano-USD, booleans, tags as a JSON array. */
 function storedRow(values: readonly SqlValue[]): Record<string, unknown> {
@@ -89,17 +89,18 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
   /** One call: the rows not yet stored, their traces and trace bytes, their rollups. */
   function writeAll(rows: PreparedRow[]): Promise<unknown> {
     const stored = rows.map((r) => storedRow(r.values));
-    const traces: Array<{ project_id: string; request_id: string; created_at: SqlValue | undefined; data: string; bytes: number }> = [];
+    const traces: Array<{ n: number; project_id: string; request_id: string; created_at: SqlValue | undefined; data: string; bytes: number }> = [];
     for (const r of rows) {
-      if (r.trace !== null) traces.push({ project_id: r.projectId, request_id: r.id, created_at: r.values[CREATED], data: r.trace, bytes: Buffer.byteLength(r.trace) });
+      if (r.trace !== null) traces.push({ n: traces.length, project_id: r.projectId, request_id: r.id, created_at: r.values[CREATED], data: r.trace, bytes: Buffer.byteLength(r.trace) });
     }
-    const deltas = rowDeltas(rows.map((r, i) => {
+    const values = rows.map((r, i) => {
       const v = [...r.values];
       v[COST] = stored[i]!.cost as number;
       v[SAVED] = stored[i]!.saved as number;
-      return { id: r.id, values: v };
-    }));
-    return pg.sql.unsafe(WRITE, [JSON.stringify(stored), JSON.stringify(traces), JSON.stringify(deltas), Math.max(0, Math.floor(traceBudget))]);
+      return v;
+    });
+    const deltas = rowDeltas(rows.map((r, i) => ({ id: r.id, values: values[i]! })));
+    return pg.sql.unsafe(WRITE, [JSON.stringify(stored), JSON.stringify(traces), JSON.stringify(minuteDeltas(values)), JSON.stringify(deltas), Math.max(0, Math.floor(traceBudget))]);
   }
 
   /** Writes the rows; when one breaks a constraint, each half alone, down to that row, which is

@@ -1,15 +1,18 @@
 -- PostgreSQL schema, part 7 (docs/scale-out.md "Request log and metrics"): a request-log batch
 -- written by one call, so one round trip, in the call's own transaction (src/store/postgres/request-log.ts).
 
--- p_rows: the requests' stored values; p_traces: {project_id, request_id, created_at, data, bytes} in
--- row order; p_deltas: each row's rollup counts keyed by project_id and request_id; p_budget: trace bytes
--- per project (0: none). Rows a retry already wrote are skipped, and only the rows inserted now get
--- traces and rollups. Returns how many rows were inserted. Any error rolls the whole call back.
-CREATE FUNCTION gw_write_log(p_rows JSONB, p_traces JSONB, p_deltas JSONB, p_budget BIGINT) RETURNS INTEGER
-LANGUAGE plpgsql AS $$
+-- p_rows: the requests' stored values; p_traces: {n, project_id, request_id, created_at, data, bytes},
+-- n their order; p_minutes: the rows' rollup counts summed per minute and project; p_deltas: each row's
+-- own, keyed by project_id and request_id, used when some rows were there already; p_budget: trace
+-- bytes per project (0: none). Rows a retry already wrote are skipped, and only the rows inserted now
+-- get traces and rollups. Returns how many rows were inserted. Any error rolls the whole call back.
+CREATE FUNCTION gw_write_log(p_rows JSONB, p_traces JSONB, p_minutes JSONB, p_deltas JSONB, p_budget BIGINT)
+RETURNS INTEGER LANGUAGE plpgsql AS $$
 DECLARE
   fresh_p TEXT[];
   fresh_i TEXT[];
+  -- Every row inserted (no retry): nothing to filter, and the rollups are p_minutes as they are.
+  whole BOOLEAN;
 BEGIN
   WITH ins AS (
     INSERT INTO requests (id, project_id, key_id, trace_id, created_at, endpoint, requested_model, selected_model,
@@ -31,6 +34,7 @@ BEGIN
   IF fresh_i IS NULL THEN
     RETURN 0;
   END IF;
+  whole := array_length(fresh_i, 1) = jsonb_array_length(p_rows);
 
   IF jsonb_array_length(p_traces) > 0 THEN
     -- Over the budget a row is still written, its trace is not (docs/observability.md "Trace
@@ -38,15 +42,14 @@ BEGIN
     -- after the other and never deadlock.
     IF p_budget > 0 THEN
       PERFORM 1 FROM trace_usage WHERE project_id IN (
-        SELECT t->>'project_id' FROM jsonb_array_elements(p_traces) AS e(t)
-        WHERE (t->>'project_id', t->>'request_id') IN (SELECT * FROM unnest(fresh_p, fresh_i))
+        SELECT t.project_id FROM jsonb_to_recordset(p_traces) AS t(project_id text, request_id text)
+        WHERE whole OR (t.project_id, t.request_id) IN (SELECT * FROM unnest(fresh_p, fresh_i))
       ) ORDER BY project_id FOR UPDATE;
     END IF;
     WITH cand AS (
-      SELECT t->>'project_id' AS project_id, t->>'request_id' AS request_id, (t->>'created_at')::bigint AS created_at,
-        t->>'data' AS data, (t->>'bytes')::bigint AS bytes, n
-      FROM jsonb_array_elements(p_traces) WITH ORDINALITY AS e(t, n)
-      WHERE (t->>'project_id', t->>'request_id') IN (SELECT * FROM unnest(fresh_p, fresh_i))
+      SELECT * FROM jsonb_to_recordset(p_traces)
+        AS t(n integer, project_id text, request_id text, created_at bigint, data text, bytes bigint)
+      WHERE whole OR (t.project_id, t.request_id) IN (SELECT * FROM unnest(fresh_p, fresh_i))
     ), ahead AS (
       -- A trace is kept while its project's bytes before it (stored, then this batch's earlier
       -- traces, all kept until the budget is reached) are under the budget.
@@ -64,13 +67,14 @@ BEGIN
     ON CONFLICT (project_id) DO UPDATE SET bytes = trace_usage.bytes + excluded.bytes;
   END IF;
 
-  -- The inserted rows' deltas summed per minute, the {key: count} objects key by key; then added
-  -- sorted by key, so concurrent batches lock the same minute rows in one order.
+  -- The minutes' counts: p_minutes, or else the inserted rows' deltas summed per minute (the
+  -- {key: count} objects key by key); added sorted by key, so concurrent batches lock the same
+  -- minute rows in one order.
   WITH d AS (
     SELECT * FROM jsonb_to_recordset(p_deltas) AS d(project_id text, request_id text, start_ms bigint, requests bigint,
       failed bigint, caller_failed bigint, fallbacks bigint, cache_hits bigint, input_tokens bigint, output_tokens bigint,
       cost bigint, saved bigint, errors jsonb, latency jsonb, ttft jsonb)
-    WHERE (d.project_id, d.request_id) IN (SELECT * FROM unnest(fresh_p, fresh_i))
+    WHERE NOT whole AND (d.project_id, d.request_id) IN (SELECT * FROM unnest(fresh_p, fresh_i))
   ), counts AS (
     SELECT f.start_ms, f.project_id,
       jsonb_object_agg(f.k, f.n) FILTER (WHERE f.m = 1) AS errors,
@@ -87,14 +91,23 @@ BEGIN
       sum(d.caller_failed) AS caller_failed, sum(d.fallbacks) AS fallbacks, sum(d.cache_hits) AS cache_hits,
       sum(d.input_tokens) AS input_tokens, sum(d.output_tokens) AS output_tokens, sum(d.cost) AS cost, sum(d.saved) AS saved
     FROM d GROUP BY d.start_ms, d.project_id
+  ), minutes AS (
+    SELECT m.start_ms, m.project_id, m.requests, m.failed, m.caller_failed, m.fallbacks, m.cache_hits, m.input_tokens,
+      m.output_tokens, m.cost, m.saved, m.errors, m.latency, m.ttft
+    FROM jsonb_to_recordset(p_minutes) AS m(start_ms bigint, project_id text, requests bigint, failed bigint,
+      caller_failed bigint, fallbacks bigint, cache_hits bigint, input_tokens bigint, output_tokens bigint, cost bigint,
+      saved bigint, errors jsonb, latency jsonb, ttft jsonb)
+    WHERE whole
+    UNION ALL
+    SELECT s.start_ms, s.project_id, s.requests, s.failed, s.caller_failed, s.fallbacks, s.cache_hits, s.input_tokens,
+      s.output_tokens, s.cost, s.saved, coalesce(c.errors, '{}'), coalesce(c.latency, '{}'), coalesce(c.ttft, '{}')
+    FROM sums s LEFT JOIN counts c ON c.start_ms = s.start_ms AND c.project_id = s.project_id
   )
   INSERT INTO metrics_rollups (bucket_ms, start_ms, project_id, requests, failed, caller_failed, fallbacks, cache_hits,
     input_tokens, output_tokens, cost, saved, errors, latency, ttft)
-  SELECT 60000, s.start_ms, s.project_id, s.requests, s.failed, s.caller_failed, s.fallbacks, s.cache_hits,
-    s.input_tokens, s.output_tokens, s.cost, s.saved,
-    coalesce(c.errors, '{}'), coalesce(c.latency, '{}'), coalesce(c.ttft, '{}')
-  FROM sums s LEFT JOIN counts c ON c.start_ms = s.start_ms AND c.project_id = s.project_id
-  ORDER BY s.start_ms, s.project_id
+  SELECT 60000, start_ms, project_id, requests, failed, caller_failed, fallbacks, cache_hits, input_tokens,
+    output_tokens, cost, saved, errors, latency, ttft
+  FROM minutes ORDER BY start_ms, project_id
   ON CONFLICT (bucket_ms, start_ms, project_id) DO UPDATE SET
     requests = metrics_rollups.requests + excluded.requests, failed = metrics_rollups.failed + excluded.failed,
     caller_failed = metrics_rollups.caller_failed + excluded.caller_failed,
