@@ -13,6 +13,7 @@ DECLARE
   fresh_i TEXT[];
   -- Every row inserted (no retry): nothing to filter, and the rollups are p_minutes as they are.
   whole BOOLEAN;
+  minutes JSONB := p_minutes;
 BEGIN
   WITH ins AS (
     INSERT INTO requests (id, project_id, key_id, trace_id, created_at, endpoint, requested_model, selected_model,
@@ -67,47 +68,47 @@ BEGIN
     ON CONFLICT (project_id) DO UPDATE SET bytes = trace_usage.bytes + excluded.bytes;
   END IF;
 
-  -- The minutes' counts: p_minutes, or else the inserted rows' deltas summed per minute (the
-  -- {key: count} objects key by key); added sorted by key, so concurrent batches lock the same
-  -- minute rows in one order.
-  WITH d AS (
-    SELECT * FROM jsonb_to_recordset(p_deltas) AS d(project_id text, request_id text, start_ms bigint, requests bigint,
-      failed bigint, caller_failed bigint, fallbacks bigint, cache_hits bigint, input_tokens bigint, output_tokens bigint,
-      cost bigint, saved bigint, errors jsonb, latency jsonb, ttft jsonb)
-    WHERE NOT whole AND (d.project_id, d.request_id) IN (SELECT * FROM unnest(fresh_p, fresh_i))
-  ), counts AS (
-    SELECT f.start_ms, f.project_id,
-      jsonb_object_agg(f.k, f.n) FILTER (WHERE f.m = 1) AS errors,
-      jsonb_object_agg(f.k, f.n) FILTER (WHERE f.m = 2) AS latency,
-      jsonb_object_agg(f.k, f.n) FILTER (WHERE f.m = 3) AS ttft
-    FROM (
-      SELECT d.start_ms, d.project_id, x.m, e.key AS k, sum(e.value::bigint) AS n
-      FROM d CROSS JOIN LATERAL (VALUES (1, d.errors), (2, d.latency), (3, d.ttft)) AS x(m, o)
-      CROSS JOIN LATERAL jsonb_each_text(x.o) AS e
-      GROUP BY d.start_ms, d.project_id, x.m, e.key
-    ) f GROUP BY f.start_ms, f.project_id
-  ), sums AS (
-    SELECT d.start_ms, d.project_id, sum(d.requests) AS requests, sum(d.failed) AS failed,
-      sum(d.caller_failed) AS caller_failed, sum(d.fallbacks) AS fallbacks, sum(d.cache_hits) AS cache_hits,
-      sum(d.input_tokens) AS input_tokens, sum(d.output_tokens) AS output_tokens, sum(d.cost) AS cost, sum(d.saved) AS saved
-    FROM d GROUP BY d.start_ms, d.project_id
-  ), minutes AS (
-    SELECT m.start_ms, m.project_id, m.requests, m.failed, m.caller_failed, m.fallbacks, m.cache_hits, m.input_tokens,
-      m.output_tokens, m.cost, m.saved, m.errors, m.latency, m.ttft
-    FROM jsonb_to_recordset(p_minutes) AS m(start_ms bigint, project_id text, requests bigint, failed bigint,
-      caller_failed bigint, fallbacks bigint, cache_hits bigint, input_tokens bigint, output_tokens bigint, cost bigint,
-      saved bigint, errors jsonb, latency jsonb, ttft jsonb)
-    WHERE whole
-    UNION ALL
-    SELECT s.start_ms, s.project_id, s.requests, s.failed, s.caller_failed, s.fallbacks, s.cache_hits, s.input_tokens,
-      s.output_tokens, s.cost, s.saved, coalesce(c.errors, '{}'), coalesce(c.latency, '{}'), coalesce(c.ttft, '{}')
-    FROM sums s LEFT JOIN counts c ON c.start_ms = s.start_ms AND c.project_id = s.project_id
-  )
+  -- Some rows were there already: the minutes' counts are the inserted rows' deltas summed (the
+  -- {key: count} objects key by key) instead of p_minutes.
+  IF NOT whole THEN
+    WITH d AS (
+      SELECT * FROM jsonb_to_recordset(p_deltas) AS d(project_id text, request_id text, start_ms bigint, requests bigint,
+        failed bigint, caller_failed bigint, fallbacks bigint, cache_hits bigint, input_tokens bigint, output_tokens bigint,
+        cost bigint, saved bigint, errors jsonb, latency jsonb, ttft jsonb)
+      WHERE (d.project_id, d.request_id) IN (SELECT * FROM unnest(fresh_p, fresh_i))
+    ), counts AS (
+      SELECT f.start_ms, f.project_id,
+        jsonb_object_agg(f.k, f.n) FILTER (WHERE f.m = 1) AS errors,
+        jsonb_object_agg(f.k, f.n) FILTER (WHERE f.m = 2) AS latency,
+        jsonb_object_agg(f.k, f.n) FILTER (WHERE f.m = 3) AS ttft
+      FROM (
+        SELECT d.start_ms, d.project_id, x.m, e.key AS k, sum(e.value::bigint) AS n
+        FROM d CROSS JOIN LATERAL (VALUES (1, d.errors), (2, d.latency), (3, d.ttft)) AS x(m, o)
+        CROSS JOIN LATERAL jsonb_each_text(x.o) AS e
+        GROUP BY d.start_ms, d.project_id, x.m, e.key
+      ) f GROUP BY f.start_ms, f.project_id
+    ), sums AS (
+      SELECT d.start_ms, d.project_id, sum(d.requests) AS requests, sum(d.failed) AS failed,
+        sum(d.caller_failed) AS caller_failed, sum(d.fallbacks) AS fallbacks, sum(d.cache_hits) AS cache_hits,
+        sum(d.input_tokens) AS input_tokens, sum(d.output_tokens) AS output_tokens, sum(d.cost) AS cost, sum(d.saved) AS saved
+      FROM d GROUP BY d.start_ms, d.project_id
+    )
+    SELECT coalesce(jsonb_agg(x), '[]') INTO minutes FROM (
+      SELECT s.*, coalesce(c.errors, '{}') AS errors, coalesce(c.latency, '{}') AS latency, coalesce(c.ttft, '{}') AS ttft
+      FROM sums s LEFT JOIN counts c ON c.start_ms = s.start_ms AND c.project_id = s.project_id
+    ) x;
+  END IF;
+
+  -- Added sorted by key, so concurrent batches lock the same minute rows in one order; the
+  -- {key: count} objects are summed key by key, as gw_add_counts does.
   INSERT INTO metrics_rollups (bucket_ms, start_ms, project_id, requests, failed, caller_failed, fallbacks, cache_hits,
     input_tokens, output_tokens, cost, saved, errors, latency, ttft)
-  SELECT 60000, start_ms, project_id, requests, failed, caller_failed, fallbacks, cache_hits, input_tokens,
-    output_tokens, cost, saved, errors, latency, ttft
-  FROM minutes ORDER BY start_ms, project_id
+  SELECT 60000, m.start_ms, m.project_id, m.requests, m.failed, m.caller_failed, m.fallbacks, m.cache_hits,
+    m.input_tokens, m.output_tokens, m.cost, m.saved, m.errors, m.latency, m.ttft
+  FROM jsonb_to_recordset(minutes) AS m(start_ms bigint, project_id text, requests bigint, failed bigint,
+    caller_failed bigint, fallbacks bigint, cache_hits bigint, input_tokens bigint, output_tokens bigint, cost bigint,
+    saved bigint, errors jsonb, latency jsonb, ttft jsonb)
+  ORDER BY m.start_ms, m.project_id
   ON CONFLICT (bucket_ms, start_ms, project_id) DO UPDATE SET
     requests = metrics_rollups.requests + excluded.requests, failed = metrics_rollups.failed + excluded.failed,
     caller_failed = metrics_rollups.caller_failed + excluded.caller_failed,
@@ -115,15 +116,18 @@ BEGIN
     input_tokens = metrics_rollups.input_tokens + excluded.input_tokens,
     output_tokens = metrics_rollups.output_tokens + excluded.output_tokens,
     cost = metrics_rollups.cost + excluded.cost, saved = metrics_rollups.saved + excluded.saved,
-    errors = (SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb) FROM (SELECT k, sum(v::bigint) AS n FROM (
-      SELECT key AS k, value AS v FROM jsonb_each_text(metrics_rollups.errors)
-      UNION ALL SELECT key, value FROM jsonb_each_text(excluded.errors)) s GROUP BY k) t),
-    latency = (SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb) FROM (SELECT k, sum(v::bigint) AS n FROM (
-      SELECT key AS k, value AS v FROM jsonb_each_text(metrics_rollups.latency)
-      UNION ALL SELECT key, value FROM jsonb_each_text(excluded.latency)) s GROUP BY k) t),
-    ttft = (SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb) FROM (SELECT k, sum(v::bigint) AS n FROM (
-      SELECT key AS k, value AS v FROM jsonb_each_text(metrics_rollups.ttft)
-      UNION ALL SELECT key, value FROM jsonb_each_text(excluded.ttft)) s GROUP BY k) t);
+    errors = CASE WHEN excluded.errors = '{}' THEN metrics_rollups.errors WHEN metrics_rollups.errors = '{}' THEN excluded.errors
+      ELSE (SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb) FROM (SELECT k, sum(v::bigint) AS n FROM (
+        SELECT key AS k, value AS v FROM jsonb_each_text(metrics_rollups.errors)
+        UNION ALL SELECT key, value FROM jsonb_each_text(excluded.errors)) s GROUP BY k) t) END,
+    latency = CASE WHEN excluded.latency = '{}' THEN metrics_rollups.latency WHEN metrics_rollups.latency = '{}' THEN excluded.latency
+      ELSE (SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb) FROM (SELECT k, sum(v::bigint) AS n FROM (
+        SELECT key AS k, value AS v FROM jsonb_each_text(metrics_rollups.latency)
+        UNION ALL SELECT key, value FROM jsonb_each_text(excluded.latency)) s GROUP BY k) t) END,
+    ttft = CASE WHEN excluded.ttft = '{}' THEN metrics_rollups.ttft WHEN metrics_rollups.ttft = '{}' THEN excluded.ttft
+      ELSE (SELECT coalesce(jsonb_object_agg(k, n), '{}'::jsonb) FROM (SELECT k, sum(v::bigint) AS n FROM (
+        SELECT key AS k, value AS v FROM jsonb_each_text(metrics_rollups.ttft)
+        UNION ALL SELECT key, value FROM jsonb_each_text(excluded.ttft)) s GROUP BY k) t) END;
   RETURN array_length(fresh_i, 1);
 END
 $$;
