@@ -9,6 +9,7 @@ import { LATIN_PLACES } from "./guard-gazetteer.ts";
 import { bareNumber, foldNumber, multiplyOut, quantities, scaleWordNumbers } from "./guard-numbers.ts";
 import { quotedStrings } from "./guard-quotes.ts";
 import { GERMAN_WORDS, INTL_NUMBER_WORDS, INTL_OPENERS, PORTUGUESE_WORDS, RU_WEEKDAYS } from "./guard-words.ts";
+import { oppositesClash } from "./guard-opposites.ts";
 import { STOPWORDS } from "./semantic-text.ts";
 
 export interface GuardEntities extends Entities {
@@ -217,7 +218,8 @@ export function disagreement(a: GuardEntities, b: GuardEntities): GuardKind | nu
   if (!sameSet(a.urls, b.urls)) return "urls";
   if (!quotedIn(a, b) || !quotedIn(b, a)) return "quoted";
   if (!namesOccur(a, b) || !namesOccur(b, a) || openersClash(a, b) || cjkClash(a.cjk, b.cjk) || !sameSet(a.places, b.places)) return "names";
-  if (!sameSet(a.negations, b.negations)) return "negations";
+  // A word reversed on one side ("install" / "uninstall", "enable" / "disable") negates as "not" does.
+  if (!sameSet(a.negations, b.negations) || oppositesClash(a.text, b.text)) return "negations";
   // Last, so a changed date or id is reported as such: any other token with a digit ("2x", "v3").
   if (!sameSet(a.digits, b.digits)) return "numbers";
   return null;

@@ -45,6 +45,20 @@ describe("literal guard, one kind at a time (4.13)", () => {
     expect(differ("Is 60 thousand a good salary?", "Is 60,000 a good salary?")).toBeNull();
   });
 
+  test("negations: an action or direction reversed by a prefix or its opposite word (found across two instances, issue 24)", () => {
+    expect(differ("How do I install the command line tool on Linux?", "How do I uninstall the command line tool on Linux?")).toBe("negations");
+    expect(differ("How can I enable two-factor login?", "How can I disable two-factor login?")).toBe("negations");
+    expect(differ("How do I connect my headphones?", "How do I disconnect my headphones?")).toBe("negations");
+    expect(differ("How to encrypt a file with gpg?", "How to decrypt a file with gpg?")).toBe("negations");
+    expect(differ("How do I upload photos to Drive?", "How do I download photos to Drive?")).toBe("negations");
+    expect(differ("What to eat before a run?", "What to eat after a run?")).toBe("negations");
+    // the same word on both sides, or a paraphrase without the pair, still agrees
+    expect(differ("How do I install the CLI on Linux?", "How can I install the CLI on Linux?")).toBeNull();
+    expect(differ("How do I undo a commit and then commit again?", "How can I undo a commit, then commit again?")).toBeNull();
+    expect(differ("Should I install or uninstall it?", "Should I uninstall or install it?")).toBeNull();
+    expect(differ("What is under the bed?", "What is der the bed?")).toBeNull();
+  });
+
   test("numbers: after a currency sign, m is million; without one it stays as written (issue 22)", () => {
     expect(differ("Is a salary of $1.5M good?", "Is a salary of $1,500,000 good?")).toBeNull();
     expect(differ("Is $60K a good salary?", "Is $60,000 a good salary?")).toBeNull();
