@@ -25,10 +25,10 @@ function record(i: number): RequestRecord {
   };
 }
 
-async function measure(label: string, op: (i: number) => Promise<unknown>): Promise<void> {
+async function measure(label: string, op: (i: number) => Promise<unknown>, iterations = ITERATIONS): Promise<void> {
   for (let i = 0; i < 30; i++) await op(i);
   const ms: number[] = [];
-  for (let i = 0; i < ITERATIONS; i++) {
+  for (let i = 0; i < iterations; i++) {
     const t = performance.now();
     await op(i);
     ms.push(performance.now() - t);
@@ -46,6 +46,7 @@ try {
   let n = 0;
   await measure("writeBatch, 1 row", () => store.writeBatch([prepareRow(record(n++))]));
   await measure("writeBatch, 16 rows (3 projects)", () => store.writeBatch(Array.from({ length: 16 }, () => prepareRow(record(n++)))));
+  await measure("writeBatch, 256 rows (3 projects)", () => store.writeBatch(Array.from({ length: 256 }, () => prepareRow(record(n++)))), Math.ceil(ITERATIONS / 10));
   await measure("writeBatch, 1 row then its retry (2 calls)", async () => {
     const rows = [prepareRow(record(n++))];
     await store.writeBatch(rows);

@@ -35,8 +35,11 @@ function storedRow(values: readonly SqlValue[]): Record<string, unknown> {
   return row;
 }
 
+const errnoOf = (err: unknown): string => String((err as { errno?: unknown })?.errno ?? "");
 /** SQLSTATE class 23 (integrity): this row can never be written as it is. */
-const isConstraint = (err: unknown): boolean => /^23/.test(String((err as { errno?: unknown })?.errno ?? ""));
+const isConstraint = (err: unknown): boolean => /^23/.test(errnoOf(err));
+/** gw_write_log found rows stored already and wants each row's rollup counts (migration 007). */
+const NEEDS_ROW_DELTAS = "GW001";
 
 const READ_COLUMNS = `id, project_id, key_id, trace_id, created_at::float8 AS created_at, endpoint, requested_model,
   selected_model, provider, task, task_subtype, input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens,
@@ -86,8 +89,9 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
   // written but their traces are not; gw_write_log checks it with the usage rows locked.
   let traceBudget = 0;
 
-  /** One call: the rows not yet stored, their traces and trace bytes, their rollups. */
-  function writeAll(rows: PreparedRow[]): Promise<unknown> {
+  /** One call: the rows not yet stored, their traces and trace bytes, their rollups. Each row's own
+   * rollup counts are sent only when the call says some rows were stored already (a retry). */
+  async function writeAll(rows: PreparedRow[]): Promise<void> {
     const stored = rows.map((r) => storedRow(r.values));
     const traces: Array<{ n: number; project_id: string; request_id: string; created_at: SqlValue | undefined; data: string; bytes: number }> = [];
     for (const r of rows) {
@@ -99,8 +103,15 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
       v[SAVED] = stored[i]!.saved as number;
       return v;
     });
-    const deltas = rowDeltas(rows.map((r, i) => ({ id: r.id, values: values[i]! })));
-    return pg.sql.unsafe(WRITE, [JSON.stringify(stored), JSON.stringify(traces), JSON.stringify(minuteDeltas(values)), JSON.stringify(deltas), Math.max(0, Math.floor(traceBudget))]);
+    const args = [JSON.stringify(stored), JSON.stringify(traces), JSON.stringify(minuteDeltas(values)), null, Math.max(0, Math.floor(traceBudget))];
+    try {
+      await pg.sql.unsafe(WRITE, args);
+      return;
+    } catch (err) {
+      if (errnoOf(err) !== NEEDS_ROW_DELTAS) throw err;
+    }
+    args[3] = JSON.stringify(rowDeltas(rows.map((r, i) => ({ id: r.id, values: values[i]! }))));
+    await pg.sql.unsafe(WRITE, args);
   }
 
   /** Writes the rows; when one breaks a constraint, each half alone, down to that row, which is

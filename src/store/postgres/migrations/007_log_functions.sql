@@ -3,8 +3,9 @@
 
 -- p_rows: the requests' stored values; p_traces: {n, project_id, request_id, created_at, data, bytes},
 -- n their order; p_minutes: the rows' rollup counts summed per minute and project; p_deltas: each row's
--- own, keyed by project_id and request_id, used when some rows were there already; p_budget: trace
--- bytes per project (0: none). Rows a retry already wrote are skipped, and only the rows inserted now
+-- own, keyed by project_id and request_id, needed when some rows were there already (when it is null
+-- the call fails with GW001, changing nothing, and is made again with it); p_budget: trace bytes per
+-- project (0: none). Rows a retry already wrote are skipped, and only the rows inserted now
 -- get traces and rollups. Returns how many rows were inserted. Any error rolls the whole call back.
 CREATE FUNCTION gw_write_log(p_rows JSONB, p_traces JSONB, p_minutes JSONB, p_deltas JSONB, p_budget BIGINT)
 RETURNS INTEGER LANGUAGE plpgsql AS $$
@@ -36,6 +37,9 @@ BEGIN
     RETURN 0;
   END IF;
   whole := array_length(fresh_i, 1) = jsonb_array_length(p_rows);
+  IF NOT whole AND p_deltas IS NULL THEN
+    RAISE EXCEPTION 'gw_write_log: some rows are stored already; send each row''s rollup counts' USING ERRCODE = 'GW001';
+  END IF;
 
   IF jsonb_array_length(p_traces) > 0 THEN
     -- Over the budget a row is still written, its trace is not (docs/observability.md "Trace
