@@ -1,4 +1,4 @@
-// The multi-instance semantic cache (docs/scale-out.md "What lives where"): this instance's own vector
+// The multi-instance semantic cache (docs/scale-out.md "Semantic cache"): this instance's own vector
 // index, fed from the shared Redis stream (its own answers and every other instance's), embedded off
 // the request path. Nothing is saved: a start reads the stream's recent history. A stale index only misses.
 import type { Clock } from "../lib/clock.ts";

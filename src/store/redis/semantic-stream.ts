@@ -1,4 +1,4 @@
-// The semantic cache's feed between instances (docs/scale-out.md "What lives where"): each answer stored
+// The semantic cache's feed between instances (docs/scale-out.md "Semantic cache"): each answer stored
 // with a semantic question, each removal and each emptied project is one entry of a capped Redis stream;
 // every instance reads it on from where it left off, on a connection of its own (XREAD BLOCK holds it).
 import type { RedisClient } from "bun";
