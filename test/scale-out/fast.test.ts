@@ -11,6 +11,7 @@ import { startRedis, type Service } from "../helpers/services.ts";
 import { upstreamEnv } from "../helpers/start-gw.ts";
 import { post } from "../helpers/test-gw.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { json } from "../helpers/expect-json.ts";
 
 const MODEL = "openai/gpt-4o-mini";
 
@@ -26,12 +27,6 @@ afterAll(async () => {
   await m?.stop();
   await Promise.all([upstream?.stop(), restarted?.stop()]);
 });
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(`${res.status} ${text}`).toStartWith(`${status} `);
-  return JSON.parse(text) as T;
-}
 
 /** A project with this policy and a live key, made through instance 0's admin API. */
 async function projectAndKey(policy: Record<string, unknown> = {}): Promise<{ id: string; key: string }> {

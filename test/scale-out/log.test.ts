@@ -8,6 +8,7 @@ import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripte
 import { upstreamEnv } from "../helpers/start-gw.ts";
 import { get, post } from "../helpers/test-gw.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { json } from "../helpers/expect-json.ts";
 
 let m: MultiGw;
 let upstream: ScriptedUpstream;
@@ -23,12 +24,6 @@ afterAll(async () => {
   await m?.stop();
   await upstream?.stop();
 });
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(`${res.status} ${text}`).toStartWith(`${status} `);
-  return JSON.parse(text) as T;
-}
 
 /** A project and a live key that may read the log, made through instance 0's admin API. */
 async function projectWithKey(name: string): Promise<{ project: string; key: string }> {

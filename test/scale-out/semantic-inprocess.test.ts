@@ -9,6 +9,7 @@ import { startSharedInstance, type SharedInstance } from "../helpers/shared-gw.t
 import { upstreamEnv } from "../helpers/start-gw.ts";
 import { ADMIN_TOKEN, post } from "../helpers/test-gw.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { json } from "../helpers/expect-json.ts";
 
 const MODEL = "openai/gpt-4o-mini";
 
@@ -35,12 +36,6 @@ afterAll(async () => {
   await Promise.all(started.map((s) => s.stop()));
   await Promise.all([redis?.stop(), pg?.stop(), upstream?.stop()]);
 });
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(`${res.status} ${text}`).toStartWith(`${status} `);
-  return JSON.parse(text) as T;
-}
 
 /** A project with the semantic cache on and a live key, made through instance a's admin API. */
 async function projectKey(): Promise<string> {

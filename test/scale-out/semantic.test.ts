@@ -7,6 +7,7 @@ import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripte
 import { upstreamEnv } from "../helpers/start-gw.ts";
 import { post } from "../helpers/test-gw.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { json } from "../helpers/expect-json.ts";
 
 const MODEL = "openai/gpt-4o-mini";
 /** Logged at debug level by each instance once it has embedded and indexed a batch of questions. */
@@ -23,12 +24,6 @@ afterAll(async () => {
   await m?.stop();
   await upstream?.stop();
 });
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(`${res.status} ${text}`).toStartWith(`${status} `);
-  return JSON.parse(text) as T;
-}
 
 interface Answer { choices: Array<{ message: { content: string } }>; gw: { cache: string | null; similarity?: number } }
 const ask = async (i: number, key: string, content: string): Promise<Answer> =>

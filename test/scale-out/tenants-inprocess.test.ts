@@ -24,6 +24,7 @@ import { startPostgres, startRedis, type PostgresService, type Service } from ".
 import { ADMIN_TOKEN, post } from "../helpers/test-gw.ts";
 import { startSharedInstance, type SharedInstance } from "../helpers/shared-gw.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { json } from "../helpers/expect-json.ts";
 
 let pg: PostgresService;
 let redis: Service;
@@ -50,12 +51,6 @@ const admin = (method: string, path: string, body?: unknown) => fetch(`${server.
 const chat = (key: string) => post(`${server.url}/chat/completions`, key, { model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi." }] });
 
 const models = (key: string) => fetch(`${server.url}/models`, { headers: { authorization: `Bearer ${key}` } });
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(`${res.status} ${text}`).toStartWith(`${status} `);
-  return JSON.parse(text) as T;
-}
 
 /** PostgreSQL's own rows, read on a connection of the test's. */
 async function inPostgres<T>(read: (sql: SQL) => Promise<T>): Promise<T> {

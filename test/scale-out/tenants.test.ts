@@ -7,6 +7,7 @@ import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripte
 import { upstreamEnv } from "../helpers/start-gw.ts";
 import { post } from "../helpers/test-gw.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { json } from "../helpers/expect-json.ts";
 
 const MODEL = "openai/gpt-4o-mini";
 
@@ -23,12 +24,6 @@ afterAll(async () => {
 
 const chat = (i: GwInstance, key: string) =>
   post(`${i.url}/chat/completions`, key, { model: MODEL, messages: [{ role: "user", content: "Say hello." }], max_tokens: 20 }, { "x-gw-cache": "off" });
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(`${res.status} ${text}`).toStartWith(`${status} `);
-  return JSON.parse(text) as T;
-}
 
 /** A project and a live key, both made through instance `on`'s admin API. */
 async function projectWithKey(name: string, on = 0): Promise<{ project: string; key: string; keyId: string }> {

@@ -1,28 +1,23 @@
 // The leader's periodic jobs (src/store/postgres/leader-jobs.ts) on a real throwaway cluster, under
 // an injected clock: partitions made ahead, old days dropped with their trace bytes, a stale hold
 // released with its release row, expired rows and old rollups deleted; and the `leader` service's lines.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { prepareRow } from "../../../src/store/log-batch-codec.ts";
-import { openPostgres, type Postgres } from "../../../src/store/postgres/connect.ts";
+import type { Postgres } from "../../../src/store/postgres/connect.ts";
 import { Leader } from "../../../src/store/postgres/leader.ts";
 import { leaderJobs, leaderService, STALE_HOLD_MARGIN_MS } from "../../../src/store/postgres/leader-jobs.ts";
-import { migratePostgres } from "../../../src/store/postgres/migrate.ts";
 import { postgresMoneyStore } from "../../../src/store/postgres/money.ts";
 import { postgresLogStore } from "../../../src/store/postgres/request-log.ts";
-import { type PostgresService, startPostgres } from "../../helpers/services.ts";
+import type { PostgresService } from "../../helpers/services.ts";
 import { waitFor } from "../../helpers/wait-for.ts";
 import { project, record } from "../contract/request-log.contract.ts";
+import { migratedPostgresForFile } from "../../helpers/migrated-postgres.ts";
 
 let service: PostgresService;
 let pg: Postgres;
-beforeAll(async () => {
-  service = await startPostgres();
-  pg = openPostgres(service.url, { max: 4, timeoutMs: 20_000 });
-  await migratePostgres(pg.sql);
-});
-afterAll(async () => {
-  await pg?.close();
-  await service?.stop();
+migratedPostgresForFile({ max: 4, timeoutMs: 20_000 }, (s, p) => {
+  service = s;
+  pg = p;
 });
 
 const DAY = 86_400_000;

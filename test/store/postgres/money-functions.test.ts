@@ -1,21 +1,16 @@
 // The money functions of migration 006 roll back everything a refused or replayed step wrote (an
 // exception block where the client's transaction threw), on a real throwaway cluster.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openPostgres, type Postgres } from "../../../src/store/postgres/connect.ts";
-import { migratePostgres } from "../../../src/store/postgres/migrate.ts";
+import { describe, expect, test } from "bun:test";
+import type { Postgres } from "../../../src/store/postgres/connect.ts";
 import { postgresMoneyStore } from "../../../src/store/postgres/money.ts";
-import { type PostgresService, startPostgres } from "../../helpers/services.ts";
+import type { PostgresService } from "../../helpers/services.ts";
+import { migratedPostgresForFile } from "../../helpers/migrated-postgres.ts";
 
 let service: PostgresService;
 let pg: Postgres;
-beforeAll(async () => {
-  service = await startPostgres();
-  pg = openPostgres(service.url, { max: 4, timeoutMs: 10_000 });
-  await migratePostgres(pg.sql);
-});
-afterAll(async () => {
-  await pg?.close();
-  await service?.stop();
+migratedPostgresForFile({ max: 4, timeoutMs: 10_000 }, (s, p) => {
+  service = s;
+  pg = p;
 });
 
 const counters = (projectId: string) =>

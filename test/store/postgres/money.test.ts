@@ -1,23 +1,18 @@
 // The money store contract against PostgreSQL (src/store/postgres/money.ts) on a real throwaway
 // cluster, migrated by the runner; every test on projects of its own.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { openPostgres, type Postgres, StoreUnavailable } from "../../../src/store/postgres/connect.ts";
-import { migratePostgres } from "../../../src/store/postgres/migrate.ts";
 import { postgresMoneyStore } from "../../../src/store/postgres/money.ts";
-import { type PostgresService, startPostgres } from "../../helpers/services.ts";
+import type { PostgresService } from "../../helpers/services.ts";
 import { moneyBudgetContract } from "../contract/money-budgets.contract.ts";
 import { type LedgerRow, type MoneyHarness, moneyContract } from "../contract/money.contract.ts";
+import { migratedPostgresForFile } from "../../helpers/migrated-postgres.ts";
 
 let service: PostgresService;
 let pg: Postgres;
-beforeAll(async () => {
-  service = await startPostgres();
-  pg = openPostgres(service.url, { max: 10, timeoutMs: 10_000 });
-  await migratePostgres(pg.sql);
-});
-afterAll(async () => {
-  await pg?.close();
-  await service?.stop();
+migratedPostgresForFile({ max: 10, timeoutMs: 10_000 }, (s, p) => {
+  service = s;
+  pg = p;
 });
 
 const make = async (): Promise<MoneyHarness> => ({

@@ -1,24 +1,19 @@
 // The request log's one-call batch (gw_write_log, migration 007) on a real throwaway cluster: the
 // trace budget checked with the usage rows locked while three instances write one project at once,
 // and batches mixing retried rows with new ones adding only the new rows' traces and rollups.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { prepareRow } from "../../../src/store/log-batch-codec.ts";
 import { openPostgres, type Postgres } from "../../../src/store/postgres/connect.ts";
-import { migratePostgres } from "../../../src/store/postgres/migrate.ts";
 import { postgresLogStore } from "../../../src/store/postgres/request-log.ts";
-import { type PostgresService, startPostgres } from "../../helpers/services.ts";
+import type { PostgresService } from "../../helpers/services.ts";
 import { project, record, T0 } from "../contract/request-log.contract.ts";
+import { migratedPostgresForFile } from "../../helpers/migrated-postgres.ts";
 
 let service: PostgresService;
 let pg: Postgres;
-beforeAll(async () => {
-  service = await startPostgres();
-  pg = openPostgres(service.url, { max: 4, timeoutMs: 20_000 });
-  await migratePostgres(pg.sql);
-});
-afterAll(async () => {
-  await pg?.close();
-  await service?.stop();
+migratedPostgresForFile({ max: 4, timeoutMs: 20_000 }, (s, p) => {
+  service = s;
+  pg = p;
 });
 
 // Stored as 46 ASCII characters (the contract's budget test measures the same trace).

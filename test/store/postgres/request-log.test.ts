@@ -1,7 +1,7 @@
 // The request log store contract against PostgreSQL (src/store/postgres/request-log.ts) on a real
 // throwaway cluster, plus what only PostgreSQL has: day partitions, and per-minute rollups that
 // three instances add into exactly.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { percentile } from "../../../src/lib/histogram.ts";
 import { prepareRow } from "../../../src/store/log-batch-codec.ts";
 import { addRow, emptyTotals } from "../../../src/store/metrics-rollup.ts";
@@ -9,21 +9,16 @@ import { openPostgres, type Postgres, StoreUnavailable } from "../../../src/stor
 import { LogWriter } from "../../../src/store/log-writer.ts";
 import { LEADER_LOCK } from "../../../src/store/postgres/leader.ts";
 import { postgresLogSink } from "../../../src/store/postgres/log-sink.ts";
-import { migratePostgres } from "../../../src/store/postgres/migrate.ts";
 import { postgresLogStore } from "../../../src/store/postgres/request-log.ts";
-import { type PostgresService, startPostgres } from "../../helpers/services.ts";
+import type { PostgresService } from "../../helpers/services.ts";
 import { type LogHarness, project, record, requestLogContract, T0 } from "../contract/request-log.contract.ts";
+import { migratedPostgresForFile } from "../../helpers/migrated-postgres.ts";
 
 let service: PostgresService;
 let pg: Postgres;
-beforeAll(async () => {
-  service = await startPostgres();
-  pg = openPostgres(service.url, { max: 10, timeoutMs: 20_000 });
-  await migratePostgres(pg.sql);
-});
-afterAll(async () => {
-  await pg?.close();
-  await service?.stop();
+migratedPostgresForFile({ max: 10, timeoutMs: 20_000 }, (s, p) => {
+  service = s;
+  pg = p;
 });
 
 const DAY = 86_400_000;
