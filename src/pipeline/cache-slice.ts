@@ -26,9 +26,15 @@ export function serveCached(deps: Deps, state: RequestState, entry: CachedAnswer
 
 /** A cache outage is a miss: the request goes on to the models; the answer is not stored. */
 export function cacheUnavailable(deps: Deps, state: RequestState, err: unknown): void {
+  markCacheUnavailable(state);
+  deps.logger.warn({ err, request_id: state.requestId }, "response cache unavailable; treated as a miss");
+}
+
+/** The request is a miss because the cache could not be read, and nothing will be stored; the
+ * caller says so (the multi-instance mode logs a Redis outage once, not per request). */
+export function markCacheUnavailable(state: RequestState): void {
   const cache = need(state, "cache");
   cache.result = "error";
   cache.missReason = "cache_unavailable";
   cache.write = false;
-  deps.logger.warn({ err, request_id: state.requestId }, "response cache unavailable; treated as a miss");
 }

@@ -5,7 +5,7 @@ import { decideCache } from "../../cache/policy.ts";
 import { cacheKeyTexts, hashKeyText } from "../../cache/key.ts";
 import { isTestModel } from "../../providers/sandbox/scenarios.ts";
 import type { Deps } from "../deps.ts";
-import { cacheUnavailable, serveCached } from "../cache-slice.ts";
+import { cacheUnavailable, markCacheUnavailable, serveCached } from "../cache-slice.ts";
 import { need, type CacheState, type RequestState } from "../state.ts";
 import type { CachedAnswer } from "../../cache/answer-store-types.ts";
 import type { RedisAnswerStore } from "../../store/redis/answers.ts";
@@ -58,7 +58,7 @@ export function cacheLookup(deps: Deps, state: RequestState): void | Promise<voi
  * (its entries read from Redis too). A failed read is a miss, never an error answer. */
 function sharedLookup(deps: Deps, state: RequestState, cache: CacheState, answers: RedisAnswerStore, semantic: boolean): void | Promise<void> {
   // Redis down: a miss without asking it, but for one request per retry interval that looks for it.
-  if (answers.outage.skip()) return void Object.assign(cache, { result: "error", missReason: "cache_unavailable", write: false });
+  if (answers.outage.skip()) return markCacheUnavailable(state);
   return answers.get(state.auth.project.id, cache.exactKey!, deps.clock.now()).then(
     (entry) => {
       if (entry && serveCached(deps, state, entry as CachedAnswer, "exact")) return;
@@ -68,7 +68,7 @@ function sharedLookup(deps: Deps, state: RequestState, cache: CacheState, answer
     (err: unknown) => {
       if (!(err instanceof RedisFailure)) return cacheUnavailable(deps, state, err);
       // Redis down: every request is a miss until it answers; said once, not per request.
-      Object.assign(cache, { result: "error", missReason: "cache_unavailable", write: false });
+      markCacheUnavailable(state);
       if (answers.outage.fail()) deps.logger.error({ err }, "Redis unavailable: the response cache is skipped (misses, nothing stored) until it answers");
     },
   );

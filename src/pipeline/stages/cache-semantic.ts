@@ -5,7 +5,7 @@ import type { CachedAnswer } from "../../cache/answer-store-types.ts";
 import { decideSemanticHit, type SemanticCandidate } from "../../cache/semantic-decision.ts";
 import type { SemanticCandidate as Neighbour } from "../../cache/semantic-types.ts";
 import type { Deps } from "../deps.ts";
-import { serveCached } from "../cache-slice.ts";
+import { markCacheUnavailable, serveCached } from "../cache-slice.ts";
 import { need, type RequestState } from "../state.ts";
 import { RedisFailure } from "../../store/redis/redis-call.ts";
 
@@ -59,7 +59,7 @@ async function sharedJudge(deps: Deps, state: RequestState, question: string, ne
     entries = new Map(read.flatMap((e) => (e ? [[e.id, e as CachedAnswer]] : [])));
   } catch (err) {
     if (!(err instanceof RedisFailure)) throw err;
-    Object.assign(need(state, "cache"), { result: "error", missReason: "cache_unavailable", write: false });
+    markCacheUnavailable(state);
     if (answers.outage.fail()) deps.logger.error({ err }, "Redis unavailable: the response cache is skipped (misses, nothing stored) until it answers");
     return;
   }
