@@ -169,7 +169,7 @@ export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => numb
   if (shared && config.databaseUrl) {
     services.push(leaderService({
       url: config.databaseUrl, instance: shared.instanceId, now: () => deps.clock.now(), log: logger, money: shared.money,
-      retentionDays: config.logRetentionDays, requestTimeoutMs: config.requestTimeoutMs,
+      retentionDays: config.logRetentionDays, requestTimeoutMs: config.requestTimeoutMs, extra: shared.leaderJobs,
     }));
   }
   return services;

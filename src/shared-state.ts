@@ -60,6 +60,7 @@ export async function openSharedState(config: Config, options: SharedStateOption
     money: postgresMoneyStore(pg),
     logs: postgresLogStore(pg),
     fast: redisStores(redis, { limitHeaders, now, onError: (err, context) => logger.error({ err }, context) }),
+    leaderJobs: [],
     close: async () => {
       redis.close();
       redisSubscriber.close();

@@ -3,6 +3,7 @@
 import type { RedisClient } from "bun";
 import type { RequestLogStore } from "./log-store.ts";
 import type { Postgres } from "./postgres/connect.ts";
+import type { LeaderJob } from "./postgres/leader.ts";
 import type { PostgresMoneyStore } from "./postgres/money.ts";
 import type { RedisStores } from "./redis/stores.ts";
 import type { TenantMirror } from "./tenant-mirror.ts";
@@ -24,6 +25,8 @@ export interface SharedState {
   money: PostgresMoneyStore;
   logs: RequestLogStore;
   fast: RedisStores;
+  /** Periodic jobs of the layers above, pushed by buildDeps; the leader runs them with its own. */
+  leaderJobs: LeaderJob[];
   /** Closes both connections; the services using them are stopped before (src/services.ts). */
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import { GwError } from "../../errors/gw-error.ts";
 import { incidentPageQuery } from "../../monitoring/alerts/alert-rules.ts";
 import type { Deps } from "../../pipeline/deps.ts";
-import { adminNotShared, notShared } from "./not-shared.ts";
+import { notShared } from "./not-shared.ts";
 import { parseJsonObject, readBodyText } from "../../schema/validate.ts";
 
 const readJson = async (request: Request) => parseJsonObject(await readBodyText(request));
@@ -16,13 +16,7 @@ export const alertRoutes = (deps: Deps) => {
   };
   const app = new Elysia();
   if (deps.shared) {
-    // Multi-instance: rules and incidents are one instance's (docs/scale-out.md). Scoped, so it
-    // also answers for admin-routes.ts' own unshared routes registered after this plugin (SSO,
-    // the audit log, invoices), after that file's token check.
-    app.onBeforeHandle({ as: "scoped" }, ({ route }) => {
-      const refusal = adminNotShared(route);
-      if (refusal) throw refusal;
-    });
+    // Multi-instance: rules and incidents are one instance's (docs/scale-out.md).
     app.onBeforeHandle(() => {
       throw notShared("Alert rules and incidents");
     });

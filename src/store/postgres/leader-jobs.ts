@@ -33,6 +33,8 @@ export interface LeaderJobsOptions {
   requestTimeoutMs: number;
   /** What a run changed, when it changed anything (for one log line). */
   onDone?: (job: string, detail: Record<string, unknown>) => void;
+  /** Jobs of the layers above (alerts, webhooks, invoices, ...), registered in buildDeps. */
+  extra?: readonly LeaderJob[];
 }
 
 /** Deletes, in bounded batches, the rows of `table` matched by `where` (a fixed SQL condition on
@@ -110,7 +112,7 @@ export function leaderJobs(options: LeaderJobsOptions): LeaderJob[] {
       },
     });
   }
-  return jobs;
+  return [...jobs, ...(options.extra ?? [])];
 }
 
 export interface LeaderServiceOptions extends LeaderJobsOptions {
