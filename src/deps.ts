@@ -32,6 +32,7 @@ import type { SemanticCache } from "./cache/semantic-types.ts";
 import { EmbeddedSemanticCache } from "./cache/semantic-cache.ts";
 import { SharedSemanticCache } from "./cache/semantic-shared.ts";
 import { redisSemanticStream } from "./store/redis/semantic-stream.ts";
+import { postgresSemanticVectors } from "./store/postgres/semantic-vectors.ts";
 import type { IndexStats } from "./cache/vector-index.ts";
 import { createEmbedder } from "./cache/embedder/create-embedder.ts";
 import { providerEmbedder } from "./cache/provider-embed.ts";
@@ -172,10 +173,10 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     : config.semanticEmbedder === "provider" ? providerEmbedder(catalog, providers, config.semanticEmbeddingModel)
     : createEmbedder(config.semanticEmbedder);
   const indexLimits = { maxBytes: config.semanticIndexBytes, maxProjectBytes: config.semanticIndexProjectBytes };
-  // Multi-instance: each instance's own index, fed through the Redis stream (docs/scale-out.md).
+  // Multi-instance: each instance's own index, fed through the Redis stream with PostgreSQL's vectors (docs/scale-out.md).
   const semantic = !embedder ? undefined : options.shared
     ? new SharedSemanticCache(embedder, redisSemanticStream(options.shared.redis, options.shared.redisStream), options.shared.fast.answers, logger, clock,
-      { ...indexLimits, instanceId: options.shared.instanceId })
+      { ...indexLimits, instanceId: options.shared.instanceId, vectors: postgresSemanticVectors(options.shared.pg) })
     : new EmbeddedSemanticCache(embedder, answers, config.dataDir, logger, clock, indexLimits).open();
   // Exporters listen to every recorded request (record stage); each only queues or counts.
   const otlp = config.otlp ? new OtlpExporter(config.otlp, logger) : undefined;

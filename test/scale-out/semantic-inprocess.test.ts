@@ -10,6 +10,7 @@ import { upstreamEnv } from "../helpers/start-gw.ts";
 import { ADMIN_TOKEN, post } from "../helpers/test-gw.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 import { json } from "../helpers/expect-json.ts";
+import type { SharedSemanticCache } from "../../src/cache/semantic-shared.ts";
 
 const MODEL = "openai/gpt-4o-mini";
 
@@ -121,7 +122,7 @@ describe("the semantic cache shared by two instances", () => {
 
 describe("Redis lost and back", () => {
   test("while Redis is down semantic questions are answered (misses, never a 5xx); once back, the stream feeds the other instance again", async () => {
-    const key = await projectKey();
+    const { id: project, key } = await projectAndKey();
     const { port, password } = redis;
     await redis.stop();
     for (let i = 0; i < 4; i++) {
@@ -130,12 +131,14 @@ describe("Redis lost and back", () => {
       expect(((await res.json()) as Answer).gw.cache).toBeNull();
     }
     redis = await startRedis({ port, password });
-    const before = entries(b);
-    // The first answers after the restart may find the clients still reconnecting: ask until one is indexed on b.
+    // The first answers after the restart may find the clients still reconnecting: ask until the
+    // newest answer's entry (its vector in PostgreSQL names it) is in b's index.
+    const shared = b.deps.semantic as SharedSemanticCache;
     let n = 0;
     await waitFor(async () => {
       await ask(a, key, `Where are the audit logs of workspace ${String.fromCharCode(65 + n++)} kept?`);
-      return entries(b) > before;
+      const [newest] = await a.deps.shared!.pg.sql`SELECT id::int AS id FROM semantic_vectors WHERE project_id = ${project} ORDER BY id DESC LIMIT 1`;
+      return newest !== undefined && await waitFor(() => shared.holds(newest.id), { timeoutMs: 2_000, what: "b indexed it" }).catch(() => false);
     }, { timeoutMs: 15_000, what: "a's answers indexed on b again" });
     const last = String.fromCharCode(65 + n - 1);
     expect((await ask(b, key, `Where are the audit logs of workspace ${last} stored?`)).gw.cache).toBe("semantic");

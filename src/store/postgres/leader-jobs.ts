@@ -83,6 +83,7 @@ export function leaderJobs(options: LeaderJobsOptions): LeaderJob[] {
         done("expired rows", {
           idempotency_keys: await deleteBatched(tx, "idempotency_keys", `expires_at <= ${at}`),
           dashboard_sessions: await deleteBatched(tx, "dashboard_sessions", `expires_at <= ${at}`),
+          semantic_vectors: await deleteBatched(tx, "semantic_vectors", `expires_at <= ${at}`),
         });
       },
     },

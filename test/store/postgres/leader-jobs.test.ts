@@ -53,6 +53,8 @@ describe("leader jobs", () => {
       (${p}, 'gone', 'f', 'r1', 'stored', ${T - DAY}, ${T}), (${p}, 'kept', 'f', 'r2', 'stored', ${T - 1}, ${T + DAY})`;
     await pg.sql`INSERT INTO dashboard_sessions (token_hash, id, role, scopes, csrf_token, created_at, expires_at) VALUES
       ('h-gone', 's-gone', 'operator', '*', 'c', ${T - DAY}, ${T - 1}), ('h-kept', 's-kept', 'operator', '*', 'c', ${T - 1}, ${T + DAY})`;
+    await pg.sql`INSERT INTO semantic_vectors (id, project_id, partition, embedder, vector, created_at, expires_at) VALUES
+      (1, ${p}, 'x', 'ngram-256', ${new Uint8Array(4)}, ${T - DAY}, ${T}), (2, ${p}, 'x', 'ngram-256', ${new Uint8Array(4)}, ${T - 1}, ${T + DAY})`;
     // Rollups: one minute past the 400-day horizon, one inside it.
     await pg.sql`INSERT INTO metrics_rollups (bucket_ms, start_ms, project_id, requests) VALUES
       (60000, ${T - 401 * DAY}, ${`${p}_r`}, 1), (60000, ${T - 30 * DAY}, ${`${p}_r`}, 2)`;
@@ -88,12 +90,13 @@ describe("leader jobs", () => {
 
       expect((await pg.sql`SELECT key FROM idempotency_keys WHERE project_id = ${p}`).map((r: { key: string }) => r.key)).toEqual(["kept"]);
       expect((await pg.sql`SELECT id FROM dashboard_sessions`).map((r: { id: string }) => r.id)).toEqual(["s-kept"]);
+      expect((await pg.sql`SELECT id::int AS id FROM semantic_vectors`).map((r: { id: number }) => r.id)).toEqual([2]);
       expect((await pg.sql`SELECT requests::int AS n FROM metrics_rollups WHERE project_id = ${`${p}_r`}`).map((r: { n: number }) => r.n)).toEqual([2]);
 
       expect(Object.fromEntries(done)).toEqual({
         partitions: { created: ["requests_p20270110", "traces_p20270110", "requests_p20270111", "traces_p20270111", "requests_p20270112", "traces_p20270112"] },
         "stale holds": { released: 1 },
-        "expired rows": { idempotency_keys: 1, dashboard_sessions: 1 },
+        "expired rows": { idempotency_keys: 1, dashboard_sessions: 1, semantic_vectors: 1 },
         "rollup pruning": { metrics_rollups: 1, model_rollups: 0, status_rollups: 0 },
         retention: { dropped: ["requests_p20261231", "traces_p20261231"] },
       });

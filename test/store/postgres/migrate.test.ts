@@ -24,7 +24,7 @@ describe("migratePostgres", () => {
     const pools = [0, 1, 2].map(() => new SQL({ url: pg.url, max: 2 }));
     try {
       const applied = await Promise.all(pools.map((sql) => migratePostgres(sql)));
-      expect(applied.flat().sort()).toEqual(PG_MIGRATIONS.map((m) => m.version));
+      expect(applied.flat().sort((x, y) => x - y)).toEqual(PG_MIGRATIONS.map((m) => m.version));
       expect(applied.filter((a) => a.length > 0)).toHaveLength(1);
       const rows = await pools[0]!`SELECT version, name FROM schema_migrations ORDER BY version`;
       expect(rows.map((r: { version: number; name: string }) => `${r.version}:${r.name}`)).toEqual(PG_MIGRATIONS.map((m) => `${m.version}:${m.name}`));
@@ -42,7 +42,7 @@ describe("migratePostgres", () => {
     try {
       const tables = (await sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`).map((r: { tablename: string }) => r.tablename);
       for (const t of ["projects", "api_keys", "provider_keys", "accounts", "ledger", "ledger_open_holds", "spend_counters", "budget_events",
-        "idempotency_keys", "feedback", "cache_entries", "cache_tags", "dashboard_sessions", "audit_log", "requests", "traces",
+        "idempotency_keys", "feedback", "semantic_vectors", "dashboard_sessions", "audit_log", "requests", "traces",
         "metrics_rollups", "model_rollups", "webhook_queue", "webhook_deliveries", "alert_rules", "incidents"]) expect(tables).toContain(t);
       const money = await sql`SELECT table_name, column_name, data_type FROM information_schema.columns
         WHERE (table_name, column_name) IN (('accounts', 'balance'), ('ledger', 'amount'), ('ledger', 'cost'), ('requests', 'cost'), ('projects', 'credit_limit'))`;
