@@ -39,6 +39,7 @@ export function alertRulesRepo(db: Database) {
     "UPDATE alert_rules SET rule = ?, state = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL",
   );
   const setState = db.query<unknown, [string, string]>("UPDATE alert_rules SET state = ? WHERE id = ? AND deleted_at IS NULL");
+  const setStateIf = db.query<unknown, [string, string, number]>("UPDATE alert_rules SET state = ? WHERE id = ? AND updated_at = ? AND deleted_at IS NULL");
   const remove = db.query<unknown, [number, string]>("UPDATE alert_rules SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL");
   // The primary key (project_id, id) serves it: ids sort by creation time.
   const recent = db.query<SqlValue[], [string, string, number, number]>(
@@ -60,7 +61,10 @@ export function alertRulesRepo(db: Database) {
     projectOf: (id: string): string | null => projectOf.get(id)?.project_id ?? null,
     /** A changed rule; `state` null starts it over (a new metric or threshold). */
     update: (id: string, rule: string, state: string | null, now: number): boolean => setRule.run(rule, state, now, id).changes > 0,
-    setState: (id: string, state: string): void => void setState.run(state, id),
+    /** With `updatedAt`, only while the rule is unchanged since it was read (an evaluation's state
+     * never overwrites a PATCH made meanwhile). */
+    setState: (id: string, state: string, updatedAt?: number): void =>
+      void (updatedAt === undefined ? setState.run(state, id) : setStateIf.run(state, id, updatedAt)),
     remove: (id: string, now: number): boolean => remove.run(now, id).changes > 0,
     /** A project's newest request-log rows created from `from` on, as insert values (COLUMNS
      * order): what a scoped rule's totals are backfilled from. */
@@ -70,3 +74,27 @@ export function alertRulesRepo(db: Database) {
 }
 
 export type AlertRulesRepo = ReturnType<typeof alertRulesRepo>;
+
+/** The rules as the admin API and the evaluator use them, on SQLite or PostgreSQL
+ * (src/store/postgres/alerts.ts); one contract (test/store/contract/alert-store.contract.ts). */
+export interface AlertRulesStore {
+  insert(r: { id: string; projectId: string; rule: string; now: number }): Promise<void>;
+  get(id: string): Promise<StoredAlertRule | null>;
+  list(projectId: string): Promise<StoredAlertRule[]>;
+  all(): Promise<StoredAlertRule[]>;
+  projectOf(id: string): Promise<string | null>;
+  update(id: string, rule: string, state: string | null, now: number): Promise<boolean>;
+  setState(id: string, state: string, updatedAt?: number): Promise<void>;
+  remove(id: string, now: number): Promise<boolean>;
+}
+
+export const sqliteAlertRulesStore = (repo: AlertRulesRepo): AlertRulesStore => ({
+  insert: async (r) => repo.insert(r),
+  get: async (id) => repo.get(id),
+  list: async (projectId) => repo.list(projectId),
+  all: async () => repo.all(),
+  projectOf: async (id) => repo.projectOf(id),
+  update: async (id, rule, state, now) => repo.update(id, rule, state, now),
+  setState: async (id, state, updatedAt) => repo.setState(id, state, updatedAt),
+  remove: async (id, now) => repo.remove(id, now),
+});

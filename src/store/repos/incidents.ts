@@ -40,7 +40,8 @@ export interface IncidentQuery {
   limit: number;
 }
 
-type Values = { peak: number | null; last: number | null };
+export type IncidentValues = { peak: number | null; last: number | null };
+type Values = IncidentValues;
 
 export function incidentsRepo(db: Database) {
   // OR IGNORE: a second open incident for a rule is refused by the unique index, not an error.
@@ -95,3 +96,23 @@ export function incidentsRepo(db: Database) {
 }
 
 export type IncidentsRepo = ReturnType<typeof incidentsRepo>;
+
+/** Incidents on SQLite or PostgreSQL (src/store/postgres/alerts.ts); one contract
+ * (test/store/contract/alert-store.contract.ts). */
+export interface IncidentsStore {
+  open(i: Omit<IncidentRow, "status" | "resolvedAt">): Promise<IncidentRow | null>;
+  openOf(ruleId: string): Promise<IncidentRow | null>;
+  resolve(ruleId: string, at: number, v: IncidentValues): Promise<IncidentRow | null>;
+  setValues(ruleId: string, v: IncidentValues): Promise<void>;
+  list(q: IncidentQuery): Promise<IncidentRow[]>;
+  builtInSince(since: number): Promise<IncidentRow[]>;
+}
+
+export const sqliteIncidentsStore = (repo: IncidentsRepo): IncidentsStore => ({
+  open: async (i) => repo.open(i),
+  openOf: async (ruleId) => repo.openOf(ruleId),
+  resolve: async (ruleId, at, v) => repo.resolve(ruleId, at, v),
+  setValues: async (ruleId, v) => repo.setValues(ruleId, v),
+  list: async (q) => repo.list(q),
+  builtInSince: async (since) => repo.builtInSince(since),
+});

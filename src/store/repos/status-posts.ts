@@ -94,3 +94,28 @@ export function statusPostsRepo(db: Database) {
 }
 
 export type StatusPostsRepo = ReturnType<typeof statusPostsRepo>;
+
+/** The posts on SQLite or PostgreSQL (src/store/postgres/status.ts); one contract
+ * (test/store/contract/status-posts.contract.ts). */
+export interface StatusPostsStore {
+  create(p: StatusPostRow, first: StatusUpdateRow): Promise<void>;
+  save(p: StatusPostRow, update: StatusUpdateRow | null): Promise<void>;
+  get(id: string): Promise<StatusPostRow | null>;
+  updates(postId: string): Promise<StatusUpdateRow[]>;
+  /** The updates of several posts at once, by post id (newest first each). */
+  updatesOf(postIds: readonly string[]): Promise<Map<string, StatusUpdateRow[]>>;
+  page(limit: number, after?: string): Promise<StatusPostRow[]>;
+  shown(resolvedSince: number, now: number): Promise<StatusPostRow[]>;
+  remove(id: string): Promise<boolean>;
+}
+
+export const sqliteStatusPostsStore = (repo: StatusPostsRepo): StatusPostsStore => ({
+  create: async (p, first) => repo.create(p, first),
+  save: async (p, update) => repo.save(p, update),
+  get: async (id) => repo.get(id),
+  updates: async (postId) => repo.updates(postId),
+  updatesOf: async (postIds) => new Map(postIds.map((id) => [id, repo.updates(id)])),
+  page: async (limit, after) => repo.page(limit, after),
+  shown: async (since, now) => repo.shown(since, now),
+  remove: async (id) => repo.remove(id),
+});

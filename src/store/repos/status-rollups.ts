@@ -17,10 +17,10 @@ const C = {
 
 /** Routing failed: no model could be chosen, or every candidate tried failed, which is what a
  * request ending in an upstream-side error means (docs/monitoring.md "Component rollups"). */
-const ROUTING_FAILED = new Set(["NO_MODEL_AVAILABLE", "PROVIDER_UNAVAILABLE", "UPSTREAM_ERROR", "TIMEOUT"]);
+export const ROUTING_FAILED: ReadonlySet<string> = new Set(["NO_MODEL_AVAILABLE", "PROVIDER_UNAVAILABLE", "UPSTREAM_ERROR", "TIMEOUT"]);
 /** The provider's side failed: its errors, timeouts and open circuit. Not a 429: a failed row does
  * not say whether gw's own limit or the provider's answered it. */
-const PROVIDER_FAILED = new Set(["UPSTREAM_ERROR", "TIMEOUT", "PROVIDER_UNAVAILABLE"]);
+export const PROVIDER_FAILED: ReadonlySet<string> = new Set(["UPSTREAM_ERROR", "TIMEOUT", "PROVIDER_UNAVAILABLE"]);
 
 /** The provider a row counts for: the one that answered or, for a failed row, the one last tried;
  * when none was tried (an open circuit), the provider part of the model asked for
@@ -218,3 +218,14 @@ export function withStatusRollups<B extends { add(v: readonly SqlValue[]): void;
   const status = repo.batch();
   return { ...inner, add: (v: readonly SqlValue[]) => (inner.add(v), status.add(v)), write: () => (inner.write(), status.write()) };
 }
+
+/** What the status page and the built-in rules read, from SQLite or PostgreSQL (src/store/postgres/status.ts). */
+export interface StatusRollupsSource {
+  totals(component: string, from: number, to: number): Promise<StatusTotals>;
+  daily(component: string, days: number, now: number): Promise<Array<{ day: string; requests: number; ok: number }>>;
+}
+
+export const sqliteStatusRollupsSource = (repo: StatusRollupsRepo): StatusRollupsSource => ({
+  totals: async (component, from, to) => repo.totals(component, from, to),
+  daily: async (component, days, now) => repo.daily(component, days, now),
+});
