@@ -21,6 +21,10 @@ export interface Service {
 export interface PostgresService extends Service {
   database: string;
   user: string;
+  /** Stops the server (fast shutdown: connections dropped), keeping its data. */
+  down(): Promise<void>;
+  /** Starts it again on the same port and data after down(); resolves once it answers. */
+  up(): Promise<void>;
 }
 
 const randomPassword = (): string => Buffer.from(crypto.getRandomValues(new Uint8Array(12))).toString("hex");
@@ -240,14 +244,33 @@ export async function startPostgres(options: ServiceOptions = {}): Promise<Postg
       } finally {
         await sql.close();
       }
+      let serving = exited;
       return {
         url: `postgres://${user}:${password}@127.0.0.1:${port}/${database}`, port, dir, database, user, password,
+        async down() {
+          await runBounded(as([bins.pgCtl, "-D", data, "-m", "fast", "-w", "-t", "30", "stop"]), "pg_ctl stop", performance.now() + 35_000, dir);
+          await serving;
+        },
+        async up() {
+          proc = Bun.spawn(as([bins.postgres, "-D", data, "-p", String(port)]), { cwd: dir, stdin: "ignore", stdout: "ignore", stderr: Bun.file(log) });
+          serving = proc.exited;
+          await pollUntil(`postgres on 127.0.0.1:${port} again`, performance.now() + timeoutMs, async () => {
+            const sql = new SQL({ url: admin, max: 1, connectionTimeout: 2 });
+            try {
+              return (await sql`SELECT 1 AS one`)[0]?.one === 1;
+            } catch {
+              return false;
+            } finally {
+              await sql.close({ timeout: 0 });
+            }
+          }, () => (proc?.exitCode !== null ? `exited ${proc?.exitCode}` : null));
+        },
         async stop() {
           if (!running.delete(dir)) return;
           guard.kill();
           await runBounded(pgStop, "pg_ctl stop", performance.now() + 15_000, dir)
             .catch(() => proc?.kill("SIGKILL"));
-          await exited;
+          await serving;
           rmSync(dir, { recursive: true, force: true });
         },
       };
