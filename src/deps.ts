@@ -54,6 +54,7 @@ import { projectsRepo } from "./store/repos/projects.ts";
 import { providerKeysRepo } from "./store/repos/provider-keys.ts";
 import { requestsRepo, type RequestRecord } from "./store/repos/requests.ts";
 import { auditLogRepo } from "./store/repos/audit-log.ts";
+import { postgresAuditLog } from "./store/postgres/audit-log.ts";
 import { dashboardSessionsRepo } from "./store/repos/dashboard-sessions.ts";
 import { projectSsoRepo } from "./store/repos/project-sso.ts";
 import { AuditLog } from "./audit/audit-log.ts";
@@ -236,7 +237,8 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     prometheus,
     requestListeners,
     rateLimits,
-    audit: new AuditLog(auditLogRepo(db), clock),
+    // Multi-instance: the audit log is PostgreSQL's (docs/scale-out.md "Dashboard and audit log").
+    audit: new AuditLog(options.shared ? postgresAuditLog(options.shared.pg) : auditLogRepo(db), clock, (err) => logger.error({ err }, "audit log write failed")),
     events,
     webhooks,
     alerts,

@@ -1,9 +1,10 @@
-// The audit log (docs/dashboard.md "Audit log"): who did what, when, from where. Written
-// synchronously, one row per admin action, so an acknowledged action is on disk; never a secret.
+// The audit log (docs/dashboard.md "Audit log"): who did what, when, from where. Written before the
+// answer, one row per admin action (SQLite at once; PostgreSQL awaited, multi-instance); never a secret.
+import { andThen, type MaybeAsync } from "../auth/maybe-async.ts";
 import { invalidRequest } from "../errors/gw-error.ts";
 import { sortableId } from "../lib/ids.ts";
 import type { Clock } from "../lib/clock.ts";
-import type { AuditLogRepo, AuditRow } from "../store/repos/audit-log.ts";
+import type { AuditRow, AuditStore } from "../store/repos/audit-log.ts";
 
 export type ActorType = "admin_token" | "api_key" | "sso" | "operator_session" | "project_session";
 
@@ -54,9 +55,12 @@ const AUDIT_PAGE_DEFAULT = 50;
 const SECRET_FIELD = /secret|token|password|api_?key|authorization|^key$/i;
 
 export class AuditLog {
-  constructor(private readonly repo: AuditLogRepo, private readonly clock: Clock) {}
+  /** `onError` hears a PostgreSQL write that failed (a caller that does not await it never sees it). */
+  constructor(private readonly repo: AuditStore, private readonly clock: Clock, private readonly onError: (err: unknown) => void = () => undefined) {}
 
-  record(input: AuditInput): AuditRow {
+  /** The row, written; multi-instance: a promise that settles once PostgreSQL holds it (await it
+   * before answering; a rejection is a 503 StoreUnavailable). */
+  record(input: AuditInput): MaybeAsync<AuditRow> {
     const now = this.clock.now();
     const row: AuditRow = {
       id: `aud_${sortableId(now)}`,
@@ -72,22 +76,32 @@ export class AuditLog {
       status: input.status ?? null,
       details: scrub(input.details ?? {}),
     };
-    this.repo.insert(row);
-    return row;
+    const written = this.repo.insert(row);
+    if (!(written instanceof Promise)) return row;
+    const done = written.then(() => row);
+    done.catch(this.onError);
+    return done;
   }
 
   /** Newest first; `after` is the previous page's `nextCursor`. */
-  list(filter: AuditFilter = {}): AuditPage {
+  list(filter: AuditFilter = {}): MaybeAsync<AuditPage> {
     const limit = Math.min(Math.max(1, Math.floor(filter.limit ?? AUDIT_PAGE_DEFAULT)), AUDIT_PAGE_MAX);
-    const rows = this.repo.list({ projectId: filter.projectId, after: filter.after, limit: limit + 1 });
-    const hasMore = rows.length > limit;
-    const data = hasMore ? rows.slice(0, limit) : rows;
-    return { data, hasMore, nextCursor: hasMore ? (data[data.length - 1]?.id ?? null) : null };
+    return andThen(this.repo.list({ projectId: filter.projectId, after: filter.after, limit: limit + 1 }), (rows) => {
+      const hasMore = rows.length > limit;
+      const data = hasMore ? rows.slice(0, limit) : rows;
+      return { data, hasMore, nextCursor: hasMore ? (data[data.length - 1]?.id ?? null) : null };
+    });
+  }
+
+  /** The list as GET /admin/audit-log and the dashboard answer it. */
+  listView(filter: AuditFilter = {}): MaybeAsync<ReturnType<typeof auditListView>> {
+    return andThen(this.list(filter), auditListView);
   }
 }
 
-/** What DATA's mutations and the admin routes call: `recordAudit(deps, {...})`. */
-export function recordAudit(deps: { audit: AuditLog }, input: AuditInput): AuditRow {
+/** What DATA's mutations and the admin routes call: `recordAudit(deps, {...})`; await it where an
+ * answer must follow the write (a promise only in the multi-instance mode). */
+export function recordAudit(deps: { audit: AuditLog }, input: AuditInput): MaybeAsync<AuditRow> {
   return deps.audit.record(input);
 }
 

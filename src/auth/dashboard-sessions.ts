@@ -7,11 +7,12 @@ import { GwError } from "../errors/gw-error.ts";
 import type { Clock } from "../lib/clock.ts";
 import { sha256Hex } from "../lib/hash.ts";
 import { sortableId } from "../lib/ids.ts";
-import type { ApiKeysRepo } from "../store/repos/api-keys.ts";
-import type { DashboardSessionsRepo, StoredSession } from "../store/repos/dashboard-sessions.ts";
+import type { ApiKey, ApiKeysRepo } from "../store/repos/api-keys.ts";
+import type { DashboardSessionStore, StoredSession } from "../store/repos/dashboard-sessions.ts";
 import type { ProjectsRepo } from "../store/repos/projects.ts";
 import type { ProjectSsoRepo } from "../store/repos/project-sso.ts";
 import { allowlistOf, type Allowlists } from "./ip-allowlist.ts";
+import { andThen, type MaybeAsync } from "./maybe-async.ts";
 
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 /** What an SSO sign-in may do: read the log and manage the cache (docs/dashboard.md "Single sign-on (OIDC)"). */
@@ -21,7 +22,8 @@ const KEY_PATTERN = /^gw_(live|test)_[0-9a-z]{40}$/;
 const OPERATOR_MARK = "admin:";
 
 export interface SessionRepos {
-  dashboardSessions: DashboardSessionsRepo;
+  /** SQLite's repo (single-node) or PostgreSQL's store (the multi-instance mode). */
+  dashboardSessions: DashboardSessionStore;
   apiKeys: ApiKeysRepo;
   projects: ProjectsRepo;
   projectSso: ProjectSsoRepo;
@@ -43,19 +45,33 @@ export function constantTimeEqual(a: string, b: string): boolean {
 const randomToken = (): string => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
 const adminMark = (adminToken: string): string => OPERATOR_MARK + sha256Hex(`gw-dashboard:${adminToken}`).slice(0, 24);
 
+/** The multi-instance mode (sessions in PostgreSQL): a key this instance's mirror lacks (made
+ * elsewhere a moment ago) is read from PostgreSQL before a sign-in is refused. */
+export interface SharedSessions {
+  lookUpKey(hash: string): Promise<ApiKey | null>;
+}
+
 export class DashboardSessions {
-  constructor(private readonly repos: SessionRepos, private readonly clock: Clock, private readonly adminToken: string | null) {}
+  constructor(
+    private readonly repos: SessionRepos, private readonly clock: Clock, private readonly adminToken: string | null,
+    private readonly shared: SharedSessions | null = null,
+  ) {}
 
   /** Checks a token typed on the sign-in page; never throws for a wrong one (the caller counts it).
    * A key's and its project's IP allowlists hold for the dashboard as for the API. */
-  signIn(token: string, address: AddressCheck): SignInOutcome {
+  signIn(token: string, address: AddressCheck): MaybeAsync<SignInOutcome> {
     const fail = (error: GwError, projectId: string | null = null, keyId: string | null = null): SignInOutcome => ({ ok: false, error, projectId, keyId });
     const given = token.trim();
     if (this.adminToken && constantTimeEqual(given, this.adminToken)) {
       return this.open({ role: "operator", projectId: null, keyId: adminMark(this.adminToken), scopes: [...KEY_SCOPES], email: null });
     }
     if (!KEY_PATTERN.test(given)) return fail(signInFailed("not the admin token or a gw API key"));
-    const key = this.repos.apiKeys.findByHash(sha256Hex(given));
+    const hash = sha256Hex(given);
+    const held = this.repos.apiKeys.findByHash(hash);
+    return andThen(held ?? this.shared?.lookUpKey(hash) ?? null, (key) => this.signInWith(key, address, fail));
+  }
+
+  private signInWith(key: ApiKey | null, address: AddressCheck, fail: (error: GwError, projectId?: string | null, keyId?: string | null) => SignInOutcome): MaybeAsync<SignInOutcome> {
     if (!key) return fail(signInFailed("unknown API key"));
     if (key.revokedAt !== null) return fail(signInFailed("this API key has been revoked"), key.projectId, key.id);
     const project = this.repos.projects.get(key.projectId);
@@ -68,20 +84,26 @@ export class DashboardSessions {
     return this.open({ role: "project", projectId: key.projectId, keyId: key.id, scopes: key.scopes, email: null });
   }
 
-  /** A project session for a verified SSO sign-in. */
-  signInSso(projectId: string, email: string): { session: StoredSession; token: string } {
-    return this.open({ role: "project", projectId, keyId: null, scopes: [...SSO_SCOPES], email });
+  /** A project session for a verified SSO sign-in. `written` (multi-instance) settles once
+   * PostgreSQL holds it; its failure is for the caller to await (it is never unhandled). */
+  signInSso(projectId: string, email: string): { session: StoredSession; token: string; written: Promise<void> | null } {
+    const now = this.clock.now();
+    const opened = this.grant({ role: "project", projectId, keyId: null, scopes: [...SSO_SCOPES], email }, now);
+    const stored = this.store(opened.session, now);
+    const written = stored instanceof Promise ? stored : null;
+    written?.catch(() => undefined);
+    return { ...opened, written };
   }
 
   /** The live session of a cookie value, with the key's current scopes; null when there is none. */
-  resolve(token: string | null): StoredSession | null {
+  resolve(token: string | null): MaybeAsync<StoredSession | null> {
     if (!token) return null;
     const hash = sha256Hex(token);
-    const s = this.repos.dashboardSessions.get(hash);
-    if (!s) return null;
-    const valid = s.expiresAt > this.clock.now() ? this.recheck(s) : null;
-    if (!valid) this.repos.dashboardSessions.delete(hash);
-    return valid;
+    return andThen(this.repos.dashboardSessions.get(hash), (s) => {
+      if (!s) return null;
+      const valid = s.expiresAt > this.clock.now() ? this.recheck(s) : null;
+      return valid ?? andThen(this.repos.dashboardSessions.delete(hash), () => null);
+    });
   }
 
   /** The refusal of a live session's call from an address its project's or key's allowlist excludes. */
@@ -92,8 +114,8 @@ export class DashboardSessions {
     return address({ project: allowlistOf(project?.policy.ip_allowlist), key: allowlistOf(key?.ipAllowlist) });
   }
 
-  signOut(token: string | null): void {
-    if (token) this.repos.dashboardSessions.delete(sha256Hex(token));
+  signOut(token: string | null): MaybeAsync<void> {
+    if (token) return this.repos.dashboardSessions.delete(sha256Hex(token));
   }
 
   /** Whether what the session was granted on still holds: the admin token, the key, the SSO client. */
@@ -110,15 +132,25 @@ export class DashboardSessions {
     return { ...s, scopes: key.scopes };
   }
 
-  private open(grant: Pick<StoredSession, "role" | "projectId" | "keyId" | "scopes" | "email">): { ok: true; session: StoredSession; token: string } {
+  private open(grant: Pick<StoredSession, "role" | "projectId" | "keyId" | "scopes" | "email">): MaybeAsync<{ ok: true; session: StoredSession; token: string }> {
     const now = this.clock.now();
-    this.repos.dashboardSessions.deleteExpired(now);
+    const opened = this.grant(grant, now);
+    return andThen(this.store(opened.session, now), () => opened);
+  }
+
+  private grant(grant: Pick<StoredSession, "role" | "projectId" | "keyId" | "scopes" | "email">, now: number) {
     const token = randomToken();
     const session: StoredSession = {
       ...grant, tokenHash: sha256Hex(token), id: `dse_${sortableId(now)}`, csrfToken: randomToken(), createdAt: now, expiresAt: now + SESSION_TTL_MS,
     };
+    return { ok: true as const, session, token };
+  }
+
+  /** Multi-instance: the leader drops expired rows (its "expired rows" job); single-node does it here. */
+  private store(session: StoredSession, now: number): void | Promise<void> {
+    if (this.shared) return this.repos.dashboardSessions.insert(session);
+    this.repos.dashboardSessions.deleteExpired(now);
     this.repos.dashboardSessions.insert(session);
-    return { ok: true, session, token };
   }
 }
 

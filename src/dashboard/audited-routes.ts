@@ -32,7 +32,7 @@ export async function auditedWrite<T>(deps: Deps, c: WriteContext, call: AdminEq
     const text = call.method === "DELETE" ? "" : await readBodyText(c.request);
     body = text.trim() === "" ? null : parseJsonObject(text);
     const response = await act(body);
-    recordAudit(deps, { ...entry(body, response), status: call.status ?? 200 });
+    await recordAudit(deps, { ...entry(body, response), status: call.status ?? 200 });
     return response;
   } catch (err) {
     const audit = entry(body, null);

@@ -27,7 +27,7 @@ export const cacheRoutes = (deps: Deps, prefix: string) => {
     const all = "all" in what;
     // Counts only: tags are the caller's labels and may say what the answers were about.
     deps.logger.info({ project_id: c.projectId, all, tags: all ? 0 : what.tags.length, deleted }, "response cache invalidated (dashboard)");
-    recordAudit(deps, {
+    await recordAudit(deps, {
       actor: actorOf(c.viewer), action: all ? "cache.empty" : "cache.invalidate", projectId: c.projectId, target: c.projectId,
       status: 200, sourceIp: sourceIpOf(c.request, c.server, deps), details: all ? { deleted } : { deleted, tags: what.tags.length },
     });

@@ -69,7 +69,7 @@ export const projectsRoutes = (deps: Deps, prefix: string) => {
       deps.projectProviders.clear();
       const audit = entry(body, response);
       const projectId = audit.action === "key.revoke" && audit.target ? (deps.repos.apiKeys.get(audit.target)?.projectId ?? null) : audit.projectId;
-      recordAudit(deps, { ...audit, ...common, projectId, status: c.status ?? 200 });
+      await recordAudit(deps, { ...audit, ...common, projectId, status: c.status ?? 200 });
       return response;
     } catch (err) {
       const audit = entry(body, null);

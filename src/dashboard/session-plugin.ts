@@ -4,10 +4,12 @@
 import { Elysia } from "elysia";
 import { type AddressCheck, constantTimeEqual, DashboardSessions } from "../auth/dashboard-sessions.ts";
 import { addressRefusal } from "../auth/ip-allowlist.ts";
+import { andThen, type MaybeAsync } from "../auth/maybe-async.ts";
 import type { AuditActor } from "../audit/audit-log.ts";
 import { GwError } from "../errors/gw-error.ts";
 import { clientAddress, formatIp } from "../lib/ip.ts";
 import type { Deps } from "../pipeline/deps.ts";
+import { postgresDashboardSessions } from "../store/postgres/dashboard-sessions.ts";
 import type { StoredSession } from "../store/repos/dashboard-sessions.ts";
 import type { Viewer } from "./viewer.ts";
 
@@ -56,7 +58,14 @@ export function sourceIpOf(request: Request, server: unknown, deps: Pick<Deps, "
   return ip === null ? null : formatIp(ip);
 }
 
-export const dashboardSessions = (deps: Deps) => new DashboardSessions(deps.repos, deps.clock, deps.config.adminToken);
+/** Multi-instance: sessions are PostgreSQL's, and a key the mirror lacks is looked up there
+ * (docs/scale-out.md "Dashboard and audit log"). */
+export function dashboardSessions(deps: Deps): DashboardSessions {
+  const shared = deps.shared;
+  if (!shared) return new DashboardSessions(deps.repos, deps.clock, deps.config.adminToken);
+  const repos = { ...deps.repos, dashboardSessions: postgresDashboardSessions(shared.pg) };
+  return new DashboardSessions(repos, deps.clock, deps.config.adminToken, { lookUpKey: (hash) => shared.mirror.lookUpKey(hash) });
+}
 
 /** The project a call is about: a project session's own; the operator's `?project=` or the first project. */
 function projectOf(deps: Deps, viewer: Viewer, asked: string | null): string {
@@ -86,8 +95,13 @@ export function checkCsrf(request: Request, session: StoredSession): void {
 }
 
 /** Resolves the session of a request or throws the error the contract names. */
-export function authorize(deps: Deps, sessions: DashboardSessions, request: Request, server: unknown, options: DashOptions) {
-  const session = sessions.resolve(sessionCookieOf(request));
+export function authorize(deps: Deps, sessions: DashboardSessions, request: Request, server: unknown, options: DashOptions): MaybeAsync<Authorized> {
+  return andThen(sessions.resolve(sessionCookieOf(request)), (session) => authorized(deps, sessions, session, request, server, options));
+}
+
+interface Authorized { viewer: Viewer; projectId: string; session: StoredSession }
+
+function authorized(deps: Deps, sessions: DashboardSessions, session: StoredSession | null, request: Request, server: unknown, options: DashOptions): Authorized {
   if (!session) throw new GwError("invalid_api_key", "Not signed in to the dashboard, or the session has ended; sign in again.");
   const refusal = sessions.addressRefusal(session, addressCheck(request, server, deps));
   if (refusal) throw refusal;
@@ -107,8 +121,7 @@ export const dashboardSession = (deps: Deps) => {
   return new Elysia({ name: "gw-dashboard-session" }).macro({
     dash: (options: DashOptions | true) => ({
       resolve({ request, server }) {
-        const { viewer, projectId } = authorize(deps, sessions, request, server, options === true ? {} : options);
-        return { viewer, projectId };
+        return andThen(authorize(deps, sessions, request, server, options === true ? {} : options), ({ viewer, projectId }) => ({ viewer, projectId }));
       },
     }),
   });

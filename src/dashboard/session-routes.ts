@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import type { AuditActor } from "../audit/audit-log.ts";
 import type { DashboardSessions } from "../auth/dashboard-sessions.ts";
 import { SESSION_TTL_MS } from "../auth/dashboard-sessions.ts";
-import { SignInThrottle } from "../auth/sign-in-throttle.ts";
+import { RedisSignInThrottle, SignInThrottle } from "../auth/sign-in-throttle.ts";
 import { invalidRequest } from "../errors/gw-error.ts";
 import { inRanges, parseIp } from "../lib/ip.ts";
 import type { Deps } from "../pipeline/deps.ts";
@@ -43,18 +43,20 @@ export function sessionCookie(token: string, secure: boolean, maxAgeSeconds = SE
 }
 
 export const sessionRoutes = (deps: Deps, prefix: string, sessions: DashboardSessions = dashboardSessions(deps)) => {
-  const throttle = new SignInThrottle(SIGN_IN_FAILURES_PER_MINUTE, 60_000, () => deps.clock.now());
+  const local = new SignInThrottle(SIGN_IN_FAILURES_PER_MINUTE, 60_000, () => deps.clock.now());
+  // Multi-instance: one window per address for every instance, in Redis.
+  const throttle = deps.shared ? new RedisSignInThrottle(deps.shared.redis, local, 60_000, "dashboard") : local;
   return new Elysia({ name: "gw-dashboard-session-routes", prefix })
     .post("/session", async ({ request, server, set }) => {
       const sourceIp = sourceIpOf(request, server, deps);
-      throttle.check(sourceIp ?? "unknown", "Too many failed sign-ins from this address; retry later.");
+      await throttle.check(sourceIp ?? "unknown", "Too many failed sign-ins from this address; retry later.");
       const token = (await readBodyText(request, SIGN_IN_BODY_BYTES).then(parseJsonObject)).token;
       if (typeof token !== "string" || token === "") throw invalidRequest("Send {\"token\": \"<admin token or API key>\"}.", "token");
-      const outcome = sessions.signIn(token, addressCheck(request, server, deps));
+      const outcome = await sessions.signIn(token, addressCheck(request, server, deps));
       if (!outcome.ok) {
-        throttle.fail(sourceIp ?? "unknown");
+        await throttle.fail(sourceIp ?? "unknown");
         const actor: AuditActor = { type: "api_key", id: outcome.keyId, email: null };
-        deps.audit.record({
+        await deps.audit.record({
           actor, action: "session.sign_in_failed", projectId: outcome.projectId, outcome: "failure", status: outcome.error.status, sourceIp,
           details: { reason: outcome.error.message },
         });
@@ -62,20 +64,20 @@ export const sessionRoutes = (deps: Deps, prefix: string, sessions: DashboardSes
       }
       const s = outcome.session;
       const actor: AuditActor = s.role === "operator" ? { type: "admin_token", id: null, email: null } : { type: "api_key", id: s.keyId, email: null };
-      deps.audit.record({ actor, action: "session.sign_in", projectId: s.projectId, target: s.id, status: 200, sourceIp, details: { role: s.role } });
+      await deps.audit.record({ actor, action: "session.sign_in", projectId: s.projectId, target: s.id, status: 200, sourceIp, details: { role: s.role } });
       set.headers["set-cookie"] = sessionCookie(outcome.token, overTls(request, server, deps));
       return sessionView(s);
     }, { parse: "none" })
-    .get("/session", ({ request, server }) => sessionView(authorize(deps, sessions, request, server, {}).session))
-    .delete("/session", ({ request, server, set }) => {
+    .get("/session", async ({ request, server }) => sessionView((await authorize(deps, sessions, request, server, {})).session))
+    .delete("/session", async ({ request, server, set }) => {
       const cookie = sessionCookieOf(request);
       // Signing out without a live session only clears the cookie; with one, it needs the CSRF header.
-      const session = sessions.resolve(cookie);
+      const session = await sessions.resolve(cookie);
       if (session) {
         checkCsrf(request, session);
         const viewer = viewerOf(session);
-        sessions.signOut(cookie);
-        deps.audit.record({ actor: actorOf(viewer), action: "session.sign_out", projectId: viewer.projectId, target: session.id, status: 200, sourceIp: sourceIpOf(request, server, deps) });
+        await sessions.signOut(cookie);
+        await deps.audit.record({ actor: actorOf(viewer), action: "session.sign_out", projectId: viewer.projectId, target: session.id, status: 200, sourceIp: sourceIpOf(request, server, deps) });
       }
       set.headers["set-cookie"] = sessionCookie("", overTls(request, server, deps), 0);
       return { signed_out: true };

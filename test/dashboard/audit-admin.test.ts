@@ -41,7 +41,7 @@ describe("audit log of admin calls", () => {
     await expectError(await admin(gw, "PATCH", `/projects/${projectId}`, { plan: "gold" }), 400, "invalid_request");
     await expectError(await admin(gw, "GET", `/projects/${projectId}`, undefined, "wrong-token"), 401, "invalid_api_key");
     // Failures are written just after their answer (docs/dashboard.md "Audit log").
-    await waitFor(() => gw.deps.audit.list({ limit: 200 }).data.length >= 9, { what: "the two failure entries" });
+    await waitFor(async () => (await gw.deps.audit.list({ limit: 200 })).data.length >= 9, { what: "the two failure entries" });
   });
   afterAll(() => gw.stop());
 

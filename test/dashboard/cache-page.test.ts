@@ -103,7 +103,7 @@ describe("POST /dashboard/api/cache/empty and /cache/invalidate", () => {
     expect((await read(cacheSession)).entries).toBe(0);
     const again = await chat(gw, gw.testKey, ask("Cache page one."));
     expect(await cacheOf(again.id)).toBeNull();
-    const entries = gw.deps.audit.list({ projectId: gw.projectId }).data;
+    const entries = (await gw.deps.audit.list({ projectId: gw.projectId })).data;
     const empty = entries.find((e) => e.action === "cache.empty")!;
     expect(empty).toMatchObject({ actorType: "project_session", projectId: gw.projectId, details: { deleted: 1 } });
     expect(entries.find((e) => e.action === "cache.invalidate")).toMatchObject({ details: { deleted: 1, tags: 1 } });

@@ -96,13 +96,13 @@ describe("projects and keys", () => {
   });
 
   test("every write is audited with the operator session as actor, never a secret", async () => {
-    const entries = gw.deps.audit.list({ projectId: created }).data;
+    const entries = (await gw.deps.audit.list({ projectId: created })).data;
     const actions = entries.map((e) => e.action);
     for (const a of ["project.create", "project.update", "key.create", "key.revoke", "credits.add"]) expect(actions).toContain(a);
     expect(entries.every((e) => e.actorType === "operator_session")).toBe(true);
     expect(entries.find((e) => e.action === "project.update")!.details).toMatchObject({ policy_keys: ["budget_action", "cache"] });
     // Refused writes are audited as failures with their status and error code.
-    const failed = gw.deps.audit.list({}).data.filter((e) => e.outcome === "failure");
+    const failed = (await gw.deps.audit.list({})).data.filter((e) => e.outcome === "failure");
     expect(failed).toContainEqual(expect.objectContaining({ action: "project.create", status: 400, details: expect.objectContaining({ error: "invalid_request" }) }));
     expect(failed).toContainEqual(expect.objectContaining({ action: "project.update", projectId: created, status: 400 }));
     expect(failed).toContainEqual(expect.objectContaining({ action: "key.revoke", target: "key_nope", status: 404 }));

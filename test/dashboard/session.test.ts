@@ -46,7 +46,7 @@ describe("dashboard sessions", () => {
     expect(setCookie).toMatch(/^gw_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/; Max-Age=43200$/);
     const again = await ok(await call(gw, "GET", "/session", cookieOf(res)));
     expect(again).toEqual(body);
-    const entry = gw.deps.audit.list({ limit: 1 }).data[0];
+    const entry = (await gw.deps.audit.list({ limit: 1 })).data[0];
     expect(entry).toMatchObject({ action: "session.sign_in", actorType: "admin_token", outcome: "success", sourceIp: "127.0.0.1" });
     const stored = JSON.stringify(gw.deps.db.query("SELECT * FROM audit_log").all()) + JSON.stringify(gw.deps.db.query("SELECT * FROM dashboard_sessions").all());
     expect(stored).not.toContain(ADMIN_TOKEN);
@@ -64,7 +64,7 @@ describe("dashboard sessions", () => {
     const wrong = await expectError(await signIn(gw, "gw_live_" + "x".repeat(40)), 401, "invalid_api_key");
     expect(String(wrong.message)).toStartWith("Sign-in failed");
     await expectError(await signIn(gw, "not-a-token"), 401, "invalid_api_key");
-    const failures = gw.deps.audit.list({ limit: 3 }).data;
+    const failures = (await gw.deps.audit.list({ limit: 3 })).data;
     expect(failures.map((e) => e.action)).toEqual(["session.sign_in_failed", "session.sign_in_failed", "session.sign_in_failed"]);
     expect(failures.map((e) => e.status)).toEqual([401, 401, 403]);
     expect(failures[2]?.projectId).toBe(gw.projectId);
@@ -82,7 +82,7 @@ describe("dashboard sessions", () => {
     expect(await ok(out)).toEqual({ signed_out: true });
     expect(out.headers.get("set-cookie")).toBe("gw_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0");
     await expectError(await call(gw, "GET", "/session", cookie), 401, "invalid_api_key");
-    expect(gw.deps.audit.list({ limit: 1 }).data[0]).toMatchObject({ action: "session.sign_out", actorType: "operator_session" });
+    expect((await gw.deps.audit.list({ limit: 1 })).data[0]).toMatchObject({ action: "session.sign_out", actorType: "operator_session" });
   });
 
   test("a session ends 12 h after sign-in", async () => {

@@ -77,7 +77,7 @@ describe("SSO (OIDC)", () => {
     expect(callback.headers.get("content-security-policy")).toContain("default-src 'none'");
     const session = await ok(await fetch(`${origin(gw)}/dashboard/api/session`, { headers: { cookie: cookieOf(callback) } }));
     expect(session).toMatchObject({ role: "project", project_id: projectId, key_id: null, email: "alice@example.com", scopes: ["requests", "cache"] });
-    expect(gw.deps.audit.list({ limit: 1 }).data[0]).toMatchObject({ action: "sso.sign_in", outcome: "success", actorType: "sso", actorEmail: "alice@example.com", projectId });
+    expect((await gw.deps.audit.list({ limit: 1 })).data[0]).toMatchObject({ action: "sso.sign_in", outcome: "success", actorType: "sso", actorEmail: "alice@example.com", projectId });
     // The state is used up: the same callback again fails.
     const replay = await fetch(callbackUrl, { redirect: "manual" });
     expect(replay.headers.get("location")).toBe("/?sso_error=state");
@@ -106,7 +106,7 @@ describe("SSO (OIDC)", () => {
       expect(callback.status).toBe(302);
       expect(callback.headers.get("location")).toBe(`/?sso_error=${reason}`);
       expect(callback.headers.get("set-cookie")).toBeNull();
-      expect(gw.deps.audit.list({ limit: 1 }).data[0]).toMatchObject({ action: "sso.sign_in", outcome: "failure", projectId, details: { reason } });
+      expect((await gw.deps.audit.list({ limit: 1 })).data[0]).toMatchObject({ action: "sso.sign_in", outcome: "failure", projectId, details: { reason } });
     });
   }
 
@@ -141,11 +141,11 @@ describe("SSO (OIDC)", () => {
 
   test("per address and minute: 10 failed callbacks, then rate_limited and no more audit entries; 30 starts, then 429", async () => {
     clock.advance(61_000);
-    const before = gw.deps.audit.list({ limit: 200 }).data.length;
+    const before = (await gw.deps.audit.list({ limit: 200 })).data.length;
     const bogus = () => fetch(`${origin(gw)}/dashboard/api/sso/callback?code=x&state=bogus`, { redirect: "manual" });
     for (let i = 0; i < 10; i++) expect((await bogus()).headers.get("location")).toBe("/?sso_error=state");
     expect((await bogus()).headers.get("location")).toBe("/?sso_error=rate_limited");
-    expect(gw.deps.audit.list({ limit: 200 }).data.length).toBe(before + 10);
+    expect((await gw.deps.audit.list({ limit: 200 })).data.length).toBe(before + 10);
     const statuses: number[] = [];
     for (let i = 0; i < 31; i++) statuses.push((await start(gw, "nobody@nowhere.example")).status);
     expect(statuses).toEqual([...Array<number>(30).fill(404), 429]);
@@ -156,7 +156,7 @@ describe("SSO (OIDC)", () => {
     await ok(await admin(gw, "PATCH", `/projects/${projectId}`, { plan: "business" }));
     expect(await ok(await admin(gw, "DELETE", `/projects/${projectId}/sso`))).toEqual({ object: "project.sso", project_id: projectId, deleted: true });
     await expectError(await start(gw, "alice@example.com"), 404, "not_found");
-    const configured = gw.deps.audit.list({ projectId, limit: 200 }).data.filter((e) => e.action === "sso.configure");
+    const configured = (await gw.deps.audit.list({ projectId, limit: 200 })).data.filter((e) => e.action === "sso.configure");
     expect(configured.map((e) => [e.outcome, e.status])).toEqual([["success", 200], ["failure", 400], ["failure", 400], ["success", 200], ["failure", 403]]);
     expect(configured[0]?.details).toEqual({ removed: true });
     expect(configured[3]?.details).toEqual({ issuer: idp.issuer, allowed_domains: ["Example.com"] });

@@ -170,7 +170,6 @@ describe("features not shared yet", () => {
       ["status posts", admin(i, "GET", "/status/posts")],
       ["sso", admin(i, "GET", `/projects/${projectId}/sso`)],
       ["sso put", admin(i, "PUT", `/projects/${projectId}/sso`)],
-      ["audit log", admin(i, "GET", "/audit-log")],
       ["invoices", admin(i, "GET", `/projects/${projectId}/invoices`)],
     ];
     for (const [what, pending] of refused) {

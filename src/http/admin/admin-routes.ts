@@ -19,7 +19,7 @@ import { webhookRoutes } from "./webhook-routes.ts";
 import { statusAdminRoutes } from "./status-routes.ts";
 import { adminAuditOf } from "../../audit/admin-actions.ts";
 import { directWrite, type TenantWriter } from "../../store/tenant-mirror-writes.ts";
-import { auditListView, auditPageQuery } from "../../audit/audit-log.ts";
+import { auditPageQuery } from "../../audit/audit-log.ts";
 import { deleteSso, getSso, parseSsoBody, putSso } from "../../auth/oidc-config.ts";
 
 const validateCreate = compileValidator(CreateProjectBody);
@@ -92,7 +92,9 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
     .onAfterHandle(({ request, route, params, set, response }) => {
       const audit = adminAuditOf({ method: request.method, route: route.replace(/^.*?\/admin(?=\/)/, ""), params: params ?? {}, body: auditBodies.get(request) ?? null, response });
       const projectId = audit.projectId ?? projectOfTarget(deps, params ?? {});
-      deps.audit.record({ ...audit, projectId, actor: ADMIN_ACTOR, outcome: "success", status: typeof set.status === "number" ? set.status : 200, sourceIp: auditSources.get(request) ?? null });
+      const written = deps.audit.record({ ...audit, projectId, actor: ADMIN_ACTOR, outcome: "success", status: typeof set.status === "number" ? set.status : 200, sourceIp: auditSources.get(request) ?? null });
+      // Multi-instance: PostgreSQL's write is awaited before the answer (its failure answers 503).
+      if (written instanceof Promise) return written.then(() => undefined);
     })
     // A failed call never reached onAfterHandle: the app's error handler answered first, so its
     // entry is written once the answer is out (no action took place to be acknowledged).
@@ -208,7 +210,7 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
     .get("/audit-log", ({ request }) => {
       const query = new URL(request.url).searchParams;
       const projectId = query.get("project_id");
-      return auditListView(deps.audit.list({ ...auditPageQuery(query), projectId: projectId ?? undefined }));
+      return deps.audit.listView({ ...auditPageQuery(query), projectId: projectId ?? undefined });
     })
     // Monthly invoices from the ledger (docs/billing.md); `?month=YYYY-MM` for one month.
     .get("/projects/:id/invoices", ({ params, query }) => {

@@ -8,7 +8,6 @@ export { notShared };
 /** Routes of admin-routes.ts itself (after /admin) whose state is one instance's. */
 const ADMIN_ROUTES: ReadonlyMap<string, string> = new Map([
   ["/projects/:id/sso", "Single sign-on"],
-  ["/audit-log", "The audit log"],
   ["/projects/:id/invoices", "Invoices"],
 ]);
 

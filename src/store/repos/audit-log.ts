@@ -37,6 +37,13 @@ export interface AuditQuery {
   limit: number;
 }
 
+/** Both stores' shape: SQLite answers at once (single-node writes before it answers, synchronously),
+ * PostgreSQL's (src/store/postgres/audit-log.ts, the multi-instance mode) with promises. */
+export interface AuditStore {
+  insert(e: AuditRow): void | Promise<void>;
+  list(q: AuditQuery): AuditRow[] | Promise<AuditRow[]>;
+}
+
 export function auditLogRepo(db: Database) {
   const insert = db.query<unknown, [string, number, string, string | null, string | null, string | null, string, string | null, string | null, string, number | null, string]>(
     `INSERT INTO audit_log (id, created_at, actor_type, actor_id, actor_email, source_ip, action, project_id, target, outcome, status, details)

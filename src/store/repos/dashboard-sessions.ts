@@ -17,6 +17,15 @@ export interface StoredSession {
   expiresAt: number;
 }
 
+/** Both stores' shape: SQLite answers at once (single-node stays synchronous), PostgreSQL's
+ * (src/store/postgres/dashboard-sessions.ts, the multi-instance mode) with promises. */
+export interface DashboardSessionStore {
+  insert(s: StoredSession): void | Promise<void>;
+  get(tokenHash: string): StoredSession | null | Promise<StoredSession | null>;
+  delete(tokenHash: string): void | Promise<void>;
+  deleteExpired(now: number): number | Promise<number>;
+}
+
 interface Row {
   token_hash: string; id: string; role: string; project_id: string | null; key_id: string | null;
   scopes: string; email: string | null; csrf_token: string; created_at: number; expires_at: number;
