@@ -2,7 +2,7 @@
 // goes through its Billing (in-memory accounts), or PostgreSQL's money store in the multi-instance mode;
 // the CLI writes the ledger directly, and a running server picks its credits up within seconds.
 import { MAX_BALANCE_NANO, toNano, toUsd } from "../billing/money.ts";
-import { invoicesFor } from "../billing/invoices.ts";
+import { invoicesFor, sharedInvoicesFor, type SharedInvoiceLedger } from "../billing/invoices.ts";
 import { monthRange } from "../billing/periods.ts";
 import { invalidRequest } from "../errors/gw-error.ts";
 import type { MoneyStore } from "../store/money-store.ts";
@@ -64,10 +64,21 @@ export function withBalances<T>(book: Pick<CreditBook, "balance">, money: MoneyS
   return Promise.all(projectIds.map((id) => money.figures(id))).then((all) => view(all.map((f) => f.balance)));
 }
 
-/** `now` decides which month is still open (deps.clock.now() in the server). */
-export function listInvoices(repo: LedgerRepo, project: Project, month: string | null | undefined, now = Date.now()) {
+function checkMonth(month: string | null | undefined): void {
   if (month !== undefined && month !== null && !monthRange(month)) {
     throw invalidRequest(`'month' must be a month as YYYY-MM (UTC), e.g. 2026-11; got '${month}'.`, "month");
   }
+}
+
+/** `now` decides which month is still open (deps.clock.now() in the server). */
+export function listInvoices(repo: LedgerRepo, project: Project, month: string | null | undefined, now = Date.now()) {
+  checkMonth(month);
   return invoicesFor(repo, project, month ?? undefined, now);
+}
+
+/** listInvoices in the multi-instance mode: the same checks and JSON, from PostgreSQL's ledger
+ * (docs/scale-out.md). */
+export async function listSharedInvoices(ledger: SharedInvoiceLedger, project: Project, month: string | null | undefined, now: number) {
+  checkMonth(month);
+  return sharedInvoicesFor(ledger, project, month ?? undefined, now);
 }

@@ -1,7 +1,7 @@
 // Monthly invoices derived from the ledger (docs/billing.md "Invoices"): one per project and UTC
 // month, lines per model (requests, tokens, cost, markup, charge), credits, cached savings and
 // totals. Nothing is stored: the same ledger always gives the same invoice.
-import type { LedgerRepo } from "../store/repos/ledger.ts";
+import type { LedgerRepo, MonthSums } from "../store/repos/ledger.ts";
 import type { Project } from "../store/repos/projects.ts";
 import { toUsd } from "./money.ts";
 import { monthKey, monthRange } from "./periods.ts";
@@ -17,10 +17,20 @@ export interface InvoiceLine {
   charge: number;
 }
 
-export function invoiceFor(repo: LedgerRepo, project: Project, month: string, now: number) {
+/** PostgreSQL's ledger as invoices read it (store/postgres/invoices.ts): LedgerRepo's two reads, async. */
+export interface SharedInvoiceLedger {
+  monthSums(projectId: string, start: number, end: number): Promise<MonthSums>;
+  /** Months ("YYYY-MM") with a credit, charge or cache row. */
+  activeMonths(projectId: string): Promise<string[]>;
+}
+
+export function invoiceFor(repo: Pick<LedgerRepo, "monthSums">, project: Project, month: string, now: number) {
   const range = monthRange(month);
   if (!range) throw new RangeError(`not a month: ${month}`);
-  const sums = repo.monthSums(project.id, range.start, range.end);
+  return invoiceOf(repo.monthSums(project.id, range.start, range.end), project, month, range, now);
+}
+
+function invoiceOf(sums: MonthSums, project: Project, month: string, range: { start: number; end: number }, now: number) {
   const totals = { requests: 0, input_tokens: 0, output_tokens: 0, cost: 0, charge: 0 };
   const lines: InvoiceLine[] = sums.lines.map((r) => {
     totals.requests += r.requests;
@@ -58,11 +68,24 @@ export function invoiceFor(repo: LedgerRepo, project: Project, month: string, no
   };
 }
 
-export type Invoice = ReturnType<typeof invoiceFor>;
+export type Invoice = ReturnType<typeof invoiceOf>;
 
 /** `month` given: that month's invoice (empty when nothing happened). Else every month with ledger
  * activity, and always the current one, newest first. */
-export function invoicesFor(repo: LedgerRepo, project: Project, month: string | undefined, now: number) {
-  const months = month ? [month] : [...new Set([monthKey(now), ...repo.activeMonths(project.id)])].sort().reverse();
-  return { object: "list", data: months.map((m) => invoiceFor(repo, project, m, now)) };
+export function invoicesFor(repo: Pick<LedgerRepo, "monthSums" | "activeMonths">, project: Project, month: string | undefined, now: number) {
+  return { object: "list", data: listedMonths(month, now, month ? [] : repo.activeMonths(project.id)).map((m) => invoiceFor(repo, project, m, now)) };
+}
+
+const listedMonths = (month: string | undefined, now: number, active: string[]): string[] =>
+  month ? [month] : [...new Set([monthKey(now), ...active])].sort().reverse();
+
+/** invoicesFor on PostgreSQL's ledger (the multi-instance mode): the same JSON, read there. */
+export async function sharedInvoicesFor(repo: SharedInvoiceLedger, project: Project, month: string | undefined, now: number) {
+  const months = listedMonths(month, now, month ? [] : await repo.activeMonths(project.id));
+  const data = await Promise.all(months.map(async (m) => {
+    const range = monthRange(m);
+    if (!range) throw new RangeError(`not a month: ${m}`);
+    return invoiceOf(await repo.monthSums(project.id, range.start, range.end), project, m, range, now);
+  }));
+  return { object: "list", data };
 }

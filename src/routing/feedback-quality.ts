@@ -34,6 +34,8 @@ export class FeedbackQuality {
   private cross = new Map<string, Sum & { raw: number }>();
   /** Counts rating changes: quality() answers stay the same while it does (route-memo.ts keys on it). */
   private changes = 0;
+  /** Multi-instance: the last change applied per (pool key, project), by its number. */
+  private seqs = new Map<string, number>();
 
   epoch(): number {
     return this.changes;
@@ -63,6 +65,21 @@ export class FeedbackQuality {
   seed(projectId: string, modelId: string, task: string, ratingSum: number, count: number, test = false): void {
     if (count <= 0) return;
     this.add(projectId, poolKey(modelId, task, test), (ratingSum - count) / 4, count, test);
+  }
+
+  /** Multi-instance: one key's counted sums as PostgreSQL holds them after a change numbered `seq`
+   * (store/postgres/feedback.ts); a change older than one applied already is ignored. */
+  set(s: { projectId: string; modelId: string; task: string; test: boolean; ratingSum: number; count: number; seq: number }): void {
+    const key = poolKey(s.modelId, s.task, s.test);
+    const id = `${key}\u0000${s.projectId}`;
+    if ((this.seqs.get(id) ?? -1) >= s.seq) return;
+    this.seqs.set(id, s.seq);
+    const total = (s.ratingSum - s.count) / 4;
+    const current = this.own.get(key)?.get(s.projectId) ?? { total: 0, count: 0 };
+    this.add(s.projectId, key, total - current.total, s.count - current.count, s.test);
+    // Exactly PostgreSQL's figures, not a difference added to them.
+    const stored = this.own.get(key)?.get(s.projectId);
+    if (stored) stored.total = total;
   }
 
   /** The quality the router uses for `projectId`: the catalog's, moved by the other projects'

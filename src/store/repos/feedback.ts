@@ -63,3 +63,28 @@ export function feedbackRepo(db: Database) {
 }
 
 export type FeedbackRepo = ReturnType<typeof feedbackRepo>;
+
+/** The sums of one (project, pool, model, task) after a change, numbered: a reader keeps the
+ * highest `seq` it applied per key, so an older read never undoes a newer one. */
+export interface FeedbackSums extends FeedbackAggregate {
+  seq: number;
+}
+
+/** Ratings behind one interface (docs/scale-out.md): SQLite's repo on
+ * one node, PostgreSQL's feedback table with the instances. */
+export interface FeedbackStore {
+  /** Stores the rating (the last one wins); `previous` is the rating it replaced, null for a first
+   * one; `sums` (PostgreSQL only) are its key's counted sums after it, null when not counted. */
+  rate(f: FeedbackInput): Promise<{ previous: number | null; sums: FeedbackSums | null }>;
+  get(projectId: string, requestId: string): Promise<number | null>;
+  /** Counted ratings per (project, pool, model, task), as FeedbackQuality.from takes them. */
+  aggregates(): Promise<FeedbackAggregate[]>;
+}
+
+export function sqliteFeedbackStore(repo: FeedbackRepo): FeedbackStore {
+  return {
+    rate: async (f) => ({ previous: repo.rate(f), sums: null }),
+    get: async (projectId, requestId) => repo.get(projectId, requestId),
+    aggregates: async () => repo.aggregates(),
+  };
+}
