@@ -162,6 +162,7 @@ describe("features not shared yet", () => {
       ["dashboard sign-in", fetch(`${i.origin}/dashboard/api/session`, { method: "POST", body: "{}" })],
       ["status page", fetch(`${i.origin}/status`)],
       ["status json", fetch(`${i.origin}/status.json`)],
+      ["feedback", post(`${i.server.url}/requests/req_x/feedback`, key, { rating: 1 })],
       ["webhooks", admin(i, "GET", `/projects/${projectId}/webhooks`)],
       ["webhook create", admin(i, "POST", `/projects/${projectId}/webhooks`)],
       ["alert rules", admin(i, "GET", `/projects/${projectId}/alert-rules`)],
@@ -169,6 +170,7 @@ describe("features not shared yet", () => {
       ["status posts", admin(i, "GET", "/status/posts")],
       ["sso", admin(i, "GET", `/projects/${projectId}/sso`)],
       ["sso put", admin(i, "PUT", `/projects/${projectId}/sso`)],
+      ["invoices", admin(i, "GET", `/projects/${projectId}/invoices`)],
     ];
     for (const [what, pending] of refused) {
       const res = await pending;
