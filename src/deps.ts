@@ -59,6 +59,9 @@ import { dashboardSessionsRepo } from "./store/repos/dashboard-sessions.ts";
 import { projectSsoRepo } from "./store/repos/project-sso.ts";
 import { AuditLog } from "./audit/audit-log.ts";
 import { webhookEventsRepo } from "./store/repos/webhook-events.ts";
+import { sqliteWebhookStores } from "./store/repos/webhook-stores.ts";
+import { postgresWebhookStores } from "./store/postgres/webhooks-queue.ts";
+import { SharedEventSink } from "./monitoring/webhooks/shared-emit.ts";
 import { WebhookEmitter } from "./monitoring/webhooks/emitter.ts";
 import { Webhooks } from "./monitoring/webhooks/webhooks.ts";
 import { StatusPage, statusPageUrl } from "./monitoring/status/status-page.ts";
@@ -185,7 +188,10 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     models: catalog.models.map((m) => m.id),
     providers: [...ADAPTER_IDS, ...catalog.models.map((m) => m.provider), "cache", "sandbox"],
   }) : undefined;
-  const events = new WebhookEmitter(repos.webhookEvents, clock, (err, type) => logger.error({ err, type }, "webhook event not stored"));
+  // Multi-instance: endpoints, events and their queue are PostgreSQL's; events go in batches (docs/scale-out.md).
+  const pgWebhooks = options.shared ? postgresWebhookStores(options.shared.pg, options.shared.instanceId) : null;
+  const events = new WebhookEmitter(pgWebhooks ? new SharedEventSink(pgWebhooks.events, (err, what) => logger.error({ err }, what)) : repos.webhookEvents,
+    clock, (err, type) => logger.error({ err, type }, "webhook event not stored"));
   // Billing, admin and security code raise their events through it (docs/webhooks.md "Event types").
   const eventSources = new EventSources(events.emit, clock, {
     ledger: repos.ledger, projects: () => repos.projects.list(), flushLedger: () => billing.writer.flush(),
@@ -202,7 +208,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   // Token admissions are estimates; the recorded usage corrects them.
   const rateLimits = options.shared ? sharedRateLimiter(config, options.shared, clock, logger) : new RateLimiter({ now: () => clock.now() });
   requestListeners.push(rateLimits.listener);
-  const webhooks = new Webhooks(db, { events: repos.webhookEvents, emitter: events, secrets, clock, allowLoopback: config.webhookAllowLoopback, onError: (err, what) => logger.error({ err }, what) });
+  const webhooks = new Webhooks(pgWebhooks ?? sqliteWebhookStores(db), { emitter: events, secrets, clock, allowLoopback: config.webhookAllowLoopback, onError: (err, what) => logger.error({ err }, what) });
   const alerts = buildAlertRules(db, { billing, project: (id) => repos.projects.get(id), providers: () => providers.enabled(), emit: events.emit, clock, intervalMs: config.monitorIntervalMs, requestListeners, onError: (err, context) => logger.error({ err }, context) });
   const statusPage = new StatusPage({ rollups: statusRollupsRepo(db), posts: statusPostsRepo(db), clock, providers: () => providers.enabled(), builtInIncidents: (since) => alerts.builtInIncidents(since), page: { name: "gw", url: statusPageUrl(config.host, config.port, config.publicUrl) } });
   return {

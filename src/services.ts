@@ -146,10 +146,11 @@ export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => numb
     }),
     timed("idle gc", () => startIdleGc(lifecycle, () => deps.logSink.collect())),
   );
-  // Multi-instance: alerts, webhooks and their event sources keep their state in this instance's
-  // SQLite, so they are off (their routes answer 503; docs/scale-out.md).
-  if (!deps.shared) services.push(
-    { name: "alert rules", start: () => deps.alerts.start(), stop: () => deps.alerts.stop() },
+  // Multi-instance: alerts keep their state in this instance's SQLite, so they are off (their
+  // routes answer 503; docs/scale-out.md).
+  if (!deps.shared) services.push({ name: "alert rules", start: () => deps.alerts.start(), stop: () => deps.alerts.stop() });
+  // Multi-instance: every instance dispatches, claiming due rows in PostgreSQL (docs/scale-out.md).
+  services.push(
     { name: "webhook dispatcher", start: () => deps.webhooks.start(), stop: () => deps.webhooks.stop() },
     { name: "event sources", start: () => deps.eventSources.start(), stop: () => deps.eventSources.stop() },
   );

@@ -163,8 +163,6 @@ describe("features not shared yet", () => {
       ["status page", fetch(`${i.origin}/status`)],
       ["status json", fetch(`${i.origin}/status.json`)],
       ["feedback", post(`${i.server.url}/requests/req_x/feedback`, key, { rating: 1 })],
-      ["webhooks", admin(i, "GET", `/projects/${projectId}/webhooks`)],
-      ["webhook create", admin(i, "POST", `/projects/${projectId}/webhooks`)],
       ["alert rules", admin(i, "GET", `/projects/${projectId}/alert-rules`)],
       ["incidents", admin(i, "GET", `/projects/${projectId}/incidents`)],
       ["status posts", admin(i, "GET", "/status/posts")],

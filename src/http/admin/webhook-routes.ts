@@ -3,7 +3,6 @@
 import { Elysia } from "elysia";
 import { GwError, invalidRequest } from "../../errors/gw-error.ts";
 import type { Deps } from "../../pipeline/deps.ts";
-import { notShared } from "./not-shared.ts";
 import { parseJsonObject, readBodyText } from "../../schema/validate.ts";
 
 const readJson = async (request: Request) => parseJsonObject(await readBodyText(request));
@@ -22,12 +21,8 @@ export const webhookRoutes = (deps: Deps) => {
     if (!deps.repos.projects.get(id)) throw new GwError("not_found", `No project '${id}'.`, { param: "id" });
     return id;
   };
-  const app = new Elysia();
-  // Multi-instance: endpoints and deliveries are one instance's (docs/scale-out.md).
-  if (deps.shared) app.onBeforeHandle(() => {
-    throw notShared("Webhooks");
-  });
-  return app
+  // Multi-instance: the same endpoints and deliveries on every instance, PostgreSQL's (docs/scale-out.md).
+  return new Elysia()
     .post("/projects/:id/webhooks", async ({ request, params, set }) => {
       const projectId = projectOr404(params.id);
       const created = await deps.webhooks.create(projectId, await readJson(request));

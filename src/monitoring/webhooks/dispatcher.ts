@@ -4,9 +4,7 @@
 import type { Clock } from "../../lib/clock.ts";
 import { sortableId } from "../../lib/ids.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
-import type { WebhookEventsRepo } from "../../store/repos/webhook-events.ts";
-import type { QueueRow, StoredDelivery, WebhookDeliveriesRepo } from "../../store/repos/webhook-deliveries.ts";
-import type { StoredEndpoint, WebhookEndpointsRepo } from "../../store/repos/webhook-endpoints.ts";
+import type { QueueRow, StoredDelivery, StoredEndpoint, WebhookDeliveryStore, WebhookEndpointStore, WebhookEventStore } from "../../store/repos/webhook-stores.ts";
 import type { EmitEvent } from "./emitter.ts";
 import { isoWithOffset } from "./event.ts";
 import { failedTooLong, nextAttemptAt, outcomeOf } from "./retry-schedule.ts";
@@ -15,9 +13,9 @@ import { signatureHeaders, signingSecrets } from "./signing.ts";
 import type { Resolve } from "./url-safety.ts";
 
 export interface DispatcherDeps {
-  endpoints: WebhookEndpointsRepo;
-  deliveries: WebhookDeliveriesRepo;
-  events: WebhookEventsRepo;
+  endpoints: WebhookEndpointStore;
+  deliveries: WebhookDeliveryStore;
+  events: WebhookEventStore;
   emit: EmitEvent;
   secrets: SecretBox;
   clock: Clock;
@@ -46,7 +44,7 @@ export class Dispatcher {
     if (room > 0) {
       let rows: QueueRow[] = [];
       try {
-        rows = this.d.deliveries.due(this.d.clock.now(), room + this.inFlight.size);
+        rows = await this.d.deliveries.due(this.d.clock.now(), room + this.inFlight.size);
       } catch (err) {
         this.d.onError(err, "webhook queue not read");
       }
@@ -67,11 +65,13 @@ export class Dispatcher {
   }
 
   /** An attempt of this row started only once none is in flight (a replay must not overlap one);
-   * `before` (re-queueing it) runs between that check and the start, with nothing awaited between. */
-  async attemptAlone(row: QueueRow, before: () => void): Promise<StoredDelivery | null> {
+   * `before` (re-queueing it) runs between that check and the start; false from it: the row is
+   * another instance's attempt in flight, and nothing starts (undefined). */
+  async attemptAlone(row: QueueRow, before: () => Promise<boolean>): Promise<StoredDelivery | null | undefined> {
     const key = rowKey(row.eventId, row.endpointId);
     for (let running = this.inFlight.get(key); running; running = this.inFlight.get(key)) await running;
-    before();
+    if (!(await before())) return undefined;
+    // A pass of runDue that took the re-queued row meanwhile is this attempt (attempt answers it).
     return this.attempt(row);
   }
 
@@ -93,10 +93,9 @@ export class Dispatcher {
 
   private async run(row: QueueRow): Promise<StoredDelivery | null> {
     const { endpoints, deliveries, events, clock } = this.d;
-    const endpoint = endpoints.get(row.endpointId);
-    const event = events.get(row.eventId);
+    const [endpoint, event] = await Promise.all([endpoints.get(row.endpointId), events.get(row.eventId)]);
     if (!endpoint || !endpoint.enabled || !event) {
-      deliveries.dequeue(row.eventId, row.endpointId);
+      await deliveries.dequeue(row.eventId, row.endpointId);
       return null;
     }
     const startedAt = clock.now();
@@ -114,22 +113,22 @@ export class Dispatcher {
       error: result.error ?? (outcome === "failure" ? "redirect not followed" : null),
       responseExcerpt: result.excerpt,
     };
-    deliveries.record(delivery);
+    await deliveries.record(delivery);
 
     const now = clock.now();
     if (outcome === "success") {
-      deliveries.dequeue(event.id, endpoint.id);
-      endpoints.markHealthy(endpoint.id);
+      await deliveries.dequeue(event.id, endpoint.id);
+      await endpoints.markHealthy(endpoint.id);
     } else if (outcome === "disable") {
-      deliveries.dequeue(event.id, endpoint.id);
-      this.disable(endpoint, "gone", endpoint.failingSince ?? startedAt, now);
+      await deliveries.dequeue(event.id, endpoint.id);
+      await this.disable(endpoint, "gone", endpoint.failingSince ?? startedAt, now);
     } else {
-      endpoints.markFailing(endpoint.id, startedAt);
+      await endpoints.markFailing(endpoint.id, startedAt);
       const failingSince = endpoint.failingSince ?? startedAt;
       const next = nextAttemptAt(row.attempt, now, result.retryAfter, this.d.random ?? Math.random);
-      if (failedTooLong(failingSince, now)) this.disable(endpoint, "failing", failingSince, now);
-      else if (next === null) deliveries.dequeue(event.id, endpoint.id);
-      else deliveries.reschedule(event.id, endpoint.id, row.attempt + 1, next);
+      if (failedTooLong(failingSince, now)) await this.disable(endpoint, "failing", failingSince, now);
+      else if (next === null) await deliveries.dequeue(event.id, endpoint.id);
+      else await deliveries.reschedule(event.id, endpoint.id, row.attempt + 1, next);
     }
     return delivery;
   }
@@ -149,8 +148,8 @@ export class Dispatcher {
   }
 
   /** Turns the endpoint off and tells the project's other endpoints (docs/webhooks.md "Retries"). */
-  private disable(endpoint: StoredEndpoint, reason: "gone" | "failing", failingSince: number, now: number): void {
-    this.d.endpoints.disable(endpoint.id, reason, failingSince, now);
+  private async disable(endpoint: StoredEndpoint, reason: "gone" | "failing", failingSince: number, now: number): Promise<void> {
+    await this.d.endpoints.disable(endpoint.id, reason, failingSince, now);
     this.d.emit({
       projectId: endpoint.projectId,
       type: "webhook.endpoint_disabled",

@@ -1,7 +1,7 @@
 // Where every event family is raised (docs/webhooks.md "Event types"): the event is stored once per
 // natural key and queued durably for the project's endpoints; the dispatcher is then woken.
 import type { Clock } from "../../lib/clock.ts";
-import type { WebhookEventsRepo } from "../../store/repos/webhook-events.ts";
+import type { StoredEvent } from "../../store/repos/webhook-events.ts";
 import { buildEvent, type WebhookEvent, type WebhookEventType } from "./event.ts";
 
 export interface EmitInput {
@@ -18,13 +18,22 @@ export interface EmitInput {
 /** What emitting needs; tests and callers below the monitoring layer see only this. */
 export type EmitEvent = (input: EmitInput) => WebhookEvent | null;
 
-export class WebhookEmitter {
-  private listeners: Array<(event: WebhookEvent, endpointIds: string[]) => void> = [];
+/** Where events go. SQLite's repo stores at once (null: a duplicate); the multi-instance queue
+ * (shared-emit.ts) takes the event in memory, stores batches later and says so with onFlushed. */
+export interface EventSink {
+  store(e: StoredEvent, exceptEndpoint: string | null): string[] | null;
+  onFlushed?(listener: () => void): void;
+  flush?(): Promise<void>;
+}
 
-  constructor(private readonly repo: WebhookEventsRepo, private readonly clock: Clock, private readonly onError: (err: unknown, type: string) => void) {}
+export class WebhookEmitter {
+  private listeners: Array<() => void> = [];
+
+  constructor(private readonly repo: EventSink, private readonly clock: Clock, private readonly onError: (err: unknown, type: string) => void) {}
 
   /** Stores and queues the event; null when its natural key was already used (or storing failed:
-   * an event must never fail the request or admin call that raised it, so the error is logged). */
+   * an event must never fail the request or admin call that raised it, so the error is logged).
+   * Multi-instance: a duplicate is known only when its batch is stored, so the event is returned. */
   readonly emit: EmitEvent = (input) => {
     const event = buildEvent(input.type, input.projectId, input.data, this.clock.now());
     try {
@@ -33,7 +42,7 @@ export class WebhookEmitter {
         input.exceptEndpoint ?? null,
       );
       if (queued === null) return null;
-      for (const listener of this.listeners) listener(event, queued);
+      for (const listener of this.listeners) listener();
       return event;
     } catch (err) {
       this.onError(err, input.type);
@@ -41,8 +50,15 @@ export class WebhookEmitter {
     }
   };
 
-  /** Called after each stored event with the endpoints it was queued for (the dispatcher wakes). */
-  onEmitted(listener: (event: WebhookEvent, endpointIds: string[]) => void): void {
-    this.listeners.push(listener);
+  /** Called once events are stored and queued (the dispatcher wakes): after each emit, or after
+   * each batch when the sink defers. */
+  onStored(listener: () => void): void {
+    if (this.repo.onFlushed) this.repo.onFlushed(listener);
+    else this.listeners.push(listener);
+  }
+
+  /** Events still held in memory are stored (a no-op for SQLite). */
+  flush(): Promise<void> {
+    return this.repo.flush?.() ?? Promise.resolve();
   }
 }

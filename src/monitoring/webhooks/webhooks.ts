@@ -1,10 +1,8 @@
 // The webhook service on Deps (docs/webhooks.md "Endpoints"): endpoint management for the admin API
 // and dashboard, test pings and replays sent at once, and the dispatcher's timer and wake-up.
-import type { Database } from "bun:sqlite";
 import { GwError } from "../../errors/gw-error.ts";
 import { sortableId } from "../../lib/ids.ts";
-import { type StoredDelivery, webhookDeliveriesRepo } from "../../store/repos/webhook-deliveries.ts";
-import { type StoredEndpoint, webhookEndpointsRepo } from "../../store/repos/webhook-endpoints.ts";
+import type { StoredDelivery, StoredEndpoint, WebhookStores } from "../../store/repos/webhook-stores.ts";
 import { Dispatcher, type DispatcherDeps } from "./dispatcher.ts";
 import type { WebhookEmitter } from "./emitter.ts";
 import { parseCreateBody, parseUpdateBody, urlRefused } from "./endpoint-body.ts";
@@ -74,8 +72,8 @@ const MAX_PAGE = 100;
 /** Every event is signed and sent once per endpoint: a bound keeps one event's fan-out small. */
 export const MAX_ENDPOINTS_PER_PROJECT = 20;
 
-/** What the service is built from besides the database (its repos are opened on it). */
-export type WebhooksOptions = Omit<DispatcherDeps, "emit" | "endpoints" | "deliveries"> & { emitter: WebhookEmitter };
+/** What the service is built from besides its stores. */
+export type WebhooksOptions = Omit<DispatcherDeps, "emit" | "endpoints" | "deliveries" | "events"> & { emitter: WebhookEmitter };
 
 /** Deleted endpoints remembered so the audit entry of a DELETE still names their project. */
 const REMEMBER_REMOVED = 256;
@@ -86,13 +84,17 @@ export class Webhooks {
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly removed = new Map<string, string>();
   private wakePending = false;
+  private readonly emitter: WebhookEmitter;
+  private readonly projectOfNow: WebhookStores["projectOfNow"];
 
-  constructor(db: Database, options: WebhooksOptions) {
-    this.d = { ...options, endpoints: webhookEndpointsRepo(db), deliveries: webhookDeliveriesRepo(db), emit: options.emitter.emit };
+  constructor(stores: WebhookStores, options: WebhooksOptions) {
+    this.d = { ...options, ...stores, emit: options.emitter.emit };
+    this.emitter = options.emitter;
+    this.projectOfNow = stores.projectOfNow;
     this.dispatcher = new Dispatcher(this.d);
     // A new event goes out at once rather than at the next tick: after the emitting code's own
-    // synchronous work (its transaction) is done, one pass for a burst of events.
-    options.emitter.onEmitted(() => {
+    // synchronous work (its transaction) is done, or its batch is stored, one pass for a burst.
+    options.emitter.onStored(() => {
       if (this.timer === null || this.wakePending) return;
       this.wakePending = true;
       queueMicrotask(() => {
@@ -102,15 +104,22 @@ export class Webhooks {
     });
   }
 
-  /** The project an endpoint or delivery belongs to (for the audit log), deleted endpoints included. */
+  /** The project an endpoint or delivery belongs to (for the audit log), deleted endpoints included;
+   * read at once from SQLite (multi-instance: deleted endpoints only, see ownerOf). */
   projectOf(ids: { webhookId?: string; deliveryId?: string }): string | null {
-    if (ids.webhookId) return this.d.endpoints.get(ids.webhookId)?.projectId ?? this.removed.get(ids.webhookId) ?? null;
-    if (ids.deliveryId) return this.delivery(ids.deliveryId)?.project_id ?? null;
+    const found = this.projectOfNow?.(ids) ?? null;
+    return found ?? (ids.webhookId ? (this.removed.get(ids.webhookId) ?? null) : null);
+  }
+
+  /** projectOf read from the stores (either mode). */
+  async ownerOf(ids: { webhookId?: string; deliveryId?: string }): Promise<string | null> {
+    if (ids.webhookId) return (await this.d.endpoints.get(ids.webhookId))?.projectId ?? this.removed.get(ids.webhookId) ?? null;
+    if (ids.deliveryId) return (await this.delivery(ids.deliveryId))?.project_id ?? null;
     return null;
   }
 
-  private endpointOr404(id: string): StoredEndpoint {
-    const endpoint = this.d.endpoints.get(id);
+  private async endpointOr404(id: string): Promise<StoredEndpoint> {
+    const endpoint = await this.d.endpoints.get(id);
     if (!endpoint) throw new GwError("not_found", `No webhook endpoint '${id}'.`, { param: "webhook_id" });
     return endpoint;
   }
@@ -122,7 +131,7 @@ export class Webhooks {
 
   async create(projectId: string, body: unknown): Promise<WebhookEndpointCreated> {
     const input = parseCreateBody(body);
-    if (this.d.endpoints.list(projectId).length >= MAX_ENDPOINTS_PER_PROJECT) {
+    if ((await this.d.endpoints.list(projectId)).length >= MAX_ENDPOINTS_PER_PROJECT) {
       throw new GwError("conflict", `A project has at most ${MAX_ENDPOINTS_PER_PROJECT} webhook endpoints; delete one first.`, { param: "url" });
     }
     await this.checkUrl(input.url);
@@ -133,56 +142,56 @@ export class Webhooks {
       enabled: true, sealedSecret: this.d.secrets.seal(secret), sealedPreviousSecret: null, rotatedAt: null, failingSince: null,
       disabledReason: null, createdAt: now, updatedAt: now,
     };
-    this.d.endpoints.insert(endpoint);
+    await this.d.endpoints.insert(endpoint);
     return { ...endpointView(endpoint), secret };
   }
 
-  list(projectId: string): { object: "list"; data: WebhookEndpointView[] } {
-    return { object: "list", data: this.d.endpoints.list(projectId).map(endpointView) };
+  async list(projectId: string): Promise<{ object: "list"; data: WebhookEndpointView[] }> {
+    return { object: "list", data: (await this.d.endpoints.list(projectId)).map(endpointView) };
   }
 
-  get(id: string): WebhookEndpointView | null {
-    const endpoint = this.d.endpoints.get(id);
+  async get(id: string): Promise<WebhookEndpointView | null> {
+    const endpoint = await this.d.endpoints.get(id);
     return endpoint ? endpointView(endpoint) : null;
   }
 
   async update(id: string, body: unknown): Promise<WebhookEndpointView> {
-    this.endpointOr404(id);
+    await this.endpointOr404(id);
     const input = parseUpdateBody(body);
     if (input.url !== undefined) await this.checkUrl(input.url);
-    this.d.endpoints.update(id, input, this.d.clock.now());
-    return endpointView(this.endpointOr404(id));
+    await this.d.endpoints.update(id, input, this.d.clock.now());
+    return endpointView(await this.endpointOr404(id));
   }
 
-  remove(id: string): { object: "webhook_endpoint"; id: string; deleted: true } {
-    const endpoint = this.endpointOr404(id);
-    this.d.endpoints.remove(id);
+  async remove(id: string): Promise<{ object: "webhook_endpoint"; id: string; deleted: true }> {
+    const endpoint = await this.endpointOr404(id);
+    await this.d.endpoints.remove(id);
     this.removed.set(id, endpoint.projectId);
     if (this.removed.size > REMEMBER_REMOVED) this.removed.delete(this.removed.keys().next().value ?? "");
     return { object: "webhook_endpoint", id, deleted: true };
   }
 
   /** A new secret; the old one keeps signing alongside it for 24 h (docs/webhooks.md "Verifying a delivery"). */
-  rotateSecret(id: string): WebhookEndpointCreated {
-    const endpoint = this.endpointOr404(id);
+  async rotateSecret(id: string): Promise<WebhookEndpointCreated> {
+    const endpoint = await this.endpointOr404(id);
     const secret = newWebhookSecret();
-    this.d.endpoints.rotate(id, this.d.secrets.seal(secret), endpoint.sealedSecret, this.d.clock.now());
-    return { ...endpointView(this.endpointOr404(id)), secret };
+    await this.d.endpoints.rotate(id, this.d.secrets.seal(secret), endpoint.sealedSecret, this.d.clock.now());
+    return { ...endpointView(await this.endpointOr404(id)), secret };
   }
 
-  private enabledOr409(id: string): StoredEndpoint {
-    const endpoint = this.endpointOr404(id);
+  private async enabledOr409(id: string): Promise<StoredEndpoint> {
+    const endpoint = await this.endpointOr404(id);
     if (!endpoint.enabled) throw new GwError("conflict", `Webhook endpoint '${id}' is disabled; enable it first.`, { param: "webhook_id" });
     return endpoint;
   }
 
   /** Sends `test.ping` to this endpoint alone, now, and answers with the attempt. */
   async sendTest(id: string): Promise<WebhookDeliveryView> {
-    const endpoint = this.enabledOr409(id);
+    const endpoint = await this.enabledOr409(id);
     const now = this.d.clock.now();
     const event = buildEvent("test.ping", endpoint.projectId, { endpoint_id: endpoint.id }, now);
     // A fresh natural key each time: every test is its own event.
-    this.d.events.storeFor({ id: event.id, projectId: endpoint.projectId, type: event.type, naturalKey: `test:${event.id}`, body: JSON.stringify(event), createdAt: now }, endpoint.id);
+    await this.d.events.storeFor({ id: event.id, projectId: endpoint.projectId, type: event.type, naturalKey: `test:${event.id}`, body: JSON.stringify(event), createdAt: now }, endpoint.id);
     return this.attemptNow(event.id, endpoint.id);
   }
 
@@ -192,26 +201,27 @@ export class Webhooks {
     return deliveryView(delivery);
   }
 
-  deliveries(id: string, q: { limit?: number; after?: string }): { object: "list"; data: WebhookDeliveryView[]; has_more: boolean } {
-    this.endpointOr404(id);
+  async deliveries(id: string, q: { limit?: number; after?: string }): Promise<{ object: "list"; data: WebhookDeliveryView[]; has_more: boolean }> {
+    await this.endpointOr404(id);
     const limit = Math.min(Math.max(1, Math.floor(q.limit ?? DEFAULT_PAGE)), MAX_PAGE);
-    const rows = this.d.deliveries.page(id, q.after ?? null, limit + 1);
+    const rows = await this.d.deliveries.page(id, q.after ?? null, limit + 1);
     return { object: "list", data: rows.slice(0, limit).map(deliveryView), has_more: rows.length > limit };
   }
 
-  delivery(id: string): (WebhookDeliveryView & { endpoint_id: string; project_id: string }) | null {
-    const d = this.d.deliveries.get(id);
-    const event = d ? this.d.events.get(d.eventId) : null;
+  async delivery(id: string): Promise<(WebhookDeliveryView & { endpoint_id: string; project_id: string }) | null> {
+    const d = await this.d.deliveries.get(id);
+    const event = d ? await this.d.events.get(d.eventId) : null;
     return d && event ? { ...deliveryView(d), endpoint_id: d.endpointId, project_id: event.projectId } : null;
   }
 
   /** The same event (id and body) again, signed now: attempt 1 of a new series. */
   async replay(deliveryId: string): Promise<WebhookDeliveryView> {
-    const d = this.d.deliveries.get(deliveryId);
+    const d = await this.d.deliveries.get(deliveryId);
     if (!d) throw new GwError("not_found", `No webhook delivery '${deliveryId}'.`, { param: "delivery_id" });
-    this.enabledOr409(d.endpointId);
+    await this.enabledOr409(d.endpointId);
     const row = { eventId: d.eventId, endpointId: d.endpointId, attempt: 1, nextAttemptAt: this.d.clock.now() };
     const delivery = await this.dispatcher.attemptAlone(row, () => this.d.events.enqueueOne(d.eventId, d.endpointId, this.d.clock.now()));
+    if (delivery === undefined) throw new GwError("conflict", `An attempt of this delivery's event is in flight on another instance; try again.`, { param: "delivery_id" });
     if (!delivery) throw new GwError("not_found", `Webhook endpoint '${d.endpointId}' is gone or disabled.`, { param: "webhook_id" });
     return deliveryView(delivery);
   }
@@ -230,6 +240,8 @@ export class Webhooks {
   async stop(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
+    // Multi-instance: events still batched in memory are stored before the stop ends.
+    await this.emitter.flush();
     await this.dispatcher.settled();
   }
 }

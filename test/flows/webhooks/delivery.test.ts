@@ -127,13 +127,13 @@ describe("webhook delivery", () => {
       t.clock.advance(12 * H);
       t.emit(`half-day-${++day}`);
       await t.gw.deps.webhooks.runDue();
-      expect(t.gw.deps.webhooks.get(a.id)?.enabled).toBe(true);
+      expect((await t.gw.deps.webhooks.get(a.id))?.enabled).toBe(true);
     }
     expect(other.received).toHaveLength(0);
     t.clock.set(t0 + 5 * D);
     t.emit("day5");
     await t.gw.deps.webhooks.runDue();
-    expect(t.gw.deps.webhooks.get(a.id)).toMatchObject({ enabled: false, disabled_reason: "failing" });
+    expect(await t.gw.deps.webhooks.get(a.id)).toMatchObject({ enabled: false, disabled_reason: "failing" });
     expect(t.queued(a.id)).toEqual([]);
     const [note] = await other.waitFor(1);
     expect(envelope(note?.body ?? "{}").data).toMatchObject({ endpoint_id: a.id, reason: "failing", failing_since: new Date(t0).toISOString().replace("Z", "+00:00") });

@@ -57,7 +57,7 @@ describe("webhook queue across a restart", () => {
       expect(redelivered?.headers["webhook-id"]).toBe(event?.id ?? "");
       expect(r.verify(secret, redelivered)).toEqual(JSON.parse(r.received[0]?.body ?? "null"));
       await second.deps.webhooks.runDue();
-      const page = second.deps.webhooks.deliveries(String(created.id), {});
+      const page = await second.deps.webhooks.deliveries(String(created.id), {});
       expect(page.data.map((d) => [d.attempt, d.status_code])).toEqual([[2, 200], [1, 503]]);
     } finally {
       await second.stop();
