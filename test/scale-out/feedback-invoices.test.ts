@@ -87,7 +87,7 @@ describe("feedback", () => {
 describe("invoices", () => {
   test("an invoice on instance 2 lists the charges made on instances 0 and 1 and a credit added on 1; every instance answers the same", async () => {
     const { project, key } = await projectWithKey("invoiced");
-    await json(await m.admin("POST", `/projects/${project}/credits`, { amount: 25 }, undefined, 1), 200);
+    await json(await m.admin("POST", `/projects/${project}/credits`, { amount: 25 }, 1), 200);
     for (let r = 0; r < 6; r++) await served(m.instances[r % 2]!, key);
     const invoices = await Promise.all(m.instances.map(async (_, i) =>
       json<{ object: string; data: Array<{ month: string; lines: Array<{ model: string; requests: number; charge: number }>; credits: { count: number; amount: number }; totals: { requests: number; charge: number } }> }>(
