@@ -5,7 +5,9 @@ import { Elysia } from "elysia";
 import { recordAudit } from "../audit/audit-log.ts";
 import { invalidRequest } from "../errors/gw-error.ts";
 import { cacheSeries } from "../observability/dashboard-series.ts";
+import { invalidateAnswers } from "../pipeline/cache-store.ts";
 import type { Deps } from "../pipeline/deps.ts";
+import { notShared } from "./not-shared.ts";
 import { parseCacheInvalidate, type Invalidation } from "../schema/cache-invalidate.ts";
 import { parseMetricsQuery } from "../schema/metrics.ts";
 import { readBodyText } from "../schema/validate.ts";
@@ -23,7 +25,8 @@ export const cacheRoutes = (deps: Deps, prefix: string) => {
   const reads = viewReads(deps.db);
 
   async function invalidate(what: Invalidation, c: { viewer: Viewer; projectId: string; request: Request; server: unknown }) {
-    const deleted = await deps.answers.invalidate(c.projectId, what);
+    // Multi-instance: Redis's answers, as POST /v1/cache/invalidate (docs/scale-out.md).
+    const deleted = await invalidateAnswers(deps, c.projectId, what);
     const all = "all" in what;
     // Counts only: tags are the caller's labels and may say what the answers were about.
     deps.logger.info({ project_id: c.projectId, all, tags: all ? 0 : what.tags.length, deleted }, "response cache invalidated (dashboard)");
@@ -39,6 +42,8 @@ export const cacheRoutes = (deps: Deps, prefix: string) => {
     .get(
       "/cache",
       async ({ query, projectId }) => {
+        // Multi-instance: footprint, hit series and miss reasons are one instance's SQLite; not yet shared.
+        if (deps.shared) throw notShared("The dashboard's cache statistics");
         const period = parseMetricsQuery(query);
         if (deps.logWriter.pending > 0) await deps.logWriter.drainWithin(READ_DRAIN_LIMIT_MS);
         // Entries still queued for SQLite are written first, so the counts include them.

@@ -2,7 +2,13 @@
 // streamed one page per pull, so a long export never holds the event loop and other calls interleave.
 import { logEntry } from "../observability/request-log-view.ts";
 import type { ExportFormat, LogFilters } from "../schema/dashboard-requests.ts";
-import type { RequestRecord, RequestsRepo } from "../store/repos/requests.ts";
+import type { RequestRecord } from "../store/repos/requests.ts";
+
+/** A filtered page of the log: SQLite's requests repo, or PostgreSQL's (requests-routes.ts logPages). */
+export interface LogPages {
+  page(projectId: string, f: LogFilters): LogPageResult | Promise<LogPageResult>;
+}
+export interface LogPageResult { rows: RequestRecord[]; hasMore: boolean; nextCursor: string | null }
 
 export const EXPORT_MAX_ROWS = 100_000;
 /** Rows read per pull: large enough to keep the per-call overhead low, small enough to stay quick. */
@@ -37,7 +43,7 @@ const ndjsonRow = (r: RequestRecord): string => `${JSON.stringify(logEntry(r))}\
 /** The export's body: a header row for CSV, then page after page until the filtered rows or
  * `maxRows` run out. The first page is read when the stream is first pulled. */
 export function exportStream(
-  repo: Pick<RequestsRepo, "page">, projectId: string, filters: LogFilters, format: ExportFormat,
+  repo: LogPages, projectId: string, filters: LogFilters, format: ExportFormat,
   { maxRows = EXPORT_MAX_ROWS, pageSize = EXPORT_PAGE } = {},
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -54,7 +60,7 @@ export function exportStream(
         let text = header ? `${CSV_COLUMNS.join(",")}\r\n` : "";
         header = false;
         const limit = Math.min(pageSize, maxRows - sent);
-        const page = repo.page(projectId, { ...filters, limit, after });
+        const page = await repo.page(projectId, { ...filters, limit, after });
         for (const r of page.rows) text += encode(r);
         sent += page.rows.length;
         after = page.nextCursor ?? undefined;

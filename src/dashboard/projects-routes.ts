@@ -3,7 +3,7 @@
 // each write audited as the admin API audits it and followed by the same cache clearing.
 import { Elysia } from "elysia";
 import { assertCidrs } from "../admin/cidrs.ts";
-import { addCredits } from "../admin/billing.ts";
+import { addCredits, withBalances } from "../admin/billing.ts";
 import { createProject, projectView, splitNullPolicyKeys, updateProject } from "../admin/projects.ts";
 import { adminAuditOf } from "../audit/admin-actions.ts";
 import { recordAudit } from "../audit/audit-log.ts";
@@ -15,6 +15,7 @@ import type { Deps } from "../pipeline/deps.ts";
 import { CreateKeyBody, CreateProjectBody, CreditsBody, UpdateProjectBody } from "../schema/admin.ts";
 import { compileValidator, parseJsonObject, readBodyText } from "../schema/validate.ts";
 import type { Project } from "../store/repos/projects.ts";
+import { notShared } from "./not-shared.ts";
 import { actorOf, dashboardSession, sourceIpOf } from "./session-plugin.ts";
 import type { Viewer } from "./viewer.ts";
 
@@ -35,9 +36,13 @@ export const projectsRoutes = (deps: Deps, prefix: string) => {
     if (!project) throw new GwError("not_found", `No project '${id}'.`, { param: "id" });
     return project;
   };
-  const summary = (p: Project) => ({
-    id: p.id, name: p.name, plan: p.plan, billing_mode: p.billingMode, balance: toUsd(deps.billing.balance(p.id)), created_at: iso(p.createdAt),
+  const summary = (p: Project, balance: number) => ({
+    id: p.id, name: p.name, plan: p.plan, billing_mode: p.billingMode, balance: toUsd(balance), created_at: iso(p.createdAt),
   });
+  /** Multi-instance: details and changes still go through the admin API of any instance. */
+  const sharedNotYet = () => {
+    if (deps.shared) throw notShared("Project details and changes in the dashboard");
+  };
 
   /** Budgets of the policy with what this day and month have spent (USD), or null without budgets. */
   function usageOf(p: Project) {
@@ -61,6 +66,7 @@ export const projectsRoutes = (deps: Deps, prefix: string) => {
   async function write<T>(c: WriteContext, method: string, route: string, act: (body: Record<string, unknown> | null) => T): Promise<T> {
     const entry = (body: Record<string, unknown> | null, response: unknown) => adminAuditOf({ method, route, params: c.params ?? {}, body, response });
     const common = { actor: actorOf(c.viewer), sourceIp: sourceIpOf(c.request, c.server, deps) };
+    sharedNotYet();
     let body: Record<string, unknown> | null = null;
     try {
       if (method !== "DELETE") body = parseJsonObject(await readBodyText(c.request));
@@ -83,9 +89,13 @@ export const projectsRoutes = (deps: Deps, prefix: string) => {
     .use(dashboardSession(deps))
     .get("/projects", ({ viewer, projectId }) => {
       const projects = viewer.role === "operator" ? deps.repos.projects.list() : [deps.repos.projects.get(projectId)].filter((p): p is Project => p !== null);
-      return { object: "list", data: projects.map(summary) };
+      // Multi-instance: balances are PostgreSQL's (the admin API's project list reads them the same way).
+      return withBalances(deps.billing, deps.shared?.money ?? null, projects.map((p) => p.id), (balances) => ({
+        object: "list", data: projects.map((p, i) => summary(p, balances[i] ?? 0)),
+      }));
     }, { dash: true })
     .get("/projects/:id", ({ params }) => {
+      sharedNotYet();
       const p = projectOr404(params.id);
       return {
         project: projectView(p, deps.billing.balance(p.id)),

@@ -155,11 +155,6 @@ describe("features not shared yet", () => {
   test("answer 503 service_unavailable naming docs/scale-out.md; health and the shared routes still answer", async () => {
     const i = instances[1]!;
     const refused: Array<[string, Promise<Response>]> = [
-      ["dashboard page", fetch(`${i.origin}/`)],
-      ["dashboard requests page", fetch(`${i.origin}/requests`)],
-      ["dashboard asset", fetch(`${i.origin}/assets/app.js`)],
-      ["dashboard api", fetch(`${i.origin}/dashboard/api/session`)],
-      ["dashboard sign-in", fetch(`${i.origin}/dashboard/api/session`, { method: "POST", body: "{}" })],
       ["status page", fetch(`${i.origin}/status`)],
       ["status json", fetch(`${i.origin}/status.json`)],
       ["feedback", post(`${i.server.url}/requests/req_x/feedback`, key, { rating: 1 })],

@@ -67,8 +67,6 @@ test("unshared features answer 503 service_unavailable naming docs/scale-out.md;
   const { project, key } = await projectWithKey("gated");
   const i = m.instances[2]!;
   const refused = [
-    await fetch(`${i.origin}/`),
-    await fetch(`${i.origin}/dashboard/api/session`),
     await fetch(`${i.origin}/status.json`),
     await post(`${i.url}/requests/req_x/feedback`, key, { rating: 1 }),
     await m.admin("GET", `/projects/${project}/alert-rules`, undefined, 2),
