@@ -65,10 +65,9 @@ import { SharedEventSink } from "./monitoring/webhooks/shared-emit.ts";
 import { WebhookEmitter } from "./monitoring/webhooks/emitter.ts";
 import { Webhooks } from "./monitoring/webhooks/webhooks.ts";
 import { StatusPage, statusPageUrl } from "./monitoring/status/status-page.ts";
-import { statusPostsRepo } from "./store/repos/status-posts.ts";
-import { statusRollupsRepo } from "./store/repos/status-rollups.ts";
+import { statusSources } from "./monitoring/status/sources.ts";
 import { EventSources } from "./monitoring/events/event-sources.ts";
-import { buildAlertRules } from "./monitoring/alerts/build-alerts.ts";
+import { buildAlertRules, buildSharedAlertRules, monitoringLeaderJobs } from "./monitoring/alerts/build-alerts.ts";
 import { stopServices } from "./lib/service.ts";
 import { storageServices, type Unwritten } from "./services.ts";
 import type { SharedState } from "./store/shared.ts";
@@ -209,8 +208,10 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const rateLimits = options.shared ? sharedRateLimiter(config, options.shared, clock, logger) : new RateLimiter({ now: () => clock.now() });
   requestListeners.push(rateLimits.listener);
   const webhooks = new Webhooks(pgWebhooks ?? sqliteWebhookStores(db), { emitter: events, secrets, clock, allowLoopback: config.webhookAllowLoopback, onError: (err, what) => logger.error({ err }, what) });
-  const alerts = buildAlertRules(db, { billing, project: (id) => repos.projects.get(id), providers: () => providers.enabled(), emit: events.emit, clock, intervalMs: config.monitorIntervalMs, requestListeners, onError: (err, context) => logger.error({ err }, context) });
-  const statusPage = new StatusPage({ rollups: statusRollupsRepo(db), posts: statusPostsRepo(db), clock, providers: () => providers.enabled(), builtInIncidents: (since) => alerts.builtInIncidents(since), page: { name: "gw", url: statusPageUrl(config.host, config.port, config.publicUrl) } });
+  const alertInputs = { billing, project: (id: string) => repos.projects.get(id), providers: () => providers.enabled(), emit: events.emit, clock, intervalMs: config.monitorIntervalMs, requestListeners, onError: (err: unknown, context: string) => logger.error({ err }, context) };
+  const alerts = options.shared ? buildSharedAlertRules(options.shared, alertInputs) : buildAlertRules(db, alertInputs);
+  options.shared?.leaderJobs.push(...monitoringLeaderJobs(alerts, config.monitorIntervalMs));
+  const statusPage = new StatusPage({ ...statusSources(db, options.shared ?? null), clock, providers: () => providers.enabled(), builtInIncidents: (since) => alerts.builtInIncidents(since), page: { name: "gw", url: statusPageUrl(config.host, config.port, config.publicUrl) } });
   return {
     config,
     shared: options.shared ?? null,

@@ -13,9 +13,11 @@ export const alertRulesRoutes = (deps: Deps, prefix: string) =>
   new Elysia({ name: "gw-dashboard-alert-rules", prefix })
     .use(dashboardSession(deps))
     .get("/monitoring/alert-rules", ({ projectId }) => deps.alerts.list(projectId), { dash: { scope: "requests" } })
-    .get("/monitoring/incidents", ({ projectId }) => {
-      const open = deps.alerts.incidents(projectId, { status: "opened", limit: 100 }).data;
-      const recent = deps.alerts.incidents(projectId, { status: "resolved", limit: RECENT_INCIDENTS }).data;
+    .get("/monitoring/incidents", async ({ projectId }) => {
+      const [open, recent] = await Promise.all([
+        deps.alerts.incidents(projectId, { status: "opened", limit: 100 }).then((p) => p.data),
+        deps.alerts.incidents(projectId, { status: "resolved", limit: RECENT_INCIDENTS }).then((p) => p.data),
+      ]);
       return { object: "list", data: [...open, ...recent] };
     }, { dash: { scope: "requests" } })
     .post("/monitoring/alert-rules", ({ viewer, request, server, projectId, set }) =>
@@ -25,9 +27,9 @@ export const alertRulesRoutes = (deps: Deps, prefix: string) =>
         return rule;
       }), OPERATOR)
     // The service answers 404 for a missing id, inside the audited call (a failure is audited too).
-    .patch("/monitoring/alert-rules/:rule_id", ({ viewer, request, server, params }) =>
-      auditedWrite(deps, { viewer, request, server }, { method: "PATCH", route: "/alert-rules/:rule_id", params, projectId: deps.alerts.projectOf(params.rule_id) },
+    .patch("/monitoring/alert-rules/:rule_id", async ({ viewer, request, server, params }) =>
+      auditedWrite(deps, { viewer, request, server }, { method: "PATCH", route: "/alert-rules/:rule_id", params, projectId: await deps.alerts.ruleProject(params.rule_id) },
         (body) => deps.alerts.update(params.rule_id, body)), OPERATOR)
-    .delete("/monitoring/alert-rules/:rule_id", ({ viewer, request, server, params }) =>
-      auditedWrite(deps, { viewer, request, server }, { method: "DELETE", route: "/alert-rules/:rule_id", params, projectId: deps.alerts.projectOf(params.rule_id) },
+    .delete("/monitoring/alert-rules/:rule_id", async ({ viewer, request, server, params }) =>
+      auditedWrite(deps, { viewer, request, server }, { method: "DELETE", route: "/alert-rules/:rule_id", params, projectId: await deps.alerts.ruleProject(params.rule_id) },
         () => deps.alerts.remove(params.rule_id)), OPERATOR);

@@ -15,22 +15,22 @@ export const statusAdminRoutes = (deps: Deps, prefix: string) =>
       return deps.statusPage.posts({ limit: Number.isFinite(limit) ? limit : undefined, after: query.after || undefined });
     }, { dash: { operator: true } })
     .post("/monitoring/status/incidents", ({ viewer, request, server, set }) =>
-      auditedWrite(deps, { viewer, request, server }, { method: "POST", route: "/status/incidents", params: {}, projectId: null, status: 201 }, (body) => {
-        const post = deps.statusPage.createIncident(body);
+      auditedWrite(deps, { viewer, request, server }, { method: "POST", route: "/status/incidents", params: {}, projectId: null, status: 201 }, async (body) => {
+        const post = await deps.statusPage.createIncident(body);
         set.status = 201;
         return post;
       }), OPERATOR)
     .post("/monitoring/status/maintenances", ({ viewer, request, server, set }) =>
-      auditedWrite(deps, { viewer, request, server }, { method: "POST", route: "/status/maintenances", params: {}, projectId: null, status: 201 }, (body) => {
-        const post = deps.statusPage.createMaintenance(body);
+      auditedWrite(deps, { viewer, request, server }, { method: "POST", route: "/status/maintenances", params: {}, projectId: null, status: 201 }, async (body) => {
+        const post = await deps.statusPage.createMaintenance(body);
         set.status = 201;
         return post;
       }), OPERATOR)
     .patch("/monitoring/status/posts/:post_id", ({ viewer, request, server, params }) =>
       auditedWrite(deps, { viewer, request, server }, { method: "PATCH", route: "/status/posts/:post_id", params, projectId: null }, (body) => deps.statusPage.updatePost(params.post_id, body)), OPERATOR)
     .post("/monitoring/status/posts/:post_id/updates", ({ viewer, request, server, params, set }) =>
-      auditedWrite(deps, { viewer, request, server }, { method: "POST", route: "/status/posts/:post_id/updates", params, projectId: null, status: 201 }, (body) => {
-        const post = deps.statusPage.addUpdate(params.post_id, body);
+      auditedWrite(deps, { viewer, request, server }, { method: "POST", route: "/status/posts/:post_id/updates", params, projectId: null, status: 201 }, async (body) => {
+        const post = await deps.statusPage.addUpdate(params.post_id, body);
         set.status = 201;
         return post;
       }), OPERATOR)

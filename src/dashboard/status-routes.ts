@@ -21,8 +21,8 @@ const answer = (set: Set, type: string, body: string): string => {
 
 export const statusRoutes = (deps: Deps) =>
   new Elysia({ name: "gw-status-page" })
-    .get("/status", ({ set }) => answer(set, "text/html; charset=utf-8", deps.statusPage.html()))
-    .get("/status.json", ({ set }) => answer(set, "application/json", deps.statusPage.json()))
+    .get("/status", async ({ set }) => answer(set, "text/html; charset=utf-8", await deps.statusPage.html()))
+    .get("/status.json", async ({ set }) => answer(set, "application/json", await deps.statusPage.json()))
     .get("/status.css", ({ set }) => {
       answer(set, "text/css; charset=utf-8", STATUS_CSS);
       set.headers["cache-control"] = "public, max-age=3600";

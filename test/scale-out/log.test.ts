@@ -69,7 +69,6 @@ test("unshared features answer 503 service_unavailable naming docs/scale-out.md;
   const refused = [
     await fetch(`${i.origin}/status.json`),
     await post(`${i.url}/requests/req_x/feedback`, key, { rating: 1 }),
-    await m.admin("GET", `/projects/${project}/alert-rules`, undefined, 2),
     await m.admin("GET", `/projects/${project}/invoices`, undefined, 2),
   ];
   for (const res of refused) {

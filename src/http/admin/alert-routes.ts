@@ -4,7 +4,6 @@ import { Elysia } from "elysia";
 import { GwError } from "../../errors/gw-error.ts";
 import { incidentPageQuery } from "../../monitoring/alerts/alert-rules.ts";
 import type { Deps } from "../../pipeline/deps.ts";
-import { notShared } from "./not-shared.ts";
 import { parseJsonObject, readBodyText } from "../../schema/validate.ts";
 
 const readJson = async (request: Request) => parseJsonObject(await readBodyText(request));
@@ -14,17 +13,11 @@ export const alertRoutes = (deps: Deps) => {
     if (!deps.repos.projects.get(id)) throw new GwError("not_found", `No project '${id}'.`, { param: "id" });
     return id;
   };
-  const app = new Elysia();
-  if (deps.shared) {
-    // Multi-instance: rules and incidents are one instance's (docs/scale-out.md).
-    app.onBeforeHandle(() => {
-      throw notShared("Alert rules and incidents");
-    });
-  }
-  return app
+  // Multi-instance: deps.alerts reads and writes PostgreSQL (docs/scale-out.md).
+  return new Elysia()
     .post("/projects/:id/alert-rules", async ({ request, params, set }) => {
       const projectId = projectOr404(params.id);
-      const rule = deps.alerts.create(projectId, await readJson(request));
+      const rule = await deps.alerts.create(projectId, await readJson(request));
       set.status = 201;
       return rule;
     }, { parse: "none" })

@@ -3,7 +3,6 @@
 import { Elysia } from "elysia";
 import { invalidRequest } from "../../errors/gw-error.ts";
 import type { Deps } from "../../pipeline/deps.ts";
-import { notShared } from "./not-shared.ts";
 import { parseJsonObject, readBodyText } from "../../schema/validate.ts";
 
 const readJson = async (request: Request) => parseJsonObject(await readBodyText(request));
@@ -23,26 +22,22 @@ function pageQuery(params: URLSearchParams): { limit?: number; after?: string } 
 }
 
 export const statusAdminRoutes = (deps: Deps) => {
-  const app = new Elysia();
-  // Multi-instance: the status page's posts are one instance's (docs/scale-out.md).
-  if (deps.shared) app.onBeforeHandle(() => {
-    throw notShared("The status page");
-  });
-  return app
+  // Multi-instance: the posts are PostgreSQL's, so any instance edits them (docs/scale-out.md).
+  return new Elysia()
     .get("/status/posts", ({ request }) => deps.statusPage.posts(pageQuery(new URL(request.url).searchParams)))
     .post("/status/incidents", async ({ request, set }) => {
-      const post = deps.statusPage.createIncident(await readJson(request));
+      const post = await deps.statusPage.createIncident(await readJson(request));
       set.status = 201;
       return post;
     }, { parse: "none" })
     .post("/status/maintenances", async ({ request, set }) => {
-      const post = deps.statusPage.createMaintenance(await readJson(request));
+      const post = await deps.statusPage.createMaintenance(await readJson(request));
       set.status = 201;
       return post;
     }, { parse: "none" })
     .patch("/status/posts/:post_id", async ({ request, params }) => deps.statusPage.updatePost(params.post_id, await readJson(request)), { parse: "none" })
     .post("/status/posts/:post_id/updates", async ({ request, params, set }) => {
-      const post = deps.statusPage.addUpdate(params.post_id, await readJson(request));
+      const post = await deps.statusPage.addUpdate(params.post_id, await readJson(request));
       set.status = 201;
       return post;
     }, { parse: "none" })

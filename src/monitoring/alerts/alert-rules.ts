@@ -1,12 +1,15 @@
 // Alert rules and their incidents (docs/monitoring.md "Alert rules", "Incidents"): the admin API's
-// methods, and evaluate(), one pass over every enabled rule at clock.now(), run by a timer.
+// methods, and evaluate(), one pass over every enabled rule at clock.now(), run by a timer (or, with
+// several instances, by the leader over its transaction's stores: docs/scale-out.md).
 import { invalidRequest, GwError } from "../../errors/gw-error.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { sortableId } from "../../lib/ids.ts";
 import { emptyTotals, type RollupTotals } from "../../store/metrics-rollup.ts";
+import type { SqlValue } from "../../store/log-batch-codec.ts";
 import type { RequestRecord } from "../../store/request-record.ts";
-import type { AlertRulesRepo, StoredAlertRule } from "../../store/repos/alert-rules.ts";
-import type { IncidentRow, IncidentsRepo } from "../../store/repos/incidents.ts";
+import type { AlertRulesStore, StoredAlertRule } from "../../store/repos/alert-rules.ts";
+import type { IncidentRow, IncidentsStore } from "../../store/repos/incidents.ts";
+import type { BuiltInStateStore } from "../../store/postgres/alerts.ts";
 import type { EmitEvent } from "../webhooks/emitter.ts";
 import { metricValue, type BudgetUse } from "./metric-value.ts";
 import { ALERT_WINDOWS, parseAlertRule, patchAlertRule, ruleCheck, type AlertRule } from "./rule.ts";
@@ -17,200 +20,239 @@ import {
   type AlertRuleView, type BuiltInIncident, type IncidentView,
 } from "./views.ts";
 
+/** The stores one evaluation pass reads and writes: the instance's own, or the leader's transaction's. */
+export interface AlertPassStores {
+  rules: AlertRulesStore;
+  incidents: IncidentsStore;
+  /** Built-in rules' state kept outside this process (several instances); in memory without it. */
+  builtInStates?: BuiltInStateStore;
+}
+
+/** Scoped rules' totals: counted in memory from this instance's requests (one instance), or read
+ * from the shared request log (several). */
+export type ScopedSource =
+  | { kind: "listeners"; requestListeners: Array<(row: RequestRecord) => void>; recent: (projectId: string, from: number, limit: number) => SqlValue[][] }
+  | { kind: "query"; totals: (projectId: string, scope: AlertRule["scope"], from: number, to: number) => Promise<RollupTotals> };
+
 export interface AlertRulesOptions {
-  rules: AlertRulesRepo;
-  incidents: IncidentsRepo;
+  rules: AlertRulesStore;
+  incidents: IncidentsStore;
   /** A project's rollup totals of requests created in [from, to), minute-aligned. */
-  projectTotals: (projectId: string, from: number, to: number) => RollupTotals;
-  budgetUse: (projectId: string) => BudgetUse | null;
+  projectTotals: (projectId: string, from: number, to: number) => RollupTotals | Promise<RollupTotals>;
+  budgetUse: (projectId: string) => BudgetUse | null | Promise<BudgetUse | null>;
   emit: EmitEvent;
   clock: Clock;
   intervalMs: number;
-  /** The recorded-request listeners; scoped rules' counting joins them. */
-  requestListeners: Array<(row: RequestRecord) => void>;
+  scoped: ScopedSource;
   /** Extra passes run by evaluate() (the built-in provider rules). */
-  extraPasses?: Array<(now: number) => void>;
+  extraPasses?: Array<(now: number, stores: AlertPassStores) => Promise<void>>;
   onError: (err: unknown, context: string) => void;
+  /** A rule's project read synchronously (SQLite), for projectOf. */
+  projectOfNow?: (id: string) => string | null;
 }
 
 export const INCIDENT_PAGE_MAX = 100;
 /** Each rule is evaluated every interval and a scoped one keeps a day of minute totals in memory. */
 export const MAX_RULES_PER_PROJECT = 100;
 const INCIDENT_PAGE_DEFAULT = 50;
+const SEEN_MAX = 10_000;
 
 const hasScope = (rule: AlertRule): boolean => Object.keys(rule.scope).length > 0;
 
 export class AlertRules {
-  private readonly scoped: ScopedTotals;
+  /** In-memory counting of scoped rules (one instance); null when they are queried. */
+  private readonly scoped: ScopedTotals | null;
   /** Backfills this evaluation pass may still start (BACKFILLS_PER_PASS). */
   private backfillsLeft = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
+  private passing: Promise<void> | null = null;
+  /** Rule id -> project of rules read lately (projectOf). */
+  private readonly seen = new Map<string, string>();
 
   constructor(private readonly o: AlertRulesOptions) {
-    this.scoped = new ScopedTotals(o.rules.recentRequests);
-    o.requestListeners.push(this.scoped.listener);
+    if (o.scoped.kind === "listeners") {
+      this.scoped = new ScopedTotals(o.scoped.recent);
+      o.scoped.requestListeners.push(this.scoped.listener);
+    } else {
+      this.scoped = null;
+    }
   }
 
-  create(projectId: string, body: unknown): AlertRuleView {
+  async create(projectId: string, body: unknown): Promise<AlertRuleView> {
     const rule = parseAlertRule(body);
-    if (this.o.rules.list(projectId).length >= MAX_RULES_PER_PROJECT) {
+    if ((await this.o.rules.list(projectId)).length >= MAX_RULES_PER_PROJECT) {
       throw new GwError("conflict", `A project has at most ${MAX_RULES_PER_PROJECT} alert rules; delete one first.`, { param: "name" });
     }
     const now = this.o.clock.now();
     const id = `alr_${sortableId(now)}`;
-    this.o.rules.insert({ id, projectId, rule: JSON.stringify(rule), now });
-    if (hasScope(rule)) this.scoped.watch(id, projectId, rule, ALERT_WINDOWS[rule.window], now);
+    await this.o.rules.insert({ id, projectId, rule: JSON.stringify(rule), now });
+    if (hasScope(rule)) this.scoped?.watch(id, projectId, rule, ALERT_WINDOWS[rule.window], now);
     return this.view(id);
   }
 
-  list(projectId: string): { object: "list"; data: AlertRuleView[] } {
-    return { object: "list", data: this.o.rules.list(projectId).map(alertRuleView) };
+  async list(projectId: string): Promise<{ object: "list"; data: AlertRuleView[] }> {
+    return { object: "list", data: (await this.o.rules.list(projectId)).map(alertRuleView) };
   }
 
-  get(id: string): AlertRuleView | null {
-    const r = this.o.rules.get(id);
+  async get(id: string): Promise<AlertRuleView | null> {
+    const r = await this.o.rules.get(id);
     return r ? alertRuleView(r) : null;
   }
 
   /** The project of a rule, deleted or not (for the audit entry). */
-  projectOf(id: string): string | null {
+  ruleProject(id: string): Promise<string | null> {
     return this.o.rules.projectOf(id);
   }
 
+  /** The same, synchronously: the SQLite repo's answer, else a rule this instance has read lately
+   * (the admin audit hook runs after the handler, which read it). */
+  projectOf(id: string): string | null {
+    return this.o.projectOfNow?.(id) ?? this.seen.get(id) ?? null;
+  }
+
   /** A disabled rule resolves its open incident and starts over from normal when enabled again. */
-  update(id: string, body: unknown): AlertRuleView {
-    const stored = this.stored(id);
+  async update(id: string, body: unknown): Promise<AlertRuleView> {
+    const stored = await this.stored(id);
     const rule = patchAlertRule(ruleOf(stored), body);
     const now = this.o.clock.now();
     let state: AlertState | null = stateOf(stored);
     if (!rule.enabled) {
-      this.resolveOpen(stored, now);
+      await this.resolveOpen(stored, now);
       state = null;
     }
-    this.o.rules.update(id, JSON.stringify(rule), state && JSON.stringify(state), now);
-    if (hasScope(rule)) this.scoped.watch(id, stored.projectId, rule, ALERT_WINDOWS[rule.window], now);
-    else this.scoped.unwatch(id);
+    await this.o.rules.update(id, JSON.stringify(rule), state && JSON.stringify(state), now);
+    if (hasScope(rule)) this.scoped?.watch(id, stored.projectId, rule, ALERT_WINDOWS[rule.window], now);
+    else this.scoped?.unwatch(id);
     return this.view(id);
   }
 
   /** Deleting resolves the rule's open incident (receivers see it end). */
-  remove(id: string): { object: "alert_rule"; id: string; deleted: true } {
-    const stored = this.stored(id);
+  async remove(id: string): Promise<{ object: "alert_rule"; id: string; deleted: true }> {
+    const stored = await this.stored(id);
     const now = this.o.clock.now();
-    this.resolveOpen(stored, now);
-    this.o.rules.remove(id, now);
-    this.scoped.unwatch(id);
+    await this.resolveOpen(stored, now);
+    await this.o.rules.remove(id, now);
+    this.scoped?.unwatch(id);
     return { object: "alert_rule", id, deleted: true };
   }
 
-  incidents(projectId: string, q: { status?: "opened" | "resolved"; limit?: number; after?: string }) {
+  async incidents(projectId: string, q: { status?: "opened" | "resolved"; limit?: number; after?: string }) {
     const limit = q.limit ?? INCIDENT_PAGE_DEFAULT;
-    const rows = this.o.incidents.list({ projectId, status: q.status, after: q.after, limit: limit + 1 });
+    const rows = await this.o.incidents.list({ projectId, status: q.status, after: q.after, limit: limit + 1 });
     const data: IncidentView[] = rows.slice(0, limit).map(incidentView);
     const has_more = rows.length > limit;
     return { object: "list" as const, data, has_more, next_cursor: has_more ? data[data.length - 1]!.id : null };
   }
 
-  builtInIncidents(sinceMs: number): BuiltInIncident[] {
-    return this.o.incidents.builtInSince(sinceMs).map(builtInIncident);
+  async builtInIncidents(sinceMs: number): Promise<BuiltInIncident[]> {
+    return (await this.o.incidents.builtInSince(sinceMs)).map(builtInIncident);
   }
 
-  /** One pass at clock.now(): each enabled rule's metric over its window, stepped, stored; an
-   * opening or a resolution writes the incident and emits its event. One rule failing skips it. */
-  evaluate(): void {
-    const now = this.o.clock.now();
+  /** One pass at clock.now() (or `now`): each enabled rule's metric over its window, stepped, stored;
+   * an opening or a resolution writes the incident and emits its event. One rule failing skips it.
+   * `over`: the stores to read and write instead of this instance's (the leader's transaction). */
+  async evaluate(over?: AlertPassStores, at?: number): Promise<void> {
+    const now = at ?? this.o.clock.now();
+    const stores: AlertPassStores = over ?? { rules: this.o.rules, incidents: this.o.incidents };
     this.backfillsLeft = BACKFILLS_PER_PASS;
-    for (const stored of this.o.rules.all()) {
+    for (const stored of await stores.rules.all()) {
       try {
         const rule = ruleOf(stored);
-        if (rule.enabled) this.evaluateRule(stored, rule, now);
+        if (rule.enabled) await this.evaluateRule(stores, stored, rule, now);
       } catch (err) {
+        // A transaction's failed statement fails the rest of it: the leader's pass ends here.
+        if (over) throw err;
         this.o.onError(err, `alert rule ${stored.id} not evaluated`);
       }
     }
     for (const pass of this.o.extraPasses ?? []) {
       try {
-        pass(now);
+        await pass(now, stores);
       } catch (err) {
+        if (over) throw err;
         this.o.onError(err, "built-in alert rules not evaluated");
       }
     }
   }
 
   start(): void {
-    // Scoped rules start counting at the passes that follow, a few backfills a pass.
-    this.timer ??= setInterval(() => this.evaluate(), this.o.intervalMs);
+    // Scoped rules start counting at the passes that follow, a few backfills a pass. Passes never overlap.
+    this.timer ??= setInterval(() => {
+      this.passing ??= this.evaluate().catch((err) => this.o.onError(err, "alert rules not evaluated")).finally(() => (this.passing = null));
+    }, this.o.intervalMs);
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.passing;
   }
 
-  private evaluateRule(stored: StoredAlertRule, rule: AlertRule, now: number): void {
-    if (hasScope(rule) && !this.scoped.watching(stored.id)) {
+  private async evaluateRule(stores: AlertPassStores, stored: StoredAlertRule, rule: AlertRule, now: number): Promise<void> {
+    if (this.scoped && hasScope(rule) && !this.scoped.watching(stored.id)) {
       // Not counted yet (after a restart): its backfill waits for a pass with room, state untouched.
       if (this.backfillsLeft <= 0) return;
       this.backfillsLeft--;
       this.scoped.watch(stored.id, stored.projectId, rule, ALERT_WINDOWS[rule.window], now);
     }
-    const sample = this.sample(stored, rule, now);
+    const sample = await this.sample(stored, rule, now);
     const { state, transition } = step(stateOf(stored), sample, ruleCheck(rule), now);
-    this.o.rules.setState(stored.id, JSON.stringify(state));
+    // Only while the rule is as read: a PATCH meanwhile (another instance's) wins.
+    await stores.rules.setState(stored.id, JSON.stringify(state), stored.updatedAt);
     const values = { peak: state.peak_value, last: state.last_value };
     if (transition === "opened") {
-      const opened = this.o.incidents.open({
+      const opened = await stores.incidents.open({
         id: `inc_${sortableId(now)}`, projectId: stored.projectId, ruleId: stored.id, ruleName: rule.name, component: null,
         severity: rule.severity, metric: rule.metric, threshold: rule.threshold, window: rule.window, openedAt: now,
         peakValue: values.peak, lastValue: values.last,
       });
       if (opened) this.emit(stored.projectId, "incident.opened", opened, sample.value);
     } else if (transition === "resolved") {
-      const resolved = this.o.incidents.resolve(stored.id, now, values);
+      const resolved = await stores.incidents.resolve(stored.id, now, values);
       if (resolved) this.emit(stored.projectId, "incident.resolved", resolved, sample.value);
     } else if (state.status === "firing" || state.status === "recovering") {
-      this.o.incidents.setValues(stored.id, values);
+      await stores.incidents.setValues(stored.id, values);
     }
   }
 
   /** The metric over the rule's window ending at `now`; budget_used_pct is the period's spend, so
    * min_requests does not apply to it. */
-  private sample(stored: StoredAlertRule, rule: AlertRule, now: number): AlertSample {
+  private async sample(stored: StoredAlertRule, rule: AlertRule, now: number): Promise<AlertSample> {
     if (rule.metric === "budget_used_pct") {
-      return { value: metricValue(rule.metric, emptyTotals(), this.o.budgetUse(stored.projectId)), requests: Number.MAX_SAFE_INTEGER };
+      return { value: metricValue(rule.metric, emptyTotals(), await this.o.budgetUse(stored.projectId)), requests: Number.MAX_SAFE_INTEGER };
     }
-    const totals = this.totals(stored, rule, now);
+    const totals = await this.totals(stored, rule, now);
     return { value: metricValue(rule.metric, totals), requests: totals.requests };
   }
 
-  private totals(stored: StoredAlertRule, rule: AlertRule, now: number): RollupTotals {
-    const windowMs = ALERT_WINDOWS[rule.window];
-    if (!hasScope(rule)) {
-      const { from, to } = windowRange(now, windowMs);
-      return this.o.projectTotals(stored.projectId, from, to);
-    }
-    return this.scoped.totals(stored.id, now);
+  private async totals(stored: StoredAlertRule, rule: AlertRule, now: number): Promise<RollupTotals> {
+    const { from, to } = windowRange(now, ALERT_WINDOWS[rule.window]);
+    if (!hasScope(rule)) return this.o.projectTotals(stored.projectId, from, to);
+    if (this.scoped) return this.scoped.totals(stored.id, now);
+    return this.o.scoped.kind === "query" ? this.o.scoped.totals(stored.projectId, rule.scope, from, to) : emptyTotals();
   }
 
-  private resolveOpen(stored: StoredAlertRule, now: number): void {
+  private async resolveOpen(stored: StoredAlertRule, now: number): Promise<void> {
     const state = stateOf(stored);
-    const resolved = this.o.incidents.resolve(stored.id, now, { peak: state.peak_value, last: state.last_value });
+    const resolved = await this.o.incidents.resolve(stored.id, now, { peak: state.peak_value, last: state.last_value });
     if (resolved) this.emit(stored.projectId, "incident.resolved", resolved, state.last_value);
-    this.o.rules.setState(stored.id, JSON.stringify(initialAlertState()));
+    await this.o.rules.setState(stored.id, JSON.stringify(initialAlertState()));
   }
 
   private emit(projectId: string, type: "incident.opened" | "incident.resolved", i: IncidentRow, value: number | null): void {
     this.o.emit({ projectId, type, key: `${i.id}:${type === "incident.opened" ? "opened" : "resolved"}`, data: incidentEventData(i, value) });
   }
 
-  private stored(id: string): StoredAlertRule {
-    const r = this.o.rules.get(id);
+  private async stored(id: string): Promise<StoredAlertRule> {
+    const r = await this.o.rules.get(id);
     if (!r) throw new GwError("not_found", `No alert rule '${id}'.`, { param: "rule_id" });
+    if (this.seen.size >= SEEN_MAX) this.seen.clear();
+    this.seen.set(id, r.projectId);
     return r;
   }
 
-  private view(id: string): AlertRuleView {
-    return alertRuleView(this.stored(id));
+  private async view(id: string): Promise<AlertRuleView> {
+    return alertRuleView(await this.stored(id));
   }
 }
 

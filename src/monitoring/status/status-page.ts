@@ -1,12 +1,13 @@
 // deps.statusPage: the public status JSON and HTML built from the status rollups, the operator's posts
 // and built-in provider incidents, each kept for a few seconds so a burst costs one build; and the
-// operator's posts (docs/monitoring.md "Status page", "Status posts").
+// operator's posts (docs/monitoring.md "Status page", "Status posts"). The sources are SQLite's or,
+// with several instances, PostgreSQL's (docs/scale-out.md), so its methods are asynchronous.
 import { GwError } from "../../errors/gw-error.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { percentile } from "../../lib/histogram.ts";
 import { sortableId } from "../../lib/ids.ts";
-import type { StatusPostRow, StatusPostsRepo } from "../../store/repos/status-posts.ts";
-import type { StatusRollupsRepo } from "../../store/repos/status-rollups.ts";
+import type { StatusPostRow, StatusPostsStore } from "../../store/repos/status-posts.ts";
+import type { StatusRollupsSource } from "../../store/repos/status-rollups.ts";
 import type { Indicator } from "./health.ts";
 import { parseIncident, parseMaintenance, parseUpdate, patchPost, postView, type NewPost, type StatusPostView } from "./posts.ts";
 import { renderStatusHtml } from "./status-html.ts";
@@ -19,12 +20,12 @@ export interface BuiltInStatusIncident {
 }
 
 export interface StatusPageOptions {
-  rollups: StatusRollupsRepo;
-  posts: StatusPostsRepo;
+  rollups: StatusRollupsSource;
+  posts: StatusPostsStore;
   clock: Clock;
   /** Enabled provider ids, in the order shown. */
   providers: () => readonly string[];
-  builtInIncidents: (sinceMs: number) => BuiltInStatusIncident[];
+  builtInIncidents: (sinceMs: number) => Promise<BuiltInStatusIncident[]>;
   page: { name: string; url: string };
   /** How long a built answer is served again (default 5 s). */
   cacheMs?: number;
@@ -48,6 +49,8 @@ export const publicComponentId = (component: string): string => component.replac
 
 export class StatusPage {
   private cached: { at: number; input: StatusInput; json: string | null; html: string | null } | null = null;
+  /** A build under way: a burst of requests waits for the one build. */
+  private building: Promise<NonNullable<StatusPage["cached"]>> | null = null;
   private readonly slow = new Map<string, Slow>();
 
   constructor(private readonly o: StatusPageOptions) {}
@@ -57,45 +60,49 @@ export class StatusPage {
     return ["api", "routing", "cache", ...this.o.providers().map((p) => `provider-${p}`)];
   }
 
-  json(): string {
-    const c = this.current();
+  async json(): Promise<string> {
+    const c = await this.current();
     return (c.json ??= JSON.stringify(statusSummary(c.input, c.at)));
   }
 
-  html(): string {
-    const c = this.current();
+  async html(): Promise<string> {
+    const c = await this.current();
     return (c.html ??= renderStatusHtml(statusSummary(c.input, c.at), statusDaily(c.input, c.at)));
   }
 
-  private current() {
+  private async current(): Promise<NonNullable<StatusPage["cached"]>> {
     const now = this.o.clock.now();
     const ttl = this.o.cacheMs ?? 5000;
-    if (this.cached === null || now - this.cached.at >= ttl || now < this.cached.at) {
-      this.cached = { at: now, input: this.build(now), json: null, html: null };
-    }
-    return this.cached;
+    const c = this.cached;
+    if (c !== null && now - c.at < ttl && now >= c.at) return c;
+    this.building ??= this.build(now).then((input) => (this.cached = { at: now, input, json: null, html: null })).finally(() => (this.building = null));
+    return this.building;
   }
 
   /** The 7-day baseline and the finished days' counts barely move: read again every few minutes
    * and when the UTC day turns, so a build reads mostly the last 24 hours. */
-  private slowPart(rollup: string, now: number, end: number): Slow {
+  private async slowPart(rollup: string, now: number, end: number): Promise<Slow> {
     const today = utcDay(now);
     let slow = this.slow.get(rollup);
     if (!slow || slow.today !== today || now - slow.at >= SLOW_MS || now < slow.at) {
-      const baseline = this.o.rollups.totals(rollup, end - BASELINE_MS, end);
-      const pastDays = this.o.rollups.daily(rollup, DAYS, now).filter((d) => d.day < today);
+      const [baseline, days] = await Promise.all([this.o.rollups.totals(rollup, end - BASELINE_MS, end), this.o.rollups.daily(rollup, DAYS, now)]);
+      const pastDays = days.filter((d) => d.day < today);
       this.slow.set(rollup, (slow = { at: now, today, baselineP95: percentile(baseline.latency, 95), pastDays }));
     }
     return slow;
   }
 
-  private build(now: number): StatusInput {
+  private async build(now: number): Promise<StatusInput> {
     const end = now - (now % MINUTE) + MINUTE;
-    const components = ["api", "routing", "cache", ...this.o.providers().map((p) => `provider:${p}`)].map((rollup): StatusComponentInput => {
-      const recent = this.o.rollups.totals(rollup, end - RECENT_WINDOW_MS, end);
-      const day = this.o.rollups.totals(rollup, end - 86_400_000, end);
-      const slow = this.slowPart(rollup, now, end);
-      const daily = [...slow.pastDays, ...this.o.rollups.daily(rollup, 1, now)];
+    const rollups = ["api", "routing", "cache", ...this.o.providers().map((p) => `provider:${p}`)];
+    const components = await Promise.all(rollups.map(async (rollup): Promise<StatusComponentInput> => {
+      const [recent, day, slow, today] = await Promise.all([
+        this.o.rollups.totals(rollup, end - RECENT_WINDOW_MS, end),
+        this.o.rollups.totals(rollup, end - 86_400_000, end),
+        this.slowPart(rollup, now, end),
+        this.o.rollups.daily(rollup, 1, now),
+      ]);
+      const daily = [...slow.pastDays, ...today];
       const first = daily[0] ? Date.parse(`${daily[0].day}T00:00:00Z`) : now;
       const provider = rollup.startsWith("provider:") ? rollup.slice(9) : null;
       return {
@@ -107,14 +114,15 @@ export class StatusPage {
         last24h: { requests: day.requests, ok: day.ok },
         daily,
       };
-    });
-    const posts = this.o.posts.shown(now - RECENT_MS, now);
-    const updates = (p: StatusPostRow) => this.o.posts.updates(p.id).map((u) => ({ id: u.id, status: u.status as StatusUpdateInput["status"], body: u.body, createdAt: u.createdAt }));
+    }));
+    const posts = await this.o.posts.shown(now - RECENT_MS, now);
+    const [byPost, builtIn] = await Promise.all([this.o.posts.updatesOf(posts.map((p) => p.id)), this.o.builtInIncidents(now - RECENT_MS)]);
+    const updates = (p: StatusPostRow) => (byPost.get(p.id) ?? []).map((u) => ({ id: u.id, status: u.status as StatusUpdateInput["status"], body: u.body, createdAt: u.createdAt }));
     const incidents: StatusIncidentInput[] = posts.filter((p) => p.kind === "incident").map((p) => ({
       id: p.id, name: p.name, status: p.status as StatusIncidentInput["status"], impact: p.impact as Indicator, createdAt: p.createdAt,
       updatedAt: p.updatedAt, monitoringAt: p.monitoringAt, resolvedAt: p.resolvedAt, componentIds: p.components, updates: updates(p),
     }));
-    for (const b of this.o.builtInIncidents(now - RECENT_MS)) incidents.push(builtInInput(b));
+    for (const b of builtIn) incidents.push(builtInInput(b));
     const maintenances = posts.filter((p) => p.kind === "maintenance").map((p) => ({
       id: p.id, name: p.name, createdAt: p.createdAt, updatedAt: p.updatedAt, componentIds: p.components, updates: updates(p),
       scheduledFor: p.scheduledFor ?? p.createdAt, scheduledUntil: p.scheduledUntil ?? p.createdAt, completedAt: p.resolvedAt,
@@ -124,57 +132,60 @@ export class StatusPage {
 
   // Operator posts (admin API): each change drops the cached answers, so the page shows it at once.
 
-  posts(q: { limit?: number; after?: string }): { object: "list"; data: StatusPostView[]; has_more: boolean } {
+  async posts(q: { limit?: number; after?: string }): Promise<{ object: "list"; data: StatusPostView[]; has_more: boolean }> {
     const limit = Math.min(Math.max(q.limit ?? 20, 1), 100);
-    const rows = this.o.posts.page(limit + 1, q.after);
+    const rows = (await this.o.posts.page(limit + 1, q.after)).slice(0, limit + 1);
+    const shown = rows.slice(0, limit);
+    const byPost = await this.o.posts.updatesOf(shown.map((p) => p.id));
     const now = this.o.clock.now();
-    return { object: "list", data: rows.slice(0, limit).map((p) => postView(p, this.o.posts.updates(p.id), now)), has_more: rows.length > limit };
+    return { object: "list", data: shown.map((p) => postView(p, byPost.get(p.id) ?? [], now)), has_more: rows.length > limit };
   }
 
-  createIncident(body: unknown): StatusPostView {
+  createIncident(body: unknown): Promise<StatusPostView> {
     return this.create("spi", parseIncident(body, this.componentIds()));
   }
 
-  createMaintenance(body: unknown): StatusPostView {
+  createMaintenance(body: unknown): Promise<StatusPostView> {
     return this.create("spm", parseMaintenance(body, this.componentIds()));
   }
 
-  updatePost(id: string, body: unknown): StatusPostView {
+  async updatePost(id: string, body: unknown): Promise<StatusPostView> {
     const now = this.o.clock.now();
-    const post = patchPost(this.need(id), body, this.componentIds(), now);
-    this.o.posts.save(post, null);
+    const post = patchPost(await this.need(id), body, this.componentIds(), now);
+    await this.o.posts.save(post, null);
     return this.view(post, now);
   }
 
-  addUpdate(id: string, body: unknown): StatusPostView {
+  async addUpdate(id: string, body: unknown): Promise<StatusPostView> {
     const now = this.o.clock.now();
-    const u = parseUpdate(this.need(id), body, now);
-    this.o.posts.save(u.post, { id: `spu_${sortableId(now)}`, postId: id, status: u.status, body: u.body, createdAt: now });
+    const u = parseUpdate(await this.need(id), body, now);
+    await this.o.posts.save(u.post, { id: `spu_${sortableId(now)}`, postId: id, status: u.status, body: u.body, createdAt: now });
     return this.view(u.post, now);
   }
 
-  removePost(id: string): { object: string; id: string; deleted: true } {
-    const post = this.need(id);
-    this.o.posts.remove(id);
+  async removePost(id: string): Promise<{ object: string; id: string; deleted: true }> {
+    const post = await this.need(id);
+    await this.o.posts.remove(id);
     this.cached = null;
     return { object: post.kind === "incident" ? "status_incident" : "status_maintenance", id, deleted: true };
   }
 
-  private create(prefix: "spi" | "spm", p: NewPost): StatusPostView {
+  private async create(prefix: "spi" | "spm", p: NewPost): Promise<StatusPostView> {
     const now = this.o.clock.now();
     const post: StatusPostRow = { ...p.post, id: `${prefix}_${sortableId(now)}`, createdAt: now, updatedAt: now };
     const status = post.kind === "incident" ? post.status : "scheduled";
-    this.o.posts.create(post, { id: `spu_${sortableId(now)}`, postId: post.id, status, body: p.body, createdAt: now });
+    await this.o.posts.create(post, { id: `spu_${sortableId(now)}`, postId: post.id, status, body: p.body, createdAt: now });
     return this.view(post, now);
   }
 
-  private view(post: StatusPostRow, now: number): StatusPostView {
+  /** A change drops this instance's cached page; the others' show it within their cache's 5 s. */
+  private async view(post: StatusPostRow, now: number): Promise<StatusPostView> {
     this.cached = null;
-    return postView(post, this.o.posts.updates(post.id), now);
+    return postView(post, await this.o.posts.updates(post.id), now);
   }
 
-  private need(id: string): StatusPostRow {
-    const post = this.o.posts.get(id);
+  private async need(id: string): Promise<StatusPostRow> {
+    const post = await this.o.posts.get(id);
     if (!post) throw new GwError("not_found", `No status post with id '${id}'.`, { param: "post_id" });
     return post;
   }

@@ -1,9 +1,13 @@
 // Alert rules, incidents and built-in rules' state on PostgreSQL (docs/scale-out.md "Alerts, incidents
 // and the status page"): the SQLite repos' semantics, over the pool (bounded) or the leader's transaction.
 import type { SQL, TransactionSQL } from "bun";
+import { bucketOf } from "../../lib/histogram.ts";
+import { requestIdAt } from "../../lib/ids.ts";
+import { CALLER_SIDE_CATEGORIES, emptyTotals, type RollupTotals } from "../metrics-rollup.ts";
 import type { AlertRulesStore, StoredAlertRule } from "../repos/alert-rules.ts";
 import type { IncidentRow, IncidentsStore } from "../repos/incidents.ts";
 import { bounded, type Postgres } from "./connect.ts";
+import { NANO } from "./request-log.ts";
 
 /** Where the statements run: the pool, each call bounded, or a transaction (the leader's, bounded by its session). */
 export type PgTarget = { pg: Postgres } | { tx: TransactionSQL };
@@ -123,8 +127,45 @@ export function postgresBuiltInStates(target: PgTarget): BuiltInStateStore {
       if (states.size === 0) return;
       const rows = [...states].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([rule_id, state]) => ({ rule_id, state }));
       await q`INSERT INTO alert_builtin_state (rule_id, state, updated_at)
-        SELECT r.rule_id, r.state, ${now} FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(rule_id text, state text)
+        SELECT r.rule_id, r.state, ${now} FROM jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb) AS r(rule_id text, state text)
         ON CONFLICT (rule_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`;
     }),
   };
+}
+
+/** What a scoped rule names (docs/monitoring.md "Scoped rules"): model (asked for or answering), provider, task, tag. */
+export interface RuleScope { model?: string; provider?: string; task?: string; tag?: string }
+
+/** A scoped rule's totals over [from, to) read from every instance's request log: one pass over the
+ * project's rows of the window (its primary key, ids sorting by time), grouped by what the totals need. */
+export async function scopedTotalsIn(pg: Postgres, projectId: string, scope: RuleScope, from: number, to: number): Promise<RollupTotals> {
+  const rows: Array<{ cat: string | null; fb: boolean; hit: boolean; lat: number; ttft: number | null; n: string; input: string; output: string; cost: string; saved: string }> =
+    await bounded(pg, "scoped alert totals", () => pg.sql`SELECT error_category AS cat, fallbacks > 0 AS fb, cache IS NOT NULL AS hit,
+      latency_ms AS lat, ttft_ms AS ttft, count(*) AS n, sum(input_tokens) AS input, sum(output_tokens) AS output, sum(cost) AS cost, sum(saved) AS saved
+      FROM requests WHERE project_id = ${projectId} AND id >= ${requestIdAt(from)} AND created_at >= ${from} AND created_at < ${to}
+        AND (${scope.model ?? null}::text IS NULL OR requested_model = ${scope.model ?? null} OR selected_model = ${scope.model ?? null})
+        AND (${scope.provider ?? null}::text IS NULL OR provider = ${scope.provider ?? null})
+        AND (${scope.task ?? null}::text IS NULL OR task = ${scope.task ?? null})
+        AND (${scope.tag ?? null}::text IS NULL OR ${scope.tag ?? ""} = ANY(tags))
+      GROUP BY 1, 2, 3, 4, 5`);
+  const t = emptyTotals();
+  for (const r of rows) {
+    const n = Number(r.n);
+    const callerSide = r.cat !== null && CALLER_SIDE_CATEGORIES.has(r.cat);
+    t.requests += n;
+    if (r.cat !== null) {
+      t.failed += n;
+      if (callerSide) t.callerFailed += n;
+      t.errors[r.cat] = (t.errors[r.cat] ?? 0) + n;
+    }
+    if (r.fb) t.fallbacks += n;
+    if (r.hit) t.cacheHits += n;
+    t.inputTokens += Number(r.input);
+    t.outputTokens += Number(r.output);
+    t.cost += Number(r.cost) / NANO;
+    t.saved += Number(r.saved) / NANO;
+    if (!callerSide) t.latency[bucketOf(r.lat)]! += n;
+    if (r.ttft !== null) t.ttft[bucketOf(r.ttft)]! += n;
+  }
+  return t;
 }

@@ -148,7 +148,7 @@ export function statusRollupJob(everyMs: number): LeaderJob {
           .map((r) => ({ ...r, latency: Buffer.from(encodeHistogram(r.latency)).toString("base64") }));
         await tx`INSERT INTO status_rollups (bucket_ms, start_ms, component, requests, ok, latency)
           SELECT ${MINUTE_MS}, r.start_ms, r.component, r.requests, r.ok, decode(r.latency, 'base64')
-          FROM jsonb_to_recordset(${JSON.stringify(json)}::jsonb) AS r(start_ms bigint, component text, requests bigint, ok bigint, latency text)
+          FROM jsonb_to_recordset(${JSON.stringify(json)}::text::jsonb) AS r(start_ms bigint, component text, requests bigint, ok bigint, latency text)
           ON CONFLICT (component, bucket_ms, start_ms) DO UPDATE SET requests = excluded.requests, ok = excluded.ok, latency = excluded.latency`;
       }
       const settled = to - STATUS_LOOKBACK_MS;

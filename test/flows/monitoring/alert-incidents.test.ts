@@ -42,9 +42,9 @@ async function rule(p: Project, body: Json): Promise<Json> {
   return ok(await admin(gw, "POST", `/projects/${p.id}/alert-rules`, { ...base, ...body }), 201);
 }
 
-function evaluate(advanceMs = 0): void {
+async function evaluate(advanceMs = 0): Promise<void> {
   clock.advance(advanceMs);
-  gw.deps.alerts.evaluate();
+  await gw.deps.alerts.evaluate();
 }
 
 const events = (p: Project) =>
@@ -65,22 +65,22 @@ describe("alert rules on a fake clock", () => {
     const { secret } = await ok(await admin(gw, "POST", `/projects/${p.id}/webhooks`, { url: receiver.url }), 201);
     const r = await rule(p, { for: "2m", keep_firing_for: "1m" });
     await send(p, 6, true);
-    evaluate();
+    await evaluate();
     expect(await state(p, r.id)).toBe("pending");
-    evaluate(60_000);
+    await evaluate(60_000);
     await send(p, 2, true);
-    evaluate(60_000);
+    await evaluate(60_000);
     expect(await state(p, r.id)).toBe("firing");
-    evaluate(30_000);
+    await evaluate(30_000);
     expect(events(p).map((e) => e.type)).toEqual(["incident.opened"]);
     const [opened] = events(p);
     expect(opened!.data).toMatchObject({ rule_id: r.id, rule_name: "errors", severity: "critical", metric: "error_rate", value: 100, threshold: 50, window: "5m", resolved_at: null });
     await send(p, 10, false);
-    evaluate(30_000);
+    await evaluate(30_000);
     expect(await state(p, r.id)).toBe("recovering");
-    evaluate(60_000);
+    await evaluate(60_000);
     expect(await state(p, r.id)).toBe("normal");
-    evaluate(30_000);
+    await evaluate(30_000);
     const all = events(p);
     expect(all.map((e) => e.type)).toEqual(["incident.opened", "incident.resolved"]);
     expect(all[1]!.data.incident_id).toBe(opened!.data.incident_id);
@@ -99,12 +99,12 @@ describe("alert rules on a fake clock", () => {
     const p = project();
     const r = await rule(p, { for: "2m" });
     await send(p, 6, true);
-    evaluate();
+    await evaluate();
     expect(await state(p, r.id)).toBe("pending");
     await send(p, 10, false);
-    evaluate(30_000);
+    await evaluate(30_000);
     expect(await state(p, r.id)).toBe("normal");
-    evaluate(180_000);
+    await evaluate(180_000);
     expect(events(p)).toEqual([]);
     expect(await incidents(p)).toEqual([]);
   });
@@ -113,15 +113,15 @@ describe("alert rules on a fake clock", () => {
     const p = project();
     await rule(p, { for: "0s", keep_firing_for: "2m" });
     await send(p, 6, true);
-    evaluate();
+    await evaluate();
     await send(p, 7, false);
-    evaluate(30_000);
+    await evaluate(30_000);
     await send(p, 2, true);
-    evaluate(30_000);
+    await evaluate(30_000);
     await send(p, 3, false);
-    evaluate(30_000);
+    await evaluate(30_000);
     expect(events(p).map((e) => e.type)).toEqual(["incident.opened"]);
-    evaluate(120_000);
+    await evaluate(120_000);
     expect(events(p).map((e) => e.type)).toEqual(["incident.opened", "incident.resolved"]);
     expect(await incidents(p)).toHaveLength(1);
   });
@@ -130,8 +130,8 @@ describe("alert rules on a fake clock", () => {
     const p = project();
     const r = await rule(p, { for: "0s" });
     await send(p, 4, true);
-    evaluate();
-    evaluate(30_000);
+    await evaluate();
+    await evaluate(30_000);
     expect(await state(p, r.id)).toBe("normal");
     expect(events(p)).toEqual([]);
   });
@@ -142,7 +142,7 @@ describe("alert rules on a fake clock", () => {
     await send(p, 10, false);
     await rule(p, { name: "scoped", scope: { model: "gw-test:upstream_error" }, min_requests: 3 });
     const whole = await rule(p, { name: "whole", min_requests: 3 });
-    evaluate();
+    await evaluate();
     const opened = events(p);
     expect(opened.map((e) => [e.type, e.data.rule_name])).toEqual([["incident.opened", "scoped"]]);
     expect(opened[0]!.data.value).toBe(100);
@@ -153,7 +153,7 @@ describe("alert rules on a fake clock", () => {
     const p = project();
     const r = await rule(p, { for: "0s" });
     await send(p, 5, true);
-    evaluate();
+    await evaluate();
     await ok(await admin(gw, "DELETE", `/alert-rules/${r.id}`));
     expect(events(p).map((e) => e.type)).toEqual(["incident.opened", "incident.resolved"]);
     expect((await incidents(p))[0]).toMatchObject({ status: "resolved" });

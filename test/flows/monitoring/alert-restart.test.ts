@@ -41,7 +41,7 @@ describe("alert rules across a restart", () => {
       expect(res.status).toBe(502);
     }
     await s.deps.logWriter.drain();
-    s.deps.alerts.evaluate();
+    await s.deps.alerts.evaluate();
     expect(await states(s, projectId)).toEqual({ whole: "pending", scoped: "pending" });
     await s.stop();
 
@@ -49,7 +49,7 @@ describe("alert rules across a restart", () => {
     s = start();
     try {
       expect(await states(s, projectId)).toEqual({ whole: "pending", scoped: "pending" });
-      s.deps.alerts.evaluate();
+      await s.deps.alerts.evaluate();
       expect(await states(s, projectId)).toEqual({ whole: "firing", scoped: "firing" });
       expect(eventTypes(s, projectId)).toEqual(["incident.opened whole", "incident.opened scoped"]);
     } finally {
@@ -71,11 +71,11 @@ describe("alert rules across a restart", () => {
     s = start();
     try {
       // The data directory is shared with the test above: its scoped rule may take a slot too.
-      s.deps.alerts.evaluate();
+      await s.deps.alerts.evaluate();
       const first = Object.values(await states(s, projectId));
       expect(first.filter((state) => state === "firing").length).toBeGreaterThanOrEqual(1);
       expect(first.filter((state) => state === "normal").length).toBeGreaterThanOrEqual(1);
-      s.deps.alerts.evaluate();
+      await s.deps.alerts.evaluate();
       expect(await states(s, projectId)).toEqual({ s1: "firing", s2: "firing", s3: "firing" });
     } finally {
       await s.stop();

@@ -22,7 +22,7 @@ describe("budget_used_pct", () => {
     const projectId = project.id as string;
     const key = h.gw.key({ projectId, mode: "live", scopes: ["chat"] });
     await ok(await admin(h.gw, "POST", `/projects/${projectId}/alert-rules`, { name: "budget", metric: "budget_used_pct", op: "gt", threshold: 80, window: "1h", min_requests: 5 }), 201);
-    h.gw.deps.alerts.evaluate();
+    await h.gw.deps.alerts.evaluate();
     expect((await rules(projectId))[0]!.state).toBe("normal");
 
     const res = await post(`${h.gw.url}/chat/completions`, key, { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "spend" }] }, { "X-Gw-Cache": "off" });
@@ -31,9 +31,9 @@ describe("budget_used_pct", () => {
     await h.gw.drain();
     await h.gw.deps.billing.drain();
     clock.advance(30_000);
-    h.gw.deps.alerts.evaluate();
+    await h.gw.deps.alerts.evaluate();
     clock.advance(2 * 60_000);
-    h.gw.deps.alerts.evaluate();
+    await h.gw.deps.alerts.evaluate();
     expect((await rules(projectId))[0]!.state).toBe("firing");
     const events = h.gw.deps.db.query<{ body: string }, [string]>("SELECT body FROM webhook_events WHERE project_id = ? AND type = 'incident.opened'").all(projectId);
     expect(events).toHaveLength(1);

@@ -36,23 +36,23 @@ async function send(count: number, failing: boolean): Promise<void> {
 describe("built-in provider rules", () => {
   test("an outage of the provider opens one incident for its component and resolves it", async () => {
     await send(20, false);
-    h.gw.deps.alerts.evaluate();
-    expect(h.gw.deps.alerts.builtInIncidents(0)).toEqual([]);
+    await h.gw.deps.alerts.evaluate();
+    expect(await h.gw.deps.alerts.builtInIncidents(0)).toEqual([]);
 
     await send(20, true);
     clock.advance(30_000);
-    h.gw.deps.alerts.evaluate();
+    await h.gw.deps.alerts.evaluate();
     clock.advance(30_000);
-    h.gw.deps.alerts.evaluate();
-    const open = h.gw.deps.alerts.builtInIncidents(0);
+    await h.gw.deps.alerts.evaluate();
+    const open = await h.gw.deps.alerts.builtInIncidents(0);
     expect(open).toHaveLength(1);
     expect(open[0]).toMatchObject({ component: "provider-openai", rule_name: "openai availability", severity: "critical", metric: "availability", resolved_at: null });
 
     // The window slides past the failures: the provider answers again.
     clock.advance(7 * 60_000);
     await send(20, false);
-    h.gw.deps.alerts.evaluate();
-    const [after] = h.gw.deps.alerts.builtInIncidents(0);
+    await h.gw.deps.alerts.evaluate();
+    const [after] = await h.gw.deps.alerts.builtInIncidents(0);
     expect(after).toMatchObject({ id: open[0]!.id, resolved_at: clock.now() });
     const events = h.gw.deps.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM webhook_events WHERE type LIKE 'incident.%'").get();
     expect(events?.n).toBe(0);

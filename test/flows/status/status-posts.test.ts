@@ -38,7 +38,7 @@ describe("status posts in the admin API", () => {
     expect(done.status).toBe("resolved");
     expect(done.resolved_at).toBe(new Date(clock.now()).toISOString());
     expect((done.updates as Json[]).map((u) => u.status)).toEqual(["resolved", "monitoring", "investigating"]);
-    const page = JSON.parse(gw.deps.statusPage.json()) as { incidents: Json[]; gw: { recent_incidents: Json[] } };
+    const page = JSON.parse(await gw.deps.statusPage.json()) as { incidents: Json[]; gw: { recent_incidents: Json[] } };
     expect(page.incidents.map((x) => x.id)).not.toContain(p.id);
     expect(page.gw.recent_incidents.map((x) => x.id)).toContain(p.id);
   });

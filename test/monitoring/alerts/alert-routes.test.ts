@@ -67,7 +67,7 @@ describe("alert rule admin routes", () => {
     // Three incidents: each disable resolves the open one, each enable fires again at once.
     for (let i = 0; i < 3; i++) {
       clock.advance(1000);
-      gw.deps.alerts.evaluate();
+      await gw.deps.alerts.evaluate();
       if (i < 2) {
         await ok(await admin(gw, "PATCH", `/alert-rules/${rule.id}`, { enabled: false }));
         await ok(await admin(gw, "PATCH", `/alert-rules/${rule.id}`, { enabled: true }));

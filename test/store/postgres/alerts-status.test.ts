@@ -2,8 +2,11 @@
 // status.ts) on a real throwaway cluster; and the leader's status rollup job over logged requests.
 import { describe, expect, test } from "bun:test";
 import type { Postgres } from "../../../src/store/postgres/connect.ts";
-import { postgresAlertRules, postgresIncidents } from "../../../src/store/postgres/alerts.ts";
-import { postgresStatusPosts } from "../../../src/store/postgres/status.ts";
+import { percentile } from "../../../src/lib/histogram.ts";
+import { sortableId } from "../../../src/lib/ids.ts";
+import { postgresAlertRules, postgresIncidents, scopedTotalsIn } from "../../../src/store/postgres/alerts.ts";
+import { ensurePartitions } from "../../../src/store/postgres/partitions.ts";
+import { postgresStatusPosts, postgresStatusRollups, statusRollupJob } from "../../../src/store/postgres/status.ts";
 import { migratedPostgresForFile } from "../../helpers/migrated-postgres.ts";
 import { alertStoreContract } from "../contract/alert-store.contract.ts";
 import { statusPostsContract } from "../contract/status-posts.contract.ts";
@@ -17,4 +20,68 @@ statusPostsContract("postgres", async () => {
   await pg.sql`DELETE FROM status_updates`;
   await pg.sql`DELETE FROM status_posts`;
   return postgresStatusPosts({ pg });
+});
+
+interface Row { project: string; at: number; model?: string; provider?: string | null; category?: string | null; cache?: string | null; latency: number; test?: boolean; tags?: string[]; cost?: number }
+
+async function log(rows: Row[]): Promise<void> {
+  for (const r of rows) {
+    await pg.sql`INSERT INTO requests (id, project_id, trace_id, created_at, endpoint, requested_model, selected_model, provider, status, error_category,
+      cache, latency_ms, test, tags, cost, fallbacks)
+      VALUES (${`req_${sortableId(r.at)}`}, ${r.project}, ${"t"}, ${r.at}, ${"/v1/chat/completions"}, ${r.model ?? "openai/gpt-4o-mini"}, ${r.model ?? "openai/gpt-4o-mini"},
+        ${r.provider === undefined ? "openai" : r.provider}, ${r.category ? 502 : 200}, ${r.category ?? null}, ${r.cache ?? null}, ${r.latency}, ${r.test ?? false},
+        ${pg.sql.array(r.tags ?? [], "TEXT")}, ${r.cost ?? 0}, 0)`;
+  }
+}
+
+describe("status rollups and scoped totals from the shared request log", () => {
+  test("the leader's job counts every row once per component as single-node does, and a rerun changes nothing", async () => {
+    const now = Date.now();
+    await ensurePartitions(pg.sql, now, 1);
+    const minute = now - (now % 60_000);
+    const p = `prj_status_${process.pid}`;
+    await log([
+      { project: p, at: minute + 1, latency: 100 },
+      { project: p, at: minute + 2, latency: 200, category: "UPSTREAM_ERROR" },
+      { project: p, at: minute + 3, latency: 10, cache: "exact" },
+      // Caller-side: counts for no component.
+      { project: p, at: minute + 4, latency: 5, category: "VALIDATION_FAILED" },
+      // Test traffic: no provider component.
+      { project: p, at: minute + 5, latency: 50, test: true },
+    ]);
+    const job = statusRollupJob(4000);
+    const rollups = postgresStatusRollups({ pg });
+    const read = async (c: string) => {
+      const t = await rollups.totals(c, minute, minute + 60_000);
+      return { requests: t.requests, ok: t.ok };
+    };
+    for (let run = 0; run < 2; run++) {
+      await pg.sql.begin((tx) => job.run(tx, now));
+      expect(await read("api")).toEqual({ requests: 4, ok: 3 });
+      expect(await read("cache")).toEqual({ requests: 4, ok: 4 });
+      expect(await read("routing")).toEqual({ requests: 3, ok: 2 });
+      expect(await read("provider:openai")).toEqual({ requests: 2, ok: 1 });
+    }
+    expect(percentile((await rollups.totals("provider:openai", minute, minute + 60_000)).latency, 100)).toBeGreaterThanOrEqual(190);
+    const [today] = await rollups.daily("api", 1, now);
+    expect(today).toEqual({ day: new Date(now).toISOString().slice(0, 10), requests: 4, ok: 3 });
+  });
+
+  test("a scoped rule's totals: only its model, provider, task or tag, within the window", async () => {
+    const now = Date.now();
+    await ensurePartitions(pg.sql, now, 1);
+    const p = `prj_scoped_${process.pid}`;
+    await log([
+      { project: p, at: now - 1000, latency: 100, model: "anthropic/claude", provider: "anthropic", tags: ["blue"], cost: 2_000_000_000 },
+      { project: p, at: now - 900, latency: 100, model: "anthropic/claude", provider: "anthropic", category: "TIMEOUT" },
+      { project: p, at: now - 800, latency: 100, tags: ["blue"] },
+      { project: p, at: now - 10 * 60_000, latency: 100, model: "anthropic/claude", provider: "anthropic" },
+    ]);
+    const from = now - 5 * 60_000;
+    const claude = await scopedTotalsIn(pg, p, { model: "anthropic/claude" }, from, now + 60_000);
+    expect({ requests: claude.requests, failed: claude.failed, errors: claude.errors, cost: claude.cost }).toEqual({ requests: 2, failed: 1, errors: { TIMEOUT: 1 }, cost: 2 });
+    expect((await scopedTotalsIn(pg, p, { tag: "blue" }, from, now + 60_000)).requests).toBe(2);
+    expect((await scopedTotalsIn(pg, p, { provider: "openai" }, from, now + 60_000)).requests).toBe(1);
+    expect((await scopedTotalsIn(pg, p, { provider: "anthropic", tag: "blue" }, from, now + 60_000)).requests).toBe(1);
+  });
 });
