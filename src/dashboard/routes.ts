@@ -25,12 +25,9 @@ export const DASHBOARD_API_PREFIX = "/dashboard/api";
 /** Multi-instance: groups whose state is not shared between instances yet answer 503 on their paths
  * (docs/scale-out.md). One line per group: its owner deletes it once the group reads shared stores. */
 const NOT_SHARED_YET: Readonly<Record<string, { feature: string; paths: readonly string[] }>> = {
-  statusPage: { feature: "The status page", paths: ["/status", "/status.json", "/status.css"] },
   sso: { feature: "Single sign-on", paths: [`${DASHBOARD_API_PREFIX}/sso/*`] },
   monitoring: { feature: "The monitoring page", paths: [`${DASHBOARD_API_PREFIX}/monitoring`] },
   webhooks: { feature: "Webhooks", paths: [`${DASHBOARD_API_PREFIX}/monitoring/webhooks`, `${DASHBOARD_API_PREFIX}/monitoring/webhooks/*`, `${DASHBOARD_API_PREFIX}/monitoring/webhook-deliveries/*`] },
-  alertRules: { feature: "Alert rules and incidents", paths: [`${DASHBOARD_API_PREFIX}/monitoring/alert-rules`, `${DASHBOARD_API_PREFIX}/monitoring/alert-rules/*`, `${DASHBOARD_API_PREFIX}/monitoring/incidents`] },
-  statusAdmin: { feature: "Status posts", paths: [`${DASHBOARD_API_PREFIX}/monitoring/status/*`] },
 };
 
 /** The group itself, or in the multi-instance mode its 503s while its line is in NOT_SHARED_YET. */
