@@ -8,7 +8,7 @@ import type { TenantRows, TenantSnapshot } from "./postgres/tenant.ts";
 import type { TenantBus, TenantChange } from "./redis/bus.ts";
 import type { ApiKey } from "./repos/api-keys.ts";
 import type { TenantStores } from "./tenant-store.ts";
-import { mirrorStatements } from "./tenant-mirror-sql.ts";
+import { identity, mirrorStatements } from "./tenant-mirror-sql.ts";
 import { ProjectChanged, TenantWrite, tenantUnavailable, type MirroredRepos } from "./tenant-mirror-writes.ts";
 
 /** Marks a data directory whose tenant tables are a mirror (so replacing them loses nothing). */
@@ -42,6 +42,10 @@ export class TenantMirror {
   private reloading: Promise<void> | null = null;
   private reloadedAt = 0;
   private failing = false;
+  /** The reload applying a snapshot now (public reload() calls wait for it rather than interleave). */
+  private inFlight: Promise<void> | null = null;
+  /** While a snapshot is applied in slices: the rows mirrored one by one meanwhile, which it skips. */
+  private touched: Set<string> | null = null;
 
   constructor(
     readonly instanceId: string,
@@ -133,14 +137,51 @@ export class TenantMirror {
     await this.bus.unsubscribe().catch(() => {});
   }
 
-  /** Every row again from PostgreSQL, in one transaction there and one here. */
+  /** Every row again from PostgreSQL, in one transaction there and in slices here (one at a time). */
   async reload(): Promise<void> {
+    while (this.inFlight) await this.inFlight.catch(() => {});
+    const run = this.reloadOnce();
+    this.inFlight = run;
+    try {
+      await run;
+    } finally {
+      if (this.inFlight === run) this.inFlight = null;
+    }
+  }
+
+  private async reloadOnce(): Promise<void> {
     // A snapshot read while a row was mirrored may predate it: read again rather than undo it.
     for (let tries = 0; tries < 3 && !this.stopped; tries++) {
       const version = this.version;
       if (this.applied?.version === version && (await this.rows.digest()) === this.applied.digest) return;
       const snapshot = await this.rows.snapshot();
-      if (version === this.version && !this.stopped) return this.replace(snapshot);
+      if (version === this.version && !this.stopped) return this.replaceInSlices(snapshot);
+    }
+  }
+
+  /** The snapshot applied a slice (about 2 ms, one SQLite transaction) at a time, yielding to the
+   * event loop between them, so requests are served meanwhile. Revocations go in the first slices;
+   * caches are dropped after each slice that changed a row; rows mirrored one by one meanwhile
+   * (newer than the snapshot) are left alone. */
+  private async replaceInSlices(s: TenantSnapshot): Promise<void> {
+    const { db, sql } = this.attached();
+    const version = this.version;
+    const touched = new Set<string>();
+    this.touched = touched;
+    try {
+      const steps = sql.syncSlices(s, (id) => touched.has(id));
+      const step = db.transaction(() => steps.next());
+      for (;;) {
+        const r = step();
+        if (r.value > 0) this.changedRows();
+        if (r.done) break;
+        if (this.stopped) return void steps.return(0);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      // A row mirrored meanwhile moved the version: the next reload compares again.
+      this.applied = { digest: s.digest, version };
+    } finally {
+      this.touched = null;
     }
   }
 
@@ -148,9 +189,10 @@ export class TenantMirror {
   write(): TenantWrite {
     const repos = this.attached().repos;
     return new TenantWrite(repos, this.stores, this.rows, {
-      project: (p) => this.mirrorWith(() => this.attached().sql.project(p)),
-      key: (k) => this.mirrorWith(() => this.attached().sql.key(k)),
-      providerKey: (k, gone) => this.mirrorWith(() => (gone ? repos.providerKeys.delete(k.projectId, k.provider) : repos.providerKeys.put(k))),
+      project: (p) => this.mirrorWith(identity.project(p.id), () => this.attached().sql.project(p)),
+      key: (k) => this.mirrorWith(identity.key(k.id), () => this.attached().sql.key(k)),
+      providerKey: (k, gone) => this.mirrorWith(identity.providerKey(k.projectId, k.provider),
+        () => (gone ? repos.providerKeys.delete(k.projectId, k.provider) : repos.providerKeys.put(k))),
       published: (change) => this.bus.publish({ ...change, from: this.instanceId }).catch((err) =>
         this.onError(err, "tenant change not published: other instances see it with their periodic reload")),
     });
@@ -169,7 +211,7 @@ export class TenantMirror {
         return null;
       }
       if (!(await this.ensureProject(key.projectId))) return null;
-      this.mirrorWith(() => this.attached().sql.key(key), false);
+      this.mirrorWith(identity.key(key.id), () => this.attached().sql.key(key), false);
       return key;
     } catch (err) {
       throw tenantUnavailable(err);
@@ -190,7 +232,7 @@ export class TenantMirror {
       if (ids.project !== undefined) await this.ensureProject(ids.project, fresh);
       if (ids.key === undefined) return;
       const k = await this.rows.key(ids.key);
-      if (k && (await this.ensureProject(k.projectId))) this.mirrorWith(() => this.attached().sql.key(k));
+      if (k && (await this.ensureProject(k.projectId))) this.mirrorWith(identity.key(k.id), () => this.attached().sql.key(k));
     } catch (err) {
       throw tenantUnavailable(err);
     }
@@ -216,15 +258,15 @@ export class TenantMirror {
       const { sql, repos } = this.attached();
       if (change.kind === "project") {
         const p = await this.rows.project(change.id);
-        if (p) this.mirrorWith(() => sql.project(p));
+        if (p) this.mirrorWith(identity.project(p.id), () => sql.project(p));
       } else if (change.kind === "key") {
         const k = await this.rows.key(change.id);
         if (k && !(await this.ensureProject(k.projectId))) return;
-        this.mirrorWith(() => (k ? sql.key(k) : sql.dropKey(change.id)));
+        this.mirrorWith(identity.key(change.id), () => (k ? sql.key(k) : sql.dropKey(change.id)));
       } else {
         const k = await this.rows.providerKey(change.project, change.id);
         if (k && !(await this.ensureProject(k.projectId))) return;
-        this.mirrorWith(() => (k ? repos.providerKeys.put(k) : repos.providerKeys.delete(change.project, change.id)));
+        this.mirrorWith(identity.providerKey(change.project, change.id), () => (k ? repos.providerKeys.put(k) : repos.providerKeys.delete(change.project, change.id)));
       }
     } catch (err) {
       this.onError(err, "tenant change not applied: the next reload will");
@@ -238,26 +280,29 @@ export class TenantMirror {
   private async ensureProject(projectId: string, fresh = false): Promise<boolean> {
     if (!fresh && this.attached().repos.projects.get(projectId)) return true;
     const p = await this.rows.project(projectId);
-    if (p) this.mirrorWith(() => this.attached().sql.project(p), fresh);
+    if (p) this.mirrorWith(identity.project(p.id), () => this.attached().sql.project(p), fresh);
     return p !== null;
   }
 
-  /** Only rows that differ are written, so a reload that finds nothing new costs reads alone. */
+  /** At start, before anything is served: one transaction. Only rows that differ are written. */
   private replace(s: TenantSnapshot): void {
     const changed = this.attached().sql.sync(s);
     this.applied = { digest: s.digest, version: this.version };
-    if (changed === 0) return;
+    if (changed > 0) this.changedRows();
+  }
+
+  private changedRows(): void {
     this.unknown.clear();
     this.changed();
   }
 
-  /** `notify` false: a row only added (a key or project new here), which nothing cached can hold. */
-  private mirrorWith(change: () => unknown, notify = true): void {
+  /** One row (`id`: its identity in tenant-mirror-sql.ts) mirrored as PostgreSQL holds it now.
+   * `notify` false: a row only added (a key or project new here), which nothing cached can hold. */
+  private mirrorWith(id: string, change: () => unknown, notify = true): void {
     change();
+    this.touched?.add(id);
     this.version++;
-    if (!notify) return;
-    this.unknown.clear();
-    this.changed();
+    if (notify) this.changedRows();
   }
 
   private attached() {
