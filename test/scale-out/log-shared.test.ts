@@ -157,10 +157,8 @@ describe("features not shared yet", () => {
     const refused: Array<[string, Promise<Response>]> = [
       ["status page", fetch(`${i.origin}/status`)],
       ["status json", fetch(`${i.origin}/status.json`)],
-      ["feedback", post(`${i.server.url}/requests/req_x/feedback`, key, { rating: 1 })],
       ["sso", admin(i, "GET", `/projects/${projectId}/sso`)],
       ["sso put", admin(i, "PUT", `/projects/${projectId}/sso`)],
-      ["invoices", admin(i, "GET", `/projects/${projectId}/invoices`)],
     ];
     for (const [what, pending] of refused) {
       const res = await pending;

@@ -5,7 +5,8 @@ import { assertCidrs } from "../../admin/cidrs.ts";
 import { issuedKeyView, keyView } from "../../admin/keys.ts";
 import { createProject, parseProjectPatch, projectView, updateProject } from "../../admin/projects.ts";
 import { deleteProviderKey, putProviderKey } from "../../admin/provider-keys.ts";
-import { addCredits, addSharedCredits, listInvoices, withBalance, withBalances } from "../../admin/billing.ts";
+import { addCredits, addSharedCredits, listInvoices, listSharedInvoices, withBalance, withBalances } from "../../admin/billing.ts";
+import { postgresInvoiceLedger } from "../../store/postgres/invoices.ts";
 import { issueKey } from "../../auth/api-keys.ts";
 import { GwError } from "../../errors/gw-error.ts";
 import { CreateKeyBody, CreateProjectBody, CreditsBody, ProviderKeyBody } from "../../schema/admin.ts";
@@ -215,6 +216,8 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
     // Monthly invoices from the ledger (docs/billing.md); `?month=YYYY-MM` for one month.
     .get("/projects/:id/invoices", ({ params, query }) => {
       const project = projectOr404(deps, params.id);
+      // Multi-instance: every instance's charges are in PostgreSQL's ledger (docs/scale-out.md).
+      if (deps.shared) return listSharedInvoices(postgresInvoiceLedger(deps.shared.pg), project, typeof query.month === "string" ? query.month : undefined, deps.clock.now());
       deps.billing.writer.flush();
       return listInvoices(deps.repos.ledger, project, typeof query.month === "string" ? query.month : undefined, deps.clock.now());
     });
