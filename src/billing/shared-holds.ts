@@ -1,8 +1,10 @@
 // A request's money in the multi-instance mode (docs/scale-out.md "PostgreSQL"): the same hold,
 // charge and release as holds.ts, through the shared MoneyStore, so every instance draws on one
-// balance, one set of budgets and one plan allowance. Each step is one awaited transaction.
+// balance, one set of budgets and one plan allowance. A charge whose amount is certain rides its log row.
 import { GwError } from "../errors/gw-error.ts";
-import type { MoneyStore, PeriodKey, ReserveAsk } from "../store/money-store.ts";
+import type { QueuedCharge } from "../store/log-writer.ts";
+import type { MoneyStore, PeriodKey, ReserveAsk, SettleAsk } from "../store/money-store.ts";
+import type { CarriedSettle } from "../store/postgres/request-log.ts";
 import { budgetMessage, creditMessage, planLimitMessage, type Terms } from "./account.ts";
 import type { BillingState, Charge, HoldAsk } from "./holds.ts";
 import { chargeNano, formatUsd, toNano } from "./money.ts";
@@ -50,17 +52,60 @@ export async function holdShared(money: MoneyStore, state: BillingState, ask: Ho
   state.reserved = amount;
 }
 
-/** The answer's charge (0 on a cache hit) replaces the hold, committed before it resolves. With a
- * hold, the charge is cut to what the hold and the unreserved credit cover, as single-node does. */
-export async function settleShared(money: MoneyStore, projectId: string, state: BillingState, terms: Terms | null, c: Charge, now: number): Promise<void> {
+/** Charges handed to the record stage, as single-node's BillingState.queued. */
+const carried = new WeakMap<BillingState, QueuedCharge>();
+
+/** The charge meter left for the log row to carry (record stage), once. */
+export function takeCarried(state: BillingState | undefined): QueuedCharge | null {
+  const charge = state ? carried.get(state) : undefined;
+  if (!charge || !state) return null;
+  carried.delete(state);
+  return charge;
+}
+
+/** The answer's charge (0 on a cache hit) replaces the hold. With a hold, the charge is cut to what
+ * the hold and the unreserved credit cover, as single-node does. When no cut is possible (nothing
+ * charged, nothing checked, or within the hold: the credit always covers the hold), the charge rides
+ * the request's log row, committed in the row's call before the answer (docs/scale-out.md "Request
+ * log on the request path"); otherwise it is settled here, awaited. `onError`: a carried charge whose
+ * row was dropped is settled on its own, and a failure of that is told here. */
+export function settleShared(money: MoneyStore, projectId: string, state: BillingState, terms: Terms | null, c: Charge, now: number,
+  onError: (err: unknown) => void): void | Promise<void> {
   if (state.charge !== undefined) return;
   const charge = c.hit ? 0 : chargeNano(c.cost, c.byok);
   const hold = state.hold;
-  const settled = await money.settle({
+  const ask: SettleAsk = {
     projectId, requestId: c.requestId, charge, allowance: hold && terms ? allowanceOf(terms) : null,
     model: c.model, inputTokens: c.inputTokens, outputTokens: c.outputTokens, cost: toNano(c.cost), byok: c.byok,
     cacheSaved: c.hit ? toNano(c.saved) : undefined, periods: periodsOf(now), now,
-  });
+  };
+  if (charge === 0 || ask.allowance === null || (hold !== undefined && charge <= hold.amount)) {
+    if (hold) hold.open = false;
+    state.charge = charge;
+    carried.set(state, carriedCharge(money, ask, onError));
+    return;
+  }
+  return settleNow(money, state, ask);
+}
+
+/** The settle as a ledger entry of the log row: the row's call settles it (request-log.ts). */
+function carriedCharge(money: MoneyStore, ask: SettleAsk, onError: (err: unknown) => void): QueuedCharge {
+  const entry: CarriedSettle = {
+    projectId: ask.projectId, kind: ask.cacheSaved === undefined ? "charge" : "cache", amount: ask.charge, requestId: ask.requestId,
+    model: ask.model, inputTokens: ask.inputTokens, outputTokens: ask.outputTokens, cost: ask.cost, saved: ask.cacheSaved ?? 0,
+    byok: ask.byok, createdAt: ask.now, allowance: ask.allowance, periods: ask.periods ?? [],
+  };
+  return {
+    entries: [entry],
+    committed: () => {},
+    notCarried: () => void money.settle(ask).catch(onError),
+  };
+}
+
+async function settleNow(money: MoneyStore, state: BillingState, ask: SettleAsk): Promise<void> {
+  const hold = state.hold;
+  const charge = ask.charge;
+  const settled = await money.settle(ask);
   if (hold) hold.open = false;
   // Settled before (its hold released as stale by the leader): this request is not charged again.
   const charged = settled.ok ? settled.charged : 0;

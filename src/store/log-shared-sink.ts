@@ -1,11 +1,11 @@
 // The multi-instance mode's log sink (docs/scale-out.md "Request log and metrics"): batches go to
-// PostgreSQL's request log; no log worker, no maintenance (the leader's), no ledger rows (the
-// money store commits charges), and cache batches are written to this instance's SQLite directly.
-import { decodeLogBatch } from "./log-batch-codec.ts";
+// PostgreSQL's request log with the charges their rows carry (one call); no log worker, no maintenance
+// (the leader's), no other ledger rows, and cache batches are written to this instance's SQLite directly.
+import { decodeLogBatch, type PreparedRow } from "./log-batch-codec.ts";
 import type { RequestLogStore } from "./log-store.ts";
 import type { ThreadFallback, WorkerLogSink } from "./log-worker-sink.ts";
 import type { LogWriter } from "./log-writer.ts";
-import { postgresLogSink, stripLedger } from "./postgres/log-sink.ts";
+import { isCarriedSettle } from "./postgres/request-log.ts";
 
 export interface SharedSinkEvents {
   /** Ids of rows that break a constraint: dropped, so they cannot stall the log. */
@@ -15,10 +15,32 @@ export interface SharedSinkEvents {
   strayLedger(entries: number): void;
 }
 
+/** Takes every ledger entry but the carried charges off the rows; how many were taken. */
+function keepCarried(rows: PreparedRow[]): number {
+  let stray = 0;
+  for (const r of rows) {
+    if (r.ledger === undefined) continue;
+    const kept = r.ledger.filter(isCarriedSettle);
+    stray += r.ledger.length - kept.length;
+    if (kept.length > 0) r.ledger = kept;
+    else delete r.ledger;
+  }
+  return stray;
+}
+
+/** Decodes and writes one batch; a failure rejects, so the writer keeps the rows and retries them. */
+async function writeText(store: RequestLogStore, text: string, events: SharedSinkEvents): Promise<number> {
+  const rows = decodeLogBatch(text);
+  const stray = keepCarried(rows);
+  if (stray > 0) events.strayLedger(stray);
+  const rejected = await store.writeBatch(rows);
+  if (rejected.length > 0) events.rejected(rejected);
+  return rejected.length;
+}
+
 export function sharedLogSink(store: RequestLogStore, cache: ThreadFallback["cache"], events: SharedSinkEvents): WorkerLogSink {
-  const rows = postgresLogSink(store, events.rejected, events.strayLedger);
   return {
-    insertBatch: (batch) => rows.insertBatch(batch),
+    insertBatch: async (batch) => void (await writeText(store, batch, events)),
     writeCache: (writes, lastId) => cache(writes, lastId),
     writeLedger(entries) {
       if (entries.length > 0) events.strayLedger(entries.length);
@@ -39,12 +61,7 @@ export async function drainToShared(writer: LogWriter, store: RequestLogStore, m
   let lost = 0;
   if (rest.text) {
     try {
-      const rows = decodeLogBatch(rest.text);
-      const stray = stripLedger(rows);
-      if (stray > 0) events.strayLedger(stray);
-      const rejected = await store.writeBatch(rows);
-      if (rejected.length > 0) events.rejected(rejected);
-      lost = rejected.length;
+      lost = await writeText(store, rest.text, events);
       for (const c of rest.charges ?? []) c.committed();
     } catch (err) {
       events.lost(err, rest.rows);

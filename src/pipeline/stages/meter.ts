@@ -38,7 +38,8 @@ function noteAnomaly(state: RequestState, lines: string[]): void {
   (billing.anomaly ??= []).push(...lines);
 }
 
-/** A promise only in the multi-instance mode, where the charge commits in PostgreSQL before the answer. */
+/** A promise only in the multi-instance mode when the charge may be cut (settled in PostgreSQL before
+ * the answer); otherwise that mode's charge rides the log row (billing/shared-holds.ts). */
 export function meter(deps: Deps, state: RequestState): void | Promise<void> {
   const usage = state.usage ?? state.completion?.usage;
   if (!usage || !state.selected) return;
@@ -91,6 +92,10 @@ function settleBilling(deps: Deps, state: RequestState, model: string, counts: T
     requestId: state.requestId, model, cost: state.cost, saved: state.saved, byok: state.byok,
     hit: state.cache?.result === "hit", inputTokens: counts.promptTokens, outputTokens: counts.completionTokens,
   };
-  if (deps.shared) return settleShared(deps.shared.money, project.id, billing, billing.hold ? state.auth.rules.terms : null, charge, deps.clock.now());
+  if (deps.shared) {
+    const requestId = state.requestId;
+    return settleShared(deps.shared.money, project.id, billing, billing.hold ? state.auth.rules.terms : null, charge, deps.clock.now(),
+      (err) => deps.logger.error({ err, request_id: requestId }, "could not settle the request's charge (its log row was not written); the leader releases its hold by age"));
+  }
   settleCharge(deps.billing, project.id, billing, billing.hold ? state.auth.rules.terms : null, charge);
 }

@@ -8,7 +8,7 @@ import type { Deps } from "../deps.ts";
 import { errorTrace } from "../error-trace.ts";
 import type { DetectedTask, RequestState } from "../state.ts";
 import { billingTrace, releaseHold, takeQueuedCharge } from "../../billing/holds.ts";
-import { releaseShared } from "../../billing/shared-holds.ts";
+import { releaseShared, takeCarried } from "../../billing/shared-holds.ts";
 import { TraceReasons } from "../../store/trace-reasons.ts";
 
 /** What the analyser found, for the trace: flags and counts only, never the entities themselves
@@ -89,8 +89,9 @@ const isZeroRetention = (state: RequestState): boolean => state.auth.rules.reten
 
 /** Multi-instance: a promise of the row's commit (log-writer.ts group commit), which the answer awaits. */
 export function record(deps: Deps, state: RequestState): void | Promise<void> {
-  // The charge goes with the row, written in one transaction (docs/billing.md "The ledger").
-  let charge = takeQueuedCharge(state.billing);
+  // The charge goes with the row, written in one transaction (docs/billing.md "The ledger";
+  // multi-instance: one PostgreSQL call, docs/scale-out.md "Request log on the request path").
+  let charge = deps.shared ? takeCarried(state.billing) : takeQueuedCharge(state.billing);
   try {
     // A request that ends unmetered (failed, cancelled) gives its workflow reservation back.
     const reservation = state.workflowBudget?.reservation;

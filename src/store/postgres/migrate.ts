@@ -8,6 +8,7 @@ import m004 from "./migrations/004_rollup_counts.sql" with { type: "text" };
 import m005 from "./migrations/005_leader.sql" with { type: "text" };
 import m006 from "./migrations/006_money_functions.sql" with { type: "text" };
 import m007 from "./migrations/007_log_functions.sql" with { type: "text" };
+import m008 from "./migrations/008_log_settles.sql" with { type: "text" };
 import m009 from "./migrations/009_webhook_claims.sql" with { type: "text" };
 import m010 from "./migrations/010_alerts_status.sql" with { type: "text" };
 import m011 from "./migrations/011_feedback_sums.sql" with { type: "text" };
@@ -23,6 +24,7 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
   { version: 5, name: "005_leader", sql: m005 },
   { version: 6, name: "006_money_functions", sql: m006 },
   { version: 7, name: "007_log_functions", sql: m007 },
+  { version: 8, name: "008_log_settles", sql: m008 },
   { version: 9, name: "009_webhook_claims", sql: m009 },
   { version: 10, name: "010_alerts_status", sql: m010 },
   { version: 11, name: "011_feedback_sums", sql: m011 },

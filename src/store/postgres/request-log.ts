@@ -1,9 +1,11 @@
 // The request log on PostgreSQL (docs/scale-out.md "Request log and metrics"): a batch is one call of
-// gw_write_log (migration 007), one round trip and one transaction, into the days' partitions (made on
-// first use), skipping rows a retry already wrote; their traces and rollups are added in the same call.
+// gw_write_log (migration 007), or with the charges its rows carry gw_write_log_settled (008): one round
+// trip and one transaction, skipping rows a retry already wrote, with their traces and rollups.
 import { parseStored, type JsonObject } from "../../lib/json.ts";
 import { COLUMNS, type PreparedRow, type SqlValue } from "../log-batch-codec.ts";
 import type { LogQuery, RequestLogStore } from "../log-store.ts";
+import type { PeriodKey } from "../money-store.ts";
+import type { LedgerEntry } from "../repos/ledger-types.ts";
 import type { RequestRecord } from "../request-record.ts";
 import { decodeTrace } from "../trace-codec.ts";
 import { bounded, type Postgres } from "./connect.ts";
@@ -22,6 +24,52 @@ const CREATED = COLUMNS.indexOf("created_at");
 
 // Rows, traces and rollup counts as JSON text (jsonb takes no implicit cast from a text parameter).
 const WRITE = "SELECT gw_write_log($1::text::jsonb, $2::text::jsonb, $3::text::jsonb, $4::text::jsonb, $5::bigint) AS n";
+const WRITE_SETTLED = "SELECT gw_write_log_settled($1::text::jsonb, $2::text::jsonb, $3::text::jsonb, $4::text::jsonb, $5::bigint, $6::text::jsonb) AS odd";
+
+/** A request's charge carried by its log row (multi-instance, billing/shared-holds.ts): settled in
+ * the row's call as gw_settle does, so the charge and the row commit together. */
+export interface CarriedSettle extends LedgerEntry {
+  kind: "charge" | "cache";
+  requestId: string;
+  /** What may be spent past the balance (0 prepaid, the credit limit), null: unchecked. */
+  allowance: number | null;
+  /** The budget periods the charge counts in. */
+  periods: PeriodKey[];
+}
+
+export const isCarriedSettle = (e: LedgerEntry): e is CarriedSettle =>
+  (e.kind === "charge" || e.kind === "cache") && typeof e.requestId === "string" && "periods" in e && "allowance" in e;
+
+/** A settle whose amount differs from its ask: cut to what the credit covers, or null when the
+ * request was settled or released before (its hold closed by age). */
+export interface SettleDiffers {
+  request_id: string;
+  charge: number;
+  charged: number | null;
+}
+
+export interface PostgresLogOptions {
+  /** Told of carried charges that were cut or found settled (rare: the caller predicts the amount). */
+  onSettleDiffers?: (odd: SettleDiffers[]) => void;
+}
+
+const settleArg = (e: CarriedSettle) => ({
+  project_id: e.projectId, request_id: e.requestId, charge: e.amount, allowance: e.allowance,
+  cache_saved: e.kind === "cache" ? (e.saved ?? 0) : null, model: e.model ?? null, input_tokens: e.inputTokens ?? 0,
+  output_tokens: e.outputTokens ?? 0, cost: e.cost ?? 0, byok: e.byok ?? false, periods: e.periods, now: e.createdAt,
+});
+
+/** The carried charges of the rows; any other ledger entry (or an empty list) is a wiring error:
+ * on PostgreSQL every other ledger row is the money store's. */
+function settlesOf(rows: readonly PreparedRow[]): CarriedSettle[] {
+  const out: CarriedSettle[] = [];
+  for (const r of rows) {
+    if (r.ledger === undefined) continue;
+    if (r.ledger.length === 0 || !r.ledger.every(isCarriedSettle)) throw new Error("request log rows carry ledger entries: on PostgreSQL charges are the money store's");
+    out.push(...r.ledger);
+  }
+  return out;
+}
 
 /** A row's values as stored: nano-USD, booleans, tags as a JSON array. */
 function storedRow(values: readonly SqlValue[]): Record<string, unknown> {
@@ -67,7 +115,7 @@ const fromRow = (r: ReadRow, trace: JsonObject | null): RequestRecord => ({
 
 /** The request log on one pool. Charges are not carried: on PostgreSQL the money store's settle
  * writes them (unique per request id), so a row with ledger entries is a wiring error. */
-export function postgresLogStore(pg: Postgres): RequestLogStore {
+export function postgresLogStore(pg: Postgres, options: PostgresLogOptions = {}): RequestLogStore {
   /** Day starts whose partitions exist (made by this instance or found). */
   const days = new Set<number>();
 
@@ -91,7 +139,7 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
 
   /** One call: the rows not yet stored, their traces and trace bytes, their rollups. Each row's own
    * rollup counts are sent only when the call says some rows were stored already (a retry). */
-  async function writeAll(rows: PreparedRow[]): Promise<void> {
+  async function writeAll(rows: PreparedRow[], settles: CarriedSettle[]): Promise<void> {
     const stored = rows.map((r) => storedRow(r.values));
     const traces: Array<{ n: number; project_id: string; request_id: string; created_at: SqlValue | undefined; data: string; bytes: number }> = [];
     for (const r of rows) {
@@ -104,33 +152,49 @@ export function postgresLogStore(pg: Postgres): RequestLogStore {
       return v;
     });
     const args = [JSON.stringify(stored), JSON.stringify(traces), JSON.stringify(minuteDeltas(values)), null, Math.max(0, Math.floor(traceBudget))];
+    if (settles.length > 0) args.push(JSON.stringify(settles.map(settleArg)));
+    const write = async (): Promise<void> => {
+      if (settles.length === 0) return void (await pg.sql.unsafe(WRITE, args));
+      const [row]: Array<{ odd: SettleDiffers[] | null }> = await pg.sql.unsafe(WRITE_SETTLED, args);
+      if (row?.odd && row.odd.length > 0) options.onSettleDiffers?.(row.odd);
+    };
     try {
-      await pg.sql.unsafe(WRITE, args);
-      return;
+      return await write();
     } catch (err) {
       if (errnoOf(err) !== NEEDS_ROW_DELTAS) throw err;
     }
     args[3] = JSON.stringify(rowDeltas(rows.map((r, i) => ({ id: r.id, values: values[i]! }))));
-    await pg.sql.unsafe(WRITE, args);
+    await write();
   }
 
   /** Writes the rows; when one breaks a constraint, each half alone, down to that row, which is
    * reported: a few transactions, each within its own bound, rather than one per row. */
   async function writeOrSplit(rows: PreparedRow[]): Promise<string[]> {
     try {
-      await bounded(pg, "request log batch", () => writeAll(rows));
+      await bounded(pg, "request log batch", () => writeAll(rows, settlesOf(rows)));
       return [];
     } catch (err) {
       if (!isConstraint(err)) throw err;
     }
-    if (rows.length === 1) return [rows[0]!.id];
+    if (rows.length === 1) {
+      // The row can never be written; its charge still is (a constraint of the charge too drops both).
+      const settles = settlesOf(rows);
+      if (settles.length > 0) {
+        try {
+          await bounded(pg, "request charge", () => writeAll([], settles));
+        } catch (err) {
+          if (!isConstraint(err)) throw err;
+        }
+      }
+      return [rows[0]!.id];
+    }
     const half = rows.length >> 1;
     return [...(await writeOrSplit(rows.slice(0, half))), ...(await writeOrSplit(rows.slice(half)))];
   }
 
   async function writeBatch(rows: PreparedRow[]): Promise<string[]> {
     if (rows.length === 0) return [];
-    if (rows.some((r) => r.ledger !== undefined)) throw new Error("request log rows carry ledger entries: on PostgreSQL charges are the money store's");
+    settlesOf(rows);
     try {
       // Known days cost no call (nor the bound's timer): almost every batch.
       if (!rows.every((r) => days.has(dayOf(r)))) await bounded(pg, "request log partitions", () => ensureDays(rows));
