@@ -37,7 +37,7 @@ interface Project {
   id: string;
   key: string;
 }
-type Name = "rpm" | "tpm" | "cache" | "idem" | "session" | "outage";
+type Name = "rpm" | "tpm" | "cache" | "limited" | "idem" | "session" | "outage";
 const projects = new Map<Name, Project>();
 const projectOf = (name: Name): Project => projects.get(name)!;
 
@@ -56,6 +56,7 @@ beforeAll(async () => {
   projects.set("rpm", await project(a, { policy: { rate_limits: { rpm: 10 } } }));
   projects.set("tpm", await project(a, { policy: { rate_limits: { tpm: 2000 } } }));
   projects.set("cache", await project(a, {}));
+  projects.set("limited", await project(a, { policy: { rate_limits: { rpm: 3 } } }));
   projects.set("idem", await project(a, {}));
   projects.set("session", await project(a, {}));
   projects.set("outage", await project(a, { policy: { rate_limits: { rpm: 1000 } } }));
@@ -106,13 +107,16 @@ describe("rate limits on Redis, two instances", () => {
 
 describe("the exact cache on Redis, two instances", () => {
   test("an answer cached through one instance is an exact hit through the other; invalidated on one, a miss on the other", async () => {
-    const { key } = projectOf("cache");
+    const { id, key } = projectOf("cache");
     const first = await chat(0, key, "What is the capital of Australia?", {});
     expect(first.status).toBe(200);
     expect(((await first.json()) as Answer).gw.cache).toBeNull();
     const calls = upstream.callCount();
-    // The store is written off the answer's path: wait for it to land.
-    await waitFor(async () => ((await (await chat(1, key, "What is the capital of Australia?", {})).json()) as Answer).gw.cache === "exact", { what: "an exact hit on the second instance" });
+    // The store is written off the answer's path: wait for the entry to land in Redis (asking
+    // through the gateway meanwhile would call the upstream for each miss).
+    await waitFor(async () => ((await shared[0]!.redis.send("KEYS", [`gw:ans:${id}:*:e:*`])) as unknown[]).length > 0, { what: "the entry in Redis" });
+    const second = await chat(1, key, "What is the capital of Australia?", {});
+    expect(((await second.json()) as Answer).gw.cache).toBe("exact");
     expect(upstream.callCount()).toBe(calls);
 
     const invalidated = await post(`${servers[1]!.url}/cache/invalidate`, key, { all: true });
@@ -121,6 +125,28 @@ describe("the exact cache on Redis, two instances", () => {
     const after = await chat(0, key, "What is the capital of Australia?", {});
     expect(((await after.json()) as Answer).gw.cache).toBeNull();
     expect(upstream.callCount()).toBe(calls + 1);
+  });
+});
+
+describe("the rate limit and the exact-cache read in one Redis round trip", () => {
+  test("a limited project's cached answer is an exact hit on either instance while the limit admits; past it, 429 although cached", async () => {
+    const { id, key } = projectOf("limited");
+    const question = "What is the capital of New Zealand?";
+    const first = await chat(0, key, question, {});
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as Answer).gw.cache).toBeNull();
+    const calls = upstream.callCount();
+    await waitFor(async () => ((await shared[0]!.redis.send("KEYS", [`gw:ans:${id}:*:e:*`])) as unknown[]).length > 0, { what: "the entry in Redis" });
+    for (const i of [1, 0]) {
+      const hit = await chat(i, key, question, {});
+      expect(hit.status).toBe(200);
+      expect(((await hit.json()) as Answer).gw.cache).toBe("exact");
+    }
+    // RPM 3 used up: the answer read ahead is not served.
+    const refused = await chat(1, key, question, {});
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).not.toBeNull();
+    expect(upstream.callCount()).toBe(calls);
   });
 });
 

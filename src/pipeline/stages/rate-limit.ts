@@ -9,6 +9,7 @@ import { SharedRateLimiter } from "../../billing/rate-limit-shared.ts";
 import { formatDuration, retryAfterSeconds } from "../../billing/rate-limit-headers.ts";
 import { GwError } from "../../errors/gw-error.ts";
 import type { Deps } from "../deps.ts";
+import { prefetchSharedAnswer } from "./cache-lookup.ts";
 import type { EmbedState } from "../embed/embed-state.ts";
 import { need, type RequestState } from "../state.ts";
 
@@ -19,6 +20,8 @@ export const rateLimitApplies = (_deps: Deps, state: RequestState): boolean => s
 export function rateLimit(deps: Deps, state: RequestState): void | Promise<void> {
   const req = need(state, "request");
   const output = req.max_completion_tokens ?? req.max_tokens ?? expectedOutputTokens(state.analysis?.task ?? "chat");
+  // Multi-instance: the exact-cache read rides the limit's Redis round trip (used only if admitted).
+  if (deps.shared !== null) prefetchSharedAnswer(deps, state);
   return admit(deps, state, { bound: state.inputTokens + output, exact: () => countMessageTokens(req.messages) + output });
 }
 
