@@ -67,6 +67,7 @@ import { Webhooks } from "./monitoring/webhooks/webhooks.ts";
 import { StatusPage, statusPageUrl } from "./monitoring/status/status-page.ts";
 import { statusSources } from "./monitoring/status/sources.ts";
 import { EventSources } from "./monitoring/events/event-sources.ts";
+import { sharedBillingEventsJob } from "./monitoring/events/shared-billing-events.ts";
 import { buildAlertRules, buildSharedAlertRules, monitoringLeaderJobs } from "./monitoring/alerts/build-alerts.ts";
 import { stopServices } from "./lib/service.ts";
 import { storageServices, type Unwritten } from "./services.ts";
@@ -195,6 +196,8 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const eventSources = new EventSources(events.emit, clock, {
     ledger: repos.ledger, projects: () => repos.projects.list(), flushLedger: () => billing.writer.flush(),
   }, (err) => logger.error({ err }, "event sources pass failed"), (failures, window) => logger.warn({ failures, window }, "failed authentications with unknown keys"));
+  // Multi-instance: credits, budget and plan events read from PostgreSQL by the leader (docs/scale-out.md).
+  options.shared?.leaderJobs.push(sharedBillingEventsJob(() => repos.projects.list(), events.emit));
   const billing = new Billing(repos.ledger, (err, context) => logger.error({ err }, context), {
     // Written by the log worker's connection (docs/billing.md "The ledger").
     sink: (entries) => logSink.writeLedger(entries),

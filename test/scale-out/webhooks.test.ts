@@ -1,23 +1,32 @@
 // Webhooks across THREE gw processes on one PostgreSQL (docs/scale-out.md): an endpoint made on one
 // instance gets an event raised on another exactly once, events raised on all three are each
-// delivered once by whichever instance claims them, and a failed attempt is retried by any instance.
+// delivered once by whichever instance claims them, and a failed attempt is retried by any instance;
+// budget crossings caused by requests on all three are raised once each.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
+import { boundMessageTokens } from "../../src/analysis/tokens.ts";
+import { toUsd } from "../../src/billing/money.ts";
+import { answerWith, user, worstChargeNano } from "../flows/billing/billing-helpers.ts";
 import { json } from "../helpers/expect-json.ts";
 import { startMultiGw, type MultiGw } from "../helpers/multi-gw.ts";
+import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { upstreamEnv } from "../helpers/start-gw.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
 let m: MultiGw;
 let sql: SQL;
+let upstream: ScriptedUpstream;
 const receivers: WebhookReceiver[] = [];
 beforeAll(async () => {
-  m = await startMultiGw(3, { GW_WEBHOOK_ALLOW_LOOPBACK: "1", GW_SEMANTIC_EMBEDDER: "off" });
+  upstream = await startScriptedUpstream();
+  m = await startMultiGw(3, { ...upstreamEnv("openai", upstream.url, "sk-hooks"), GW_WEBHOOK_ALLOW_LOOPBACK: "1", GW_SEMANTIC_EMBEDDER: "off" });
   sql = new SQL(m.pg.url);
 });
 afterAll(async () => {
   await sql?.close();
   await m?.stop();
+  await upstream?.stop();
   for (const r of receivers) await r.stop();
 });
 
@@ -106,5 +115,68 @@ describe("webhooks across three instances", () => {
     // The endpoint is healthy again: its failure mark was cleared by the success.
     const [row] = await sql`SELECT failing_since FROM webhook_endpoints WHERE id = ${hook.id}`;
     expect(row.failing_since).toBeNull();
+  });
+});
+
+describe("billing events across three instances", () => {
+  const MAX_TOKENS = 300;
+  const messages = user("Give three short bullet points on the quarter.");
+  /** Every answer's usage is its worst case, so each charge is exactly `worst`. */
+  const worst = worstChargeNano(messages, MAX_TOKENS);
+
+  /** `n` requests one after the other, request i on instance i mod 3; their statuses. */
+  async function requests(key: string, n: number): Promise<number[]> {
+    upstream.script({ body: answerWith(boundMessageTokens(messages), MAX_TOKENS) }, n);
+    const statuses: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const res = await fetch(`${m.instances[i % 3]!.url}/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "x-gw-cache": "off" },
+        body: JSON.stringify({ model: "openai/gpt-4o-mini", messages, max_tokens: MAX_TOKENS }),
+      });
+      await res.arrayBuffer();
+      statuses.push(res.status);
+    }
+    upstream.reset();
+    return statuses;
+  }
+
+  async function budgeted(name: string, daily: number, action: "warn" | "block") {
+    const p = await project(name);
+    await json(await m.admin("PATCH", `/projects/${p}`, { policy: { budgets: { daily: toUsd(daily) }, budget_action: action } }), 200);
+    const r = receiver();
+    const hook = await endpoint(p, r, 1, ["budget.threshold_reached", "budget.exceeded"]);
+    const { key } = await json<{ key: string }>(await m.admin("POST", `/projects/${p}/keys`, { scopes: ["chat"], mode: "live" }, 2), 201);
+    for (const i of [0, 1, 2]) {
+      await waitFor(async () => {
+        const res = await m.admin("GET", `/projects/${p}`, undefined, i);
+        return JSON.stringify(await res.json()).includes(`"budget_action":"${action}"`);
+      }, { what: `the budget on instance ${i}` });
+    }
+    return { p, r, hook, key };
+  }
+
+  const events = (r: WebhookReceiver) => r.received.map((q) => JSON.parse(q.body) as { type: string; data: Record<string, unknown> })
+    .map((e) => [e.type, e.data.percent ?? e.data.action]).sort();
+
+  test("warn: ten charges on three instances pass a budget of 4.5: 50, 80 and 100 % and budget.exceeded raised once each, one budget_events row", async () => {
+    const { p, r, hook, key } = await budgeted("budget-warn", Math.round(4.5 * worst), "warn");
+    expect(await requests(key, 10)).toEqual(Array(10).fill(200));
+    await r.waitFor(4, 30_000);
+    await settled(hook.id, 4);
+    expect(events(r)).toEqual([["budget.exceeded", "warn"], ["budget.threshold_reached", 100], ["budget.threshold_reached", 50], ["budget.threshold_reached", 80]]);
+    const rows = await sql`SELECT period, action, spent FROM budget_events WHERE project_id = ${p}`;
+    expect(rows.map((b: Record<string, unknown>) => [b.period, b.action, Number(b.spent)])).toEqual([["daily", "warn", 10 * worst]]);
+  });
+
+  test("block: a budget of 2.5 serves two, the refusals on other instances raise budget.exceeded once (naming a refused request)", async () => {
+    const { p, r, hook, key } = await budgeted("budget-block", Math.round(2.5 * worst), "block");
+    expect(await requests(key, 6)).toEqual([200, 200, 402, 402, 402, 402]);
+    await r.waitFor(3, 30_000);
+    await settled(hook.id, 3);
+    expect(events(r)).toEqual([["budget.exceeded", "block"], ["budget.threshold_reached", 50], ["budget.threshold_reached", 80]]);
+    const exceeded = r.received.map((q) => JSON.parse(q.body) as { type: string; data: { request_id: string } }).find((e) => e.type === "budget.exceeded");
+    const [refused] = await sql`SELECT status FROM requests WHERE project_id = ${p} AND id = ${exceeded?.data.request_id ?? ""}`;
+    expect(refused?.status).toBe(402);
   });
 });
