@@ -180,3 +180,30 @@ describe("billing events across three instances", () => {
     expect(refused?.status).toBe(402);
   });
 });
+
+// Last: it kills every instance.
+describe("a killed instance's claim", () => {
+  test("expires: a new instance sends the event the killed one was sending (same webhook-id), and records it", async () => {
+    const p = await project("hooks-killed");
+    const r = receiver();
+    const hook = await endpoint(p, r, 0, ["security.key_created"]);
+    // The first attempt hangs past the kill; the claim stays with a dead instance.
+    r.reply({ status: 200, delayMs: 20_000 }, 1);
+    await json(await m.admin("POST", `/projects/${p}/keys`, { scopes: ["chat"], mode: "live" }, 1), 201);
+    const [first] = await r.waitFor(1, 15_000);
+    const [claim] = await sql`SELECT claimed_by, claimed_until FROM webhook_queue WHERE endpoint_id = ${hook.id}`;
+    expect(claim?.claimed_by).toStartWith("gw_");
+    await Promise.all(m.instances.map((i) => i.kill()));
+    const fresh = await m.start();
+    const [, second] = await r.waitFor(2, 60_000);
+    expect(second?.headers["webhook-id"]).toBe(first?.headers["webhook-id"] ?? "");
+    expect(r.verify(hook.secret, second)).toMatchObject({ type: "security.key_created", project_id: p });
+    // Not before the claim ran out.
+    expect(second!.time).toBeGreaterThanOrEqual(Number(claim?.claimed_until));
+    await settled(hook.id, 1);
+    const page = await json<{ data: Array<{ attempt: number; status_code: number }> }>(await fetch(`${fresh.url}/admin/webhooks/${hook.id}/deliveries`, {
+      headers: { authorization: `Bearer ${m.env.GW_ADMIN_TOKEN}` },
+    }), 200);
+    expect(page.data.map((d) => [d.attempt, d.status_code])).toEqual([[1, 200]]);
+  });
+});

@@ -5,8 +5,9 @@ import type { QueueRow, StoredDelivery, StoredEvent, WebhookDeliveryStore, Webho
 import { bounded, type Postgres } from "./connect.ts";
 import { postgresWebhookEndpoints } from "./webhooks-endpoints.ts";
 
-/** How long a claimed row is this instance's: past an attempt's 15 s time-out with room to record it. */
-export const WEBHOOK_CLAIM_MS = 60_000;
+/** How long a claimed row is this instance's: an attempt's 15 s time-out plus its three bounded
+ * writes (2 s each), with room; a killed instance's rows wait this long for another. */
+export const WEBHOOK_CLAIM_MS = 30_000;
 
 type Row = Record<string, unknown>;
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
