@@ -122,7 +122,7 @@ describe("request log and overview", () => {
 
   test("what is not shared yet answers 503 naming docs/scale-out.md; the pages and assets are served", async () => {
     const s = await signIn(0, ADMIN_TOKEN);
-    for (const path of ["/cache", "/recommendations", "/monitoring/webhooks", `/projects/${projectId}`]) {
+    for (const path of ["/cache", "/recommendations", "/monitoring/webhooks"]) {
       const body = await json<{ error: { code: string; message: string } }>(await dash(1, s, path), 503);
       expect(body.error).toMatchObject({ code: "service_unavailable" });
       expect(body.error.message).toContain("docs/scale-out.md");
@@ -137,6 +137,34 @@ describe("request log and overview", () => {
     expect((await fetch(`${at(1).origin}${asset}`)).status).toBe(200);
     const projects = await json<{ data: Array<{ id: string; balance: number }> }>(await dash(2, s, "/projects"), 200);
     expect(projects.data.map((p) => p.id)).toContain(projectId);
+  });
+});
+
+describe("projects and keys", () => {
+  test("the operator's changes in one instance's dashboard are PostgreSQL's: a key made there serves on another, revoked on a third it is 401 everywhere", async () => {
+    const s = await signIn(0, ADMIN_TOKEN);
+    const write = (n: number, method: string, path: string, body?: unknown) =>
+      dash(n, s, path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }) });
+    const made = await json<{ id: string; key: string }>(await write(0, "POST", `/projects/${projectId}/keys`, { scopes: ["models", "requests"], mode: "test" }), 201);
+    const models = (n: number) => fetch(`${at(n).server.url}/models`, { headers: { authorization: `Bearer ${made.key}` } });
+    expect((await models(2)).status).toBe(200);
+    const renamed = await json<{ name: string }>(await write(1, "PATCH", `/projects/${projectId}`, { name: "dash-dashboard" }), 200);
+    expect(renamed.name).toBe("dash-dashboard");
+    // Another instance's mirror follows the bus message (docs/scale-out.md "Tenants").
+    await waitFor(async () => (await json<{ name: string }>(await admin(2, "GET", `/projects/${projectId}`), 200)).name === "dash-dashboard", { what: "the rename on instance 2" });
+    const credited = await json<{ balance: number }>(await write(2, "POST", `/projects/${projectId}/credits`, { amount: 5 }), 200);
+    const detail = await json<{ project: { billing: { balance: number } }; keys: Array<{ id: string }>; usage: { requests_this_month: number } }>(
+      await dash(1, s, `/projects/${projectId}`), 200);
+    expect(detail.project.billing.balance).toBe(credited.balance);
+    expect(detail.keys.map((k) => k.id)).toContain(made.id);
+    // PostgreSQL's counters (test keys' requests are not charged: none counted here).
+    expect(detail.usage.requests_this_month).toBe(0);
+    await json(await write(2, "DELETE", `/keys/${made.id}`), 200);
+    for (const n of [0, 1, 2]) await waitFor(async () => (await models(n)).status === 401, { what: `the revoked key refused on instance ${n}` });
+    const entries = await json<{ data: Array<{ action: string; actor: { type: string } }> }>(await admin(1, "GET", `/audit-log?project_id=${projectId}&limit=50`), 200);
+    const writes = entries.data.filter((e) => e.action !== "admin.read");
+    expect(writes.slice(0, 4).map((e) => e.action)).toEqual(["key.revoke", "credits.add", "project.update", "key.create"]);
+    expect(writes.slice(0, 4).map((e) => e.actor.type)).toEqual(Array(4).fill("operator_session"));
   });
 });
 

@@ -20,3 +20,19 @@ export async function minutePoints(pg: Postgres, projectId: string, from: number
     errors: typeof r.errors === "object" && r.errors !== null ? (r.errors as Record<string, number>) : {},
   }));
 }
+
+export interface SpendFigures {
+  /** nano-USD spent today and this month (UTC), and the month's answered requests. */
+  daySpent: number;
+  monthSpent: number;
+  monthRequests: number;
+}
+
+/** A project's spend counters of one day and one month (every instance's charges). */
+export async function spendFigures(pg: Postgres, projectId: string, day: string, month: string): Promise<SpendFigures> {
+  const rows: Array<Record<string, unknown>> = await bounded(pg, "spend counters", () => pg.sql`
+    SELECT period, spent::float8 AS spent, requests::float8 AS requests FROM spend_counters
+    WHERE project_id = ${projectId} AND ((period = 'daily' AND period_key = ${day}) OR (period = 'monthly' AND period_key = ${month}))`);
+  const of = (period: string) => rows.find((r) => r.period === period);
+  return { daySpent: Number(of("daily")?.spent ?? 0), monthSpent: Number(of("monthly")?.spent ?? 0), monthRequests: Number(of("monthly")?.requests ?? 0) };
+}
