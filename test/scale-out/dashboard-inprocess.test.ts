@@ -4,6 +4,9 @@
 // are read through another; the request pages show rows served by every instance; failed sign-ins
 // are counted once for all instances.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RedisClient } from "bun";
+import { RedisSignInThrottle, SignInThrottle } from "../../src/auth/sign-in-throttle.ts";
+import { GwError } from "../../src/errors/gw-error.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { startPostgres, startRedis, type PostgresService, type Service } from "../helpers/services.ts";
 import { upstreamEnv } from "../helpers/start-gw.ts";
@@ -169,6 +172,24 @@ describe("projects and keys", () => {
 });
 
 describe("sign-in throttle", () => {
+  test("while Redis cannot answer, this instance's own window counts: the address is still locked out", async () => {
+    const dead = new RedisClient("redis://127.0.0.1:1", { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: 200 });
+    try {
+      const throttle = new RedisSignInThrottle(dead, new SignInThrottle(3, 60_000, () => Date.now()), 60_000, "test");
+      for (let i = 0; i < 3; i++) {
+        await throttle.check("192.0.2.7", "locked");
+        expect(await throttle.fail("192.0.2.7")).toBe(i + 1);
+      }
+      const refused = await throttle.check("192.0.2.7", "locked").then(() => null, (err: unknown) => err);
+      expect(refused).toBeInstanceOf(GwError);
+      expect(refused).toMatchObject({ code: "rate_limited", status: 429 });
+      await throttle.check("192.0.2.8", "locked");
+    } finally {
+      dead.close();
+    }
+  });
+
+
   test("failed sign-ins are counted once for every instance: ten spread over three, the eleventh is 429 on any", async () => {
     for (let i = 0; i < 10; i++) {
       const res = await fetch(`${at(i % 3).origin}/dashboard/api/session`, { method: "POST", body: JSON.stringify({ token: "wrong" }) });
