@@ -61,6 +61,7 @@ import { AuditLog } from "./audit/audit-log.ts";
 import { webhookEventsRepo } from "./store/repos/webhook-events.ts";
 import { sqliteWebhookStores } from "./store/repos/webhook-stores.ts";
 import { postgresWebhookStores } from "./store/postgres/webhooks-queue.ts";
+import { webhookRetentionJob } from "./store/postgres/webhooks-retention.ts";
 import { SharedEventSink } from "./monitoring/webhooks/shared-emit.ts";
 import { WebhookEmitter } from "./monitoring/webhooks/emitter.ts";
 import { Webhooks } from "./monitoring/webhooks/webhooks.ts";
@@ -196,8 +197,8 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const eventSources = new EventSources(events.emit, clock, {
     ledger: repos.ledger, projects: () => repos.projects.list(), flushLedger: () => billing.writer.flush(),
   }, (err) => logger.error({ err }, "event sources pass failed"), (failures, window) => logger.warn({ failures, window }, "failed authentications with unknown keys"));
-  // Multi-instance: credits, budget and plan events read from PostgreSQL by the leader (docs/scale-out.md).
-  options.shared?.leaderJobs.push(sharedBillingEventsJob(() => repos.projects.list(), events.emit));
+  // Multi-instance: the leader raises credits, budget and plan events from PostgreSQL and prunes the webhook tables (docs/scale-out.md).
+  options.shared?.leaderJobs.push(sharedBillingEventsJob(() => repos.projects.list(), events.emit), webhookRetentionJob());
   const billing = new Billing(repos.ledger, (err, context) => logger.error({ err }, context), {
     // Written by the log worker's connection (docs/billing.md "The ledger").
     sink: (entries) => logSink.writeLedger(entries),

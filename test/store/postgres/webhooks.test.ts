@@ -4,6 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Postgres } from "../../../src/store/postgres/connect.ts";
 import { postgresWebhookStores } from "../../../src/store/postgres/webhooks-queue.ts";
+import { webhookRetentionJob } from "../../../src/store/postgres/webhooks-retention.ts";
 import { migratedPostgresForFile } from "../../helpers/migrated-postgres.ts";
 import { endpointRow, eventRow, webhookContract } from "../contract/webhook.contract.ts";
 
@@ -59,5 +60,26 @@ describe("postgres webhook stores across instances", () => {
     // A rescheduled row is free again once due.
     await stores[2]!.deliveries.reschedule(taken[0]!, endpoint.id, 2, now + claimMs + 5);
     expect(mine(await stores[0]!.deliveries.due(now + claimMs + 5, 100))).toEqual([taken[0]!]);
+  });
+
+  test("retention (a leader job): attempts past 30 days and events past 90 go, an event still queued stays", async () => {
+    const s = postgresWebhookStores(pg, "gw_retention");
+    const p = `prj_retention_${process.pid}`;
+    const now = T + 200 * 86_400_000;
+    const e = endpointRow(p);
+    await s.endpoints.insert(e);
+    const old = eventRow(p, "old", "credits.low", now - 91 * 86_400_000);
+    const queued = eventRow(p, "queued", "credits.low", now - 91 * 86_400_000);
+    const recent = eventRow(p, "recent", "credits.low", now - 10 * 86_400_000);
+    await s.events.storeMany([old, queued, recent].map((event) => ({ event, exceptEndpoint: null })));
+    await s.deliveries.dequeue(old.id, e.id);
+    await s.deliveries.dequeue(recent.id, e.id);
+    const attempt = (id: string, at: number) => s.deliveries.record({ id, eventId: recent.id, endpointId: e.id, eventType: "credits.low", attempt: 1,
+      createdAt: at, durationMs: 1, statusCode: 200, error: null, responseExcerpt: null });
+    await attempt(`whd_old_${process.pid}`, now - 31 * 86_400_000);
+    await attempt(`whd_new_${process.pid}`, now - 29 * 86_400_000);
+    await pg.sql.begin((tx) => webhookRetentionJob().run(tx, now));
+    expect((await s.deliveries.page(e.id, null, 10)).map((d) => d.id)).toEqual([`whd_new_${process.pid}`]);
+    expect([await s.events.get(old.id), (await s.events.get(queued.id))?.id, (await s.events.get(recent.id))?.id]).toEqual([null, queued.id, recent.id]);
   });
 });
