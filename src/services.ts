@@ -12,6 +12,7 @@ import { decodeLogBatch } from "./store/log-batch-codec.ts";
 import { drainToShared } from "./store/log-shared-sink.ts";
 import { followFeedbackSums, sharedFeedbackStore } from "./store/postgres/feedback.ts";
 import { leaderService } from "./store/postgres/leader-jobs.ts";
+import { followSsoClients, postgresSsoStore } from "./store/postgres/sso.ts";
 
 /** What a stop could not write: request-log rows and ledger entries (0 and 0 after a clean stop). */
 export interface Unwritten {
@@ -169,6 +170,9 @@ export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => numb
   // Multi-instance: every instance's ratings reach this one's router (docs/scale-out.md).
   if (shared) services.push(timed("feedback sums", () => followFeedbackSums(sharedFeedbackStore(shared.pg), (sums) => deps.feedback.set(sums),
     { onError: (err) => logger.error({ err }, "feedback sums not read from PostgreSQL (tried again each poll)") })));
+  // Multi-instance: this instance's copy of the SSO clients, for the dashboard's session checks (docs/scale-out.md).
+  if (shared) services.push(timed("sso clients", () => followSsoClients(postgresSsoStore(shared.pg), deps.repos.projectSso,
+    { onError: (err) => logger.error({ err }, "SSO clients not read from PostgreSQL (tried again each poll)") })));
   // Multi-instance: one instance runs the periodic jobs (docs/scale-out.md "Leader"); it stops, and
   // unlocks, before "shared state" closes.
   if (shared && config.databaseUrl) {

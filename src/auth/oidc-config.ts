@@ -2,6 +2,7 @@
 // client secret sealed like provider keys and never shown again, each e-mail domain on one project.
 import { GwError, invalidRequest } from "../errors/gw-error.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
+import type { PostgresSsoStore } from "../store/postgres/sso.ts";
 import type { ProjectSsoRepo, StoredSso } from "../store/repos/project-sso.ts";
 import type { Project } from "../store/repos/projects.ts";
 
@@ -65,11 +66,13 @@ export function parseSsoBody(body: Record<string, unknown>): SsoBody {
   };
 }
 
+const claimed = (domain: string) => new GwError("conflict", `The domain '${domain}' already signs in to another project.`, { param: "allowed_domains" });
+
 export function putSso(repo: ProjectSsoRepo, box: SecretBox, project: Project, body: SsoBody, now: number) {
   if (project.plan !== "business") throw new GwError("permission_denied", "SSO needs plan business.");
   for (const domain of body.allowed_domains) {
     const owner = repo.findByDomain(domain);
-    if (owner && owner.projectId !== project.id) throw new GwError("conflict", `The domain '${domain}' already signs in to another project.`, { param: "allowed_domains" });
+    if (owner && owner.projectId !== project.id) throw claimed(domain);
   }
   const previous = repo.get(project.id);
   const stored: StoredSso = {
@@ -78,6 +81,38 @@ export function putSso(repo: ProjectSsoRepo, box: SecretBox, project: Project, b
   };
   repo.put(stored);
   return ssoView(stored);
+}
+
+/** The multi-instance mode's SSO clients: PostgreSQL's, this instance's SQLite copy written after
+ * (the others' copies follow within seconds; docs/scale-out.md). */
+export interface SharedSso {
+  store: Pick<PostgresSsoStore, "putUnlessClaimed" | "get" | "delete">;
+  local: ProjectSsoRepo;
+}
+
+/** putSso on PostgreSQL: the domain check and the write in one transaction, one writer at a time. */
+export async function putSharedSso(sso: SharedSso, box: SecretBox, project: Project, body: SsoBody, now: number) {
+  if (project.plan !== "business") throw new GwError("permission_denied", "SSO needs plan business.");
+  const result = await sso.store.putUnlessClaimed({
+    projectId: project.id, issuer: body.issuer, clientId: body.client_id, sealedSecret: box.seal(body.client_secret),
+    allowedDomains: body.allowed_domains, createdAt: now, updatedAt: now,
+  });
+  if (!result.ok) throw claimed(result.domain);
+  sso.local.put(result.stored);
+  return ssoView(result.stored);
+}
+
+export async function getSharedSso(sso: SharedSso, projectId: string) {
+  const stored = await sso.store.get(projectId);
+  if (!stored) throw new GwError("not_found", `Project '${projectId}' has no SSO configured.`);
+  return ssoView(stored);
+}
+
+export async function deleteSharedSso(sso: SharedSso, projectId: string) {
+  const deleted = await sso.store.delete(projectId);
+  sso.local.delete(projectId);
+  if (!deleted) throw new GwError("not_found", `Project '${projectId}' has no SSO configured.`);
+  return { object: "project.sso", project_id: projectId, deleted: true };
 }
 
 export function getSso(repo: ProjectSsoRepo, projectId: string) {

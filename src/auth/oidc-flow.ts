@@ -4,7 +4,7 @@
 import { GwError, invalidRequest } from "../errors/gw-error.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
-import type { ProjectSsoRepo } from "../store/repos/project-sso.ts";
+import type { ProjectSsoStore } from "../store/repos/project-sso.ts";
 import type { ProjectsRepo } from "../store/repos/projects.ts";
 import { type OidcClient, SsoFailure } from "./oidc-client.ts";
 
@@ -13,7 +13,7 @@ export const SSO_STATE_TTL_MS = 10 * 60 * 1000;
 const MAX_PENDING = 10_000;
 const EMAIL = /^[^\s@]{1,64}@([^\s@]{1,253})$/;
 
-interface Pending {
+export interface Pending {
   projectId: string;
   verifier: string;
   nonce: string;
@@ -21,9 +21,34 @@ interface Pending {
   createdAt: number;
 }
 
+/** Where a started sign-in waits for its callback, by state, used once: this process's memory, or
+ * Redis in the multi-instance mode (the callback may reach another instance; src/auth/oidc-pending.ts). */
+export interface PendingSignIns {
+  remember(state: string, p: Pending): void | Promise<void>;
+  take(state: string): Pending | null | Promise<Pending | null>;
+}
+
+export class MemoryPendingSignIns implements PendingSignIns {
+  private readonly pending = new Map<string, Pending>();
+
+  remember(state: string, p: Pending): void {
+    if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value as string);
+    this.pending.set(state, p);
+  }
+
+  take(state: string): Pending | null {
+    const p = this.pending.get(state);
+    if (!p) return null;
+    this.pending.delete(state);
+    return p;
+  }
+}
+
 export interface SsoFlowDeps {
   projects: ProjectsRepo;
-  projectSso: ProjectSsoRepo;
+  /** The repo on one node; PostgreSQL's store with the instances (a client another instance saved). */
+  projectSso: Pick<ProjectSsoStore, "get" | "findByDomain">;
+  pending?: PendingSignIns;
   secrets: SecretBox;
   clock: Clock;
   oidc: OidcClient;
@@ -38,14 +63,16 @@ const s256 = (verifier: string): string => new Bun.CryptoHasher("sha256").update
 export const emailDomain = (email: string): string => (email.slice(email.lastIndexOf("@") + 1)).toLowerCase();
 
 export class SsoFlow {
-  private readonly pending = new Map<string, Pending>();
-  constructor(private readonly deps: SsoFlowDeps) {}
+  private readonly pending: PendingSignIns;
+  constructor(private readonly deps: SsoFlowDeps) {
+    this.pending = deps.pending ?? new MemoryPendingSignIns();
+  }
 
   /** The issuer's authorization URL for this e-mail; 404 when no project's SSO takes its domain. */
   async start(email: unknown, redirectUri: string): Promise<{ redirectUrl: string; projectId: string }> {
     const match = typeof email === "string" ? EMAIL.exec(email.trim()) : null;
     if (!match) throw invalidRequest("Send {\"email\": \"you@your-company.com\"}.", "email");
-    const sso = this.deps.projectSso.findByDomain(emailDomain(email as string));
+    const sso = await this.deps.projectSso.findByDomain(emailDomain(email as string));
     if (!sso) throw new GwError("not_found", "No SSO for this e-mail domain.", { param: "email" });
     if (this.deps.projects.get(sso.projectId)?.plan !== "business") throw new GwError("permission_denied", "SSO needs plan business.");
     let authorizationEndpoint: string;
@@ -58,7 +85,11 @@ export class SsoFlow {
     const state = random();
     const verifier = random();
     const nonce = random();
-    this.remember(state, { projectId: sso.projectId, verifier, nonce, redirectUri, createdAt: this.deps.clock.now() });
+    try {
+      await this.pending.remember(state, { projectId: sso.projectId, verifier, nonce, redirectUri, createdAt: this.deps.clock.now() });
+    } catch {
+      throw new GwError("service_unavailable", "The sign-in could not be started; retry in a moment.");
+    }
     const url = new URL(authorizationEndpoint);
     for (const [k, v] of Object.entries({
       response_type: "code", client_id: sso.clientId, redirect_uri: redirectUri, scope: "openid email",
@@ -69,12 +100,18 @@ export class SsoFlow {
 
   /** The callback: the state's pending sign-in (used up), the code exchange and the id_token check. */
   async finish(query: { code: string | null; state: string | null; error: string | null }): Promise<SsoOutcome> {
-    const pending = query.state ? this.take(query.state) : null;
+    let found: Pending | null;
+    try {
+      found = query.state ? await this.take(query.state) : null;
+    } catch {
+      return { ok: false, reason: "unavailable", detail: "the pending sign-in could not be read", projectId: null, email: null };
+    }
+    const pending = found;
     if (!pending) return { ok: false, reason: "state", detail: "unknown, used or expired state", projectId: null, email: null };
     const fail = (reason: string, detail: string, email: string | null = null): SsoOutcome => ({ ok: false, reason, detail, projectId: pending.projectId, email });
     if (query.error) return fail("denied", `the provider answered ${query.error.slice(0, 100)}`);
     if (!query.code) return fail("code", "no code");
-    const sso = this.deps.projectSso.get(pending.projectId);
+    const sso = await this.deps.projectSso.get(pending.projectId);
     if (!sso) return fail("not_configured", "SSO was removed");
     if (this.deps.projects.get(sso.projectId)?.plan !== "business") return fail("plan", "SSO needs plan business");
     try {
@@ -94,15 +131,8 @@ export class SsoFlow {
     }
   }
 
-  private remember(state: string, p: Pending): void {
-    if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value as string);
-    this.pending.set(state, p);
-  }
-
-  private take(state: string): Pending | null {
-    const p = this.pending.get(state);
-    if (!p) return null;
-    this.pending.delete(state);
-    return this.deps.clock.now() - p.createdAt < SSO_STATE_TTL_MS ? p : null;
+  private async take(state: string): Promise<Pending | null> {
+    const p = await this.pending.take(state);
+    return p && this.deps.clock.now() - p.createdAt < SSO_STATE_TTL_MS ? p : null;
   }
 }

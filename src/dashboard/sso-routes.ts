@@ -4,10 +4,12 @@
 import { Elysia } from "elysia";
 import type { DashboardSessions } from "../auth/dashboard-sessions.ts";
 import { OidcClient } from "../auth/oidc-client.ts";
-import { SignInThrottle } from "../auth/sign-in-throttle.ts";
+import { RedisSignInThrottle, SignInThrottle } from "../auth/sign-in-throttle.ts";
 import { SsoFlow } from "../auth/oidc-flow.ts";
+import { redisPendingSignIns } from "../auth/oidc-pending.ts";
 import type { Deps } from "../pipeline/deps.ts";
 import { parseJsonObject, readBodyText } from "../schema/validate.ts";
+import { postgresSsoStore } from "../store/postgres/sso.ts";
 import { dashboardSessions, sourceIpOf } from "./session-plugin.ts";
 import { overTls, sessionCookie } from "./session-routes.ts";
 
@@ -29,15 +31,36 @@ function callbackUrl(request: Request, server: unknown, deps: Deps, prefix: stri
   return `${overTls(request, server, deps) ? "https" : "http"}://${host}${prefix}/sso/callback`;
 }
 
+/** Whether `source` is past its failed callbacks: this instance's window, or every instance's in Redis. */
+async function locked(throttle: SignInThrottle | RedisSignInThrottle, source: string): Promise<boolean> {
+  if (throttle instanceof SignInThrottle) return throttle.lockedFor(source) !== null;
+  try {
+    await throttle.check(source, "locked");
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 export const ssoRoutes = (deps: Deps, prefix: string, sessions: DashboardSessions = dashboardSessions(deps)) => {
-  const flow = new SsoFlow({ projects: deps.repos.projects, projectSso: deps.repos.projectSso, secrets: deps.secrets, clock: deps.clock, oidc: new OidcClient(deps.clock) });
-  const starts = new SignInThrottle(SSO_STARTS_PER_MINUTE, 60_000, () => deps.clock.now());
-  const failures = new SignInThrottle(SSO_FAILURES_PER_MINUTE, 60_000, () => deps.clock.now());
+  // Multi-instance (docs/scale-out.md): clients read from PostgreSQL (saved on any instance), the
+  // pending sign-in in Redis (the callback may reach another instance), one throttle window in Redis.
+  const { shared } = deps;
+  const flow = new SsoFlow({
+    projects: deps.repos.projects, projectSso: shared ? postgresSsoStore(shared.pg) : deps.repos.projectSso,
+    pending: shared ? redisPendingSignIns(shared.redis) : undefined, secrets: deps.secrets, clock: deps.clock, oidc: new OidcClient(deps.clock),
+  });
+  const throttle = (limit: number, name: string) => {
+    const local = new SignInThrottle(limit, 60_000, () => deps.clock.now());
+    return shared ? new RedisSignInThrottle(shared.redis, local, 60_000, name) : local;
+  };
+  const starts = throttle(SSO_STARTS_PER_MINUTE, "sso-start");
+  const failures = throttle(SSO_FAILURES_PER_MINUTE, "sso-callback");
   return new Elysia({ name: "gw-dashboard-sso", prefix })
     .post("/sso/start", async ({ request, server }) => {
       const source = sourceIpOf(request, server, deps) ?? "unknown";
-      starts.check(source, "Too many SSO sign-ins started from this address; retry later.");
-      starts.fail(source);
+      await starts.check(source, "Too many SSO sign-ins started from this address; retry later.");
+      await starts.fail(source);
       const { email } = parseJsonObject(await readBodyText(request, START_BODY_BYTES));
       const { redirectUrl } = await flow.start(email, callbackUrl(request, server, deps, prefix));
       return { redirect_url: redirectUrl };
@@ -45,23 +68,25 @@ export const ssoRoutes = (deps: Deps, prefix: string, sessions: DashboardSession
     .get("/sso/callback", async ({ request, server, set }) => {
       const sourceIp = sourceIpOf(request, server, deps);
       set.status = 302;
-      if (failures.lockedFor(sourceIp ?? "unknown") !== null) {
+      if (await locked(failures, sourceIp ?? "unknown")) {
         set.headers.location = "/?sso_error=rate_limited";
         return "";
       }
       const q = new URL(request.url).searchParams;
       const outcome = await flow.finish({ code: q.get("code"), state: q.get("state"), error: q.get("error") });
       if (!outcome.ok) {
-        failures.fail(sourceIp ?? "unknown");
-        deps.audit.record({
+        await failures.fail(sourceIp ?? "unknown");
+        await deps.audit.record({
           actor: { type: "sso", id: null, email: outcome.email }, action: "sso.sign_in", projectId: outcome.projectId, outcome: "failure", status: 302, sourceIp,
           details: { reason: outcome.reason, detail: outcome.detail },
         });
         set.headers.location = `/?sso_error=${encodeURIComponent(outcome.reason)}`;
         return "";
       }
-      const { session, token } = sessions.signInSso(outcome.projectId, outcome.email);
-      deps.audit.record({ actor: { type: "sso", id: session.id, email: outcome.email }, action: "sso.sign_in", projectId: outcome.projectId, target: session.id, status: 302, sourceIp });
+      const { session, token, written } = sessions.signInSso(outcome.projectId, outcome.email);
+      // Multi-instance: the session is PostgreSQL's; the cookie is sent only once it is stored there.
+      if (written) await written;
+      await deps.audit.record({ actor: { type: "sso", id: session.id, email: outcome.email }, action: "sso.sign_in", projectId: outcome.projectId, target: session.id, status: 302, sourceIp });
       set.headers["set-cookie"] = sessionCookie(token, overTls(request, server, deps));
       set.headers["cache-control"] = "no-store";
       set.headers["content-type"] = "text/html; charset=utf-8";

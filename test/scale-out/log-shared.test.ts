@@ -157,8 +157,6 @@ describe("features not shared yet", () => {
     const refused: Array<[string, Promise<Response>]> = [
       ["status page", fetch(`${i.origin}/status`)],
       ["status json", fetch(`${i.origin}/status.json`)],
-      ["sso", admin(i, "GET", `/projects/${projectId}/sso`)],
-      ["sso put", admin(i, "PUT", `/projects/${projectId}/sso`)],
     ];
     for (const [what, pending] of refused) {
       const res = await pending;

@@ -21,7 +21,8 @@ import { statusAdminRoutes } from "./status-routes.ts";
 import { adminAuditOf } from "../../audit/admin-actions.ts";
 import { directWrite, type TenantWriter } from "../../store/tenant-mirror-writes.ts";
 import { auditPageQuery } from "../../audit/audit-log.ts";
-import { deleteSso, getSso, parseSsoBody, putSso } from "../../auth/oidc-config.ts";
+import { deleteSharedSso, deleteSso, getSharedSso, getSso, parseSsoBody, putSharedSso, putSso } from "../../auth/oidc-config.ts";
+import { postgresSsoStore } from "../../store/postgres/sso.ts";
 
 const validateCreate = compileValidator(CreateProjectBody);
 const validateKey = compileValidator(CreateKeyBody);
@@ -201,12 +202,21 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
       return addCredits(deps.billing, params.id, amount, "admin api");
     }, { parse: "none" })
     // SSO for the project's dashboard (docs/dashboard.md "Single sign-on (OIDC)"): plan business only.
+    // Multi-instance: the clients are PostgreSQL's, this instance's copy written after (docs/scale-out.md).
     .put("/projects/:id/sso", async ({ request, params }) => {
       const project = projectOr404(deps, params.id);
-      return putSso(deps.repos.projectSso, deps.secrets, project, parseSsoBody(await readJson(request)), deps.clock.now());
+      const body = parseSsoBody(await readJson(request));
+      if (deps.shared) return putSharedSso({ store: postgresSsoStore(deps.shared.pg), local: deps.repos.projectSso }, deps.secrets, project, body, deps.clock.now());
+      return putSso(deps.repos.projectSso, deps.secrets, project, body, deps.clock.now());
     }, { parse: "none" })
-    .get("/projects/:id/sso", ({ params }) => getSso(deps.repos.projectSso, projectOr404(deps, params.id).id))
-    .delete("/projects/:id/sso", ({ params }) => deleteSso(deps.repos.projectSso, projectOr404(deps, params.id).id))
+    .get("/projects/:id/sso", async ({ params }) => {
+      if (deps.shared) return await getSharedSso({ store: postgresSsoStore(deps.shared.pg), local: deps.repos.projectSso }, projectOr404(deps, params.id).id);
+      return getSso(deps.repos.projectSso, projectOr404(deps, params.id).id);
+    })
+    .delete("/projects/:id/sso", async ({ params }) => {
+      if (deps.shared) return await deleteSharedSso({ store: postgresSsoStore(deps.shared.pg), local: deps.repos.projectSso }, projectOr404(deps, params.id).id);
+      return deleteSso(deps.repos.projectSso, projectOr404(deps, params.id).id);
+    })
     // The audit log (docs/dashboard.md "Audit log"), newest first; `?project_id=` narrows it.
     .get("/audit-log", ({ request }) => {
       const query = new URL(request.url).searchParams;

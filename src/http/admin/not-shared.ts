@@ -7,7 +7,6 @@ export { notShared };
 
 /** Routes of admin-routes.ts itself (after /admin) whose state is one instance's. */
 const ADMIN_ROUTES: ReadonlyMap<string, string> = new Map([
-  ["/projects/:id/sso", "Single sign-on"],
 ]);
 
 /** The 503 for an admin route pattern (e.g. /v1/admin/projects/:id/sso) that is not shared yet,

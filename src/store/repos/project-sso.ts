@@ -44,6 +44,10 @@ export function projectSsoRepo(db: Database) {
     delete(projectId: string): boolean {
       return remove.run(projectId).changes > 0;
     },
+    /** Every client, oldest first (the multi-instance mode's mirror compares them with PostgreSQL's). */
+    all(): StoredSso[] {
+      return everyClient.all().map(fromRow);
+    },
     /** The client whose allowed domains hold `domain` (oldest first when two claim it). */
     findByDomain(domain: string): StoredSso | null {
       const d = domain.toLowerCase();
@@ -57,3 +61,13 @@ export function projectSsoRepo(db: Database) {
 }
 
 export type ProjectSsoRepo = ReturnType<typeof projectSsoRepo>;
+
+/** SSO clients behind one interface (docs/scale-out.md): this repo on one node (its calls answer at
+ * once), PostgreSQL's project_sso with the instances (src/store/postgres/sso.ts). */
+export interface ProjectSsoStore {
+  put(s: StoredSso): void | Promise<void>;
+  get(projectId: string): StoredSso | null | Promise<StoredSso | null>;
+  delete(projectId: string): boolean | Promise<boolean>;
+  findByDomain(domain: string): StoredSso | null | Promise<StoredSso | null>;
+  all(): StoredSso[] | Promise<StoredSso[]>;
+}
