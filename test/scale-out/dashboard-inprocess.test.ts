@@ -125,7 +125,7 @@ describe("request log and overview", () => {
 
   test("what is not shared yet answers 503 naming docs/scale-out.md; the pages and assets are served", async () => {
     const s = await signIn(0, ADMIN_TOKEN);
-    for (const path of ["/cache", "/recommendations", "/monitoring/webhooks"]) {
+    for (const path of ["/cache", "/recommendations"]) {
       const body = await json<{ error: { code: string; message: string } }>(await dash(1, s, path), 503);
       expect(body.error).toMatchObject({ code: "service_unavailable" });
       expect(body.error.message).toContain("docs/scale-out.md");
