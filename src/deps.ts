@@ -70,6 +70,7 @@ import { statusSources } from "./monitoring/status/sources.ts";
 import { EventSources } from "./monitoring/events/event-sources.ts";
 import { sharedBillingEventsJob } from "./monitoring/events/shared-billing-events.ts";
 import { buildAlertRules, buildSharedAlertRules, monitoringLeaderJobs } from "./monitoring/alerts/build-alerts.ts";
+import { rollupHourJobs } from "./store/postgres/rollup-hours.ts";
 import { stopServices } from "./lib/service.ts";
 import { storageServices, type Unwritten } from "./services.ts";
 import type { SharedState } from "./store/shared.ts";
@@ -215,6 +216,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const alertInputs = { billing, project: (id: string) => repos.projects.get(id), providers: () => providers.enabled(), emit: events.emit, clock, intervalMs: config.monitorIntervalMs, requestListeners, onError: (err: unknown, context: string) => logger.error({ err }, context) };
   const alerts = options.shared ? buildSharedAlertRules(options.shared, alertInputs) : buildAlertRules(db, alertInputs);
   options.shared?.leaderJobs.push(...monitoringLeaderJobs(alerts, config.monitorIntervalMs));
+  options.shared?.leaderJobs.push(...rollupHourJobs((detail) => logger.info({ job: "rollup hours", ...detail }, "leader job done")));
   const statusPage = new StatusPage({ ...statusSources(db, options.shared ?? null), clock, providers: () => providers.enabled(), builtInIncidents: (since) => alerts.builtInIncidents(since), page: { name: "gw", url: statusPageUrl(config.host, config.port, config.publicUrl) } });
   return {
     config,

@@ -88,7 +88,7 @@ export function leaderJobs(options: LeaderJobsOptions): LeaderJob[] {
       },
     },
     {
-      // No hour compaction on PostgreSQL yet: minute rows are kept as long as single-node keeps hours.
+      // The horizon of everything; folded minutes go after 32 days (src/store/postgres/rollup-hours.ts).
       name: "rollup pruning",
       everyMs: DAY_MS,
       run: async (tx, now) => {

@@ -12,6 +12,7 @@ import m008 from "./migrations/008_log_settles.sql" with { type: "text" };
 import m009 from "./migrations/009_webhook_claims.sql" with { type: "text" };
 import m010 from "./migrations/010_alerts_status.sql" with { type: "text" };
 import m011 from "./migrations/011_feedback_sums.sql" with { type: "text" };
+import m013 from "./migrations/013_rollup_hours.sql" with { type: "text" };
 import m014 from "./migrations/014_semantic_vectors.sql" with { type: "text" };
 import type { SQL } from "bun";
 
@@ -28,6 +29,7 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
   { version: 9, name: "009_webhook_claims", sql: m009 },
   { version: 10, name: "010_alerts_status", sql: m010 },
   { version: 11, name: "011_feedback_sums", sql: m011 },
+  { version: 13, name: "013_rollup_hours", sql: m013 },
   { version: 14, name: "014_semantic_vectors", sql: m014 },
 ];
 
