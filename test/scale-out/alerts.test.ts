@@ -1,6 +1,7 @@
 // Alert rules and incidents across THREE gw processes on one PostgreSQL (docs/scale-out.md): a rule
 // made on instance 0 is listed on the others; failures answered by instances 1 and 2 open ONE
-// incident, which the leader's successor keeps (no second one); PATCH and DELETE work anywhere.
+// incident, which the leader's successor keeps (no second one); PATCH and DELETE work anywhere. A
+// budget rule reads the spend charged through every instance.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { json } from "../helpers/expect-json.ts";
@@ -45,6 +46,22 @@ async function evaluations(): Promise<{ runs: number; holder: string | null }> {
 
 const incidentRows = async (ruleId: string) =>
   (await sql`SELECT id, status FROM incidents WHERE rule_id = ${ruleId} ORDER BY id`) as Array<{ id: string; status: string }>;
+
+test("budget_used_pct reads the spend every instance charged: one incident once the warn budget is passed", async () => {
+  // First in the file: the next test's failures open the provider's circuit for a while.
+  const admin = m.admin;
+  const project = await json<{ id: string }>(await admin("POST", "/projects", { name: "budget", policy: { budgets: { daily: 0.00001 }, budget_action: "warn" } }), 201);
+  const { key } = await json<{ key: string }>(await admin("POST", `/projects/${project.id}/keys`, { scopes: ["chat"], mode: "live" }), 201);
+  const rule = await json<{ id: string }>(await admin("POST", `/projects/${project.id}/alert-rules`, { name: "budget", metric: "budget_used_pct", op: "gt", threshold: 100, window: "1m" }), 201);
+  for (const i of [1, 2]) await waitFor(async () => (await admin("GET", `/projects/${project.id}`, undefined, i)).status === 200, { what: `the project on instance ${i}` });
+  for (const i of [0, 1, 2, 1]) expect(await chat(m.instances[i]!, key)).toBe(200);
+  const [spent] = await sql`SELECT sum(spent)::float8 AS nano FROM spend_counters WHERE project_id = ${project.id} AND period = 'daily'`;
+  expect(Number(spent?.nano)).toBeGreaterThan(10_000); // past 0.00001 USD
+  await waitFor(async () => (await incidentRows(rule.id)).length > 0, { what: "the budget incident", timeoutMs: 30_000 });
+  const incidents = await json<{ data: Json[] }>(await admin("GET", `/projects/${project.id}/incidents`, undefined, 1), 200);
+  expect(incidents.data).toEqual([expect.objectContaining({ rule_id: rule.id, status: "opened", metric: "budget_used_pct" })]);
+  expect(Number(incidents.data[0]!.last_value)).toBeGreaterThan(100);
+}, 120_000);
 
 test("a rule made on one instance; failures through the two others open one incident, kept across a leader change; PATCH and DELETE anywhere", async () => {
   const project = await json<{ id: string }>(await m.admin("POST", "/projects", { name: "alerts" }), 201);

@@ -15,7 +15,7 @@ import { postgresStatusRollups, statusRollupJob } from "../../store/postgres/sta
 import type { SharedState } from "../../store/shared.ts";
 import type { EmitEvent } from "../webhooks/emitter.ts";
 import { AlertRules } from "./alert-rules.ts";
-import { budgetUseOf } from "./budget-use.ts";
+import { budgetUseOf, sharedBudgetUseOf } from "./budget-use.ts";
 import { BuiltInRules } from "./built-in.ts";
 
 export interface AlertInputs {
@@ -51,8 +51,8 @@ export function buildAlertRules(db: Database, i: AlertInputs): AlertRules {
 }
 
 /** Multi-instance: rules, incidents and built-in state in PostgreSQL; project totals from every
- * instance's rollups, scoped rules from the shared request log. No timer: the leader evaluates. The
- * budget_used_pct metric has no value here yet (spend lives in PostgreSQL's counters). */
+ * instance's rollups, scoped rules from the shared request log, budgets from the spend counters. No
+ * timer: the leader evaluates. */
 export function buildSharedAlertRules(shared: SharedState, i: AlertInputs): AlertRules {
   const pool = { pg: shared.pg };
   const status = postgresStatusRollups(pool);
@@ -62,7 +62,7 @@ export function buildSharedAlertRules(shared: SharedState, i: AlertInputs): Aler
     incidents: postgresIncidents(pool),
     extraPasses: [builtIn.evaluate],
     projectTotals: (projectId, from, to) => shared.logs.totals(projectId, from, to),
-    budgetUse: () => null,
+    budgetUse: sharedBudgetUseOf(shared.pg, i.project, i.clock),
     emit: i.emit,
     clock: i.clock,
     intervalMs: i.intervalMs,
