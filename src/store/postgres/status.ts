@@ -8,6 +8,7 @@ import { PROVIDER_FAILED, ROUTING_FAILED, type StatusRollupsSource, type StatusT
 import { pgRun, type PgTarget } from "./alerts.ts";
 
 const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 interface PostDbRow {
@@ -74,13 +75,20 @@ export function postgresStatusPosts(target: PgTarget): StatusPostsStore {
   };
 }
 
-/** The status page's reads of the minute rollups (PostgreSQL has no hour rows yet). */
+/** Hour rows count only for the hours before a component's first minute row: the leader writes
+ * minutes only, and hours come from a SQLite directory moved by `gw migrate-to-postgres`, whose
+ * last days are there as minutes too. */
+const HOURS_BEFORE = (component: string) => `(SELECT coalesce(min(start_ms) - min(start_ms) % ${HOUR_MS}, ${Number.MAX_SAFE_INTEGER})
+  FROM status_rollups WHERE component = ${component} AND bucket_ms = ${MINUTE_MS})`;
+const ROWS_OF = `(bucket_ms = ${MINUTE_MS} OR (bucket_ms = ${HOUR_MS} AND start_ms + ${HOUR_MS} <= ${HOURS_BEFORE("$1")}))`;
+
+/** The status page's reads of the rollups: minute rows, and hour rows of moved history. */
 export function postgresStatusRollups(target: PgTarget): StatusRollupsSource {
   const run = pgRun(target);
   return {
     totals: (component, from, to) => run("status rollups", async (q) => {
-      const rows: Array<{ requests: string; ok: string; latency: Uint8Array }> = await q`SELECT requests, ok, latency FROM status_rollups
-        WHERE component = ${component} AND bucket_ms = ${MINUTE_MS} AND start_ms >= ${from} AND start_ms < ${to}`;
+      const rows: Array<{ requests: string; ok: string; latency: Uint8Array }> = await q.unsafe(`SELECT requests, ok, latency FROM status_rollups
+        WHERE component = $1 AND ${ROWS_OF} AND start_ms >= $2 AND start_ms < $3`, [component, from, to]);
       const t: StatusTotals = { requests: 0, ok: 0, latency: emptyHistogram() };
       for (const r of rows) {
         t.requests += Number(r.requests);
@@ -92,9 +100,9 @@ export function postgresStatusRollups(target: PgTarget): StatusRollupsSource {
     daily: (component, days, now) => run("status rollups", async (q) => {
       const from = now - (now % DAY_MS) - (days - 1) * DAY_MS;
       const to = now - (now % MINUTE_MS) + MINUTE_MS;
-      const rows: Array<{ d: string; requests: string; ok: string }> = await q`SELECT start_ms / ${DAY_MS} AS d, sum(requests) AS requests, sum(ok) AS ok
-        FROM status_rollups WHERE component = ${component} AND bucket_ms = ${MINUTE_MS} AND start_ms >= ${from} AND start_ms < ${to}
-        GROUP BY d ORDER BY d`;
+      const rows: Array<{ d: string; requests: string; ok: string }> = await q.unsafe(`SELECT start_ms / ${DAY_MS} AS d, sum(requests) AS requests, sum(ok) AS ok
+        FROM status_rollups WHERE component = $1 AND ${ROWS_OF} AND start_ms >= $2 AND start_ms < $3
+        GROUP BY d ORDER BY d`, [component, from, to]);
       return rows.map((r) => ({ day: new Date(Number(r.d) * DAY_MS).toISOString().slice(0, 10), requests: Number(r.requests), ok: Number(r.ok) }));
     }),
   };

@@ -67,6 +67,22 @@ describe("status rollups and scoped totals from the shared request log", () => {
     expect(today).toEqual({ day: new Date(now).toISOString().slice(0, 10), requests: 4, ok: 3 });
   });
 
+  test("hour rows moved from SQLite count for the hours before a component's first minute row", async () => {
+    const day = Date.UTC(2026, 0, 10);
+    const hour = 3_600_000;
+    const c = `provider:moved_${process.pid}`;
+    const put = (bucket: number, start: number, requests: number, ok: number) =>
+      pg.sql`INSERT INTO status_rollups (bucket_ms, start_ms, component, requests, ok, latency) VALUES (${bucket}, ${start}, ${c}, ${requests}, ${ok}, ${new Uint8Array(0)})`;
+    await put(hour, day, 100, 90); // before the minutes: counted
+    await put(hour, day + 2 * hour, 50, 50); // also kept as minutes below: not counted twice
+    await put(60_000, day + 2 * hour, 30, 30);
+    await put(60_000, day + 2 * hour + 60_000, 20, 20);
+    const rollups = postgresStatusRollups({ pg });
+    const t = await rollups.totals(c, day, day + 86_400_000);
+    expect({ requests: t.requests, ok: t.ok }).toEqual({ requests: 150, ok: 140 });
+    expect(await rollups.daily(c, 2, day + 86_400_000)).toEqual([{ day: "2026-01-10", requests: 150, ok: 140 }]);
+  });
+
   test("a scoped rule's totals: only its model, provider, task or tag, within the window", async () => {
     const now = Date.now();
     await ensurePartitions(pg.sql, now, 1);
