@@ -69,6 +69,7 @@ import { StatusPage, statusPageUrl } from "./monitoring/status/status-page.ts";
 import { statusSources } from "./monitoring/status/sources.ts";
 import { EventSources } from "./monitoring/events/event-sources.ts";
 import { sharedBillingEventsJob } from "./monitoring/events/shared-billing-events.ts";
+import { SharedSecurityWindows } from "./monitoring/events/security-shared.ts";
 import { buildAlertRules, buildSharedAlertRules, monitoringLeaderJobs } from "./monitoring/alerts/build-alerts.ts";
 import { rollupHourJobs } from "./store/postgres/rollup-hours.ts";
 import { stopServices } from "./lib/service.ts";
@@ -195,11 +196,12 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const events = new WebhookEmitter(pgWebhooks ? new SharedEventSink(pgWebhooks.events, (err, what) => logger.error({ err }, what)) : repos.webhookEvents,
     clock, (err, type) => logger.error({ err, type }, "webhook event not stored"));
   // Billing, admin and security code raise their events through it (docs/webhooks.md "Event types").
+  const securityWindows = options.shared ? new SharedSecurityWindows(options.shared.redis, (err, what) => logger.error({ err }, what)) : undefined;
   const eventSources = new EventSources(events.emit, clock, {
     ledger: repos.ledger, projects: () => repos.projects.list(), flushLedger: () => billing.writer.flush(),
-  }, (err) => logger.error({ err }, "event sources pass failed"), (failures, window) => logger.warn({ failures, window }, "failed authentications with unknown keys"));
-  // Multi-instance: the leader raises credits, budget and plan events from PostgreSQL and prunes the webhook tables (docs/scale-out.md).
-  options.shared?.leaderJobs.push(sharedBillingEventsJob(() => repos.projects.list(), events.emit), webhookRetentionJob());
+  }, (err) => logger.error({ err }, "event sources pass failed"), (failures, window) => logger.warn({ failures, window }, "failed authentications with unknown keys"), securityWindows);
+  // Multi-instance: the leader raises credits, budget, plan and security-window events from PostgreSQL and Redis, and prunes the webhook tables (docs/scale-out.md).
+  options.shared?.leaderJobs.push(sharedBillingEventsJob(() => repos.projects.list(), events.emit), webhookRetentionJob(), ...(securityWindows ? [securityWindows.job(events.emit)] : []));
   const billing = new Billing(repos.ledger, (err, context) => logger.error({ err }, context), {
     // Written by the log worker's connection (docs/billing.md "The ledger").
     sink: (entries) => logSink.writeLedger(entries),

@@ -6,6 +6,7 @@ import type { EmitEvent, EmitInput } from "../webhooks/emitter.ts";
 import { BillingEvents } from "./billing-events.ts";
 import { InvoiceEvents, type InvoiceSources } from "./invoice-events.ts";
 import { SecurityEvents } from "./security-events.ts";
+import type { SharedSecurityWindows } from "./security-shared.ts";
 
 /** How often ended 5-minute windows and a closed month are looked for. */
 const TICK_MS = 15_000;
@@ -22,9 +23,11 @@ export class EventSources {
     invoices: InvoiceSources,
     private readonly onError: (err: unknown) => void,
     onUnattributedSpike?: (failures: number, windowStartIso: string) => void,
+    /** Multi-instance: security windows summed on Redis, sent by the leader. */
+    private readonly sharedSecurity?: SharedSecurityWindows,
   ) {
     this.billing = new BillingEvents(emit);
-    this.security = new SecurityEvents(emit, clock, onUnattributedSpike);
+    this.security = new SecurityEvents(emit, clock, onUnattributedSpike, undefined, sharedSecurity);
     this.invoices = new InvoiceEvents(emit, invoices);
   }
 
@@ -64,6 +67,7 @@ export class EventSources {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.security.flush(Number.MAX_SAFE_INTEGER);
+    await this.sharedSecurity?.idle();
   }
 }
 

@@ -5,6 +5,7 @@ import type { GuardReport } from "../../guard/content-guard.ts";
 import { CATEGORY, type Kind } from "../../guard/kinds.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { EmitEvent } from "../webhooks/emitter.ts";
+import type { SharedSecurityWindows } from "./security-shared.ts";
 import { iso, WINDOW_MS, windowStart } from "./thresholds.ts";
 
 type WindowedType = "security.ip_blocked" | "security.pii_blocked" | "security.secret_detected";
@@ -42,6 +43,8 @@ export class SecurityEvents {
     /** Failed keys that name no project (unknown keys) passing the threshold: logged, not sent. */
     private readonly onUnattributedSpike: (failures: number, windowStartIso: string) => void = () => {},
     private readonly threshold = AUTH_FAILURE_THRESHOLD,
+    /** Multi-instance: windows and failures are summed across instances on Redis. */
+    private readonly shared?: SharedSecurityWindows,
   ) {}
 
   /** The guard's report on a request: blocked personal data, and any secret found (redacted or blocked). */
@@ -73,12 +76,24 @@ export class SecurityEvents {
     if (!f || f.start !== start) this.failures.set(key.projectId, (f = { start, count: 0, keyIds: new Set() }));
     f.count++;
     if (f.keyIds.size < 20) f.keyIds.add(key.id);
-    if (f.count !== this.threshold) return;
-    this.emit({
-      projectId: key.projectId, type: "security.auth_failure_spike", key: iso(start),
-      data: { window_start: iso(start), window_end: iso(start + WINDOW_MS), failures: f.count, threshold: this.threshold, key_ids: [...f.keyIds] },
-    });
+    const failures = f;
+    // Multi-instance: every instance's count (not awaited); Redis away: this instance's.
+    if (this.shared) {
+      void this.shared.failures(key.projectId, start).then(
+        (n) => n === this.threshold && this.spike(key.projectId, start, failures),
+        () => failures.count === this.threshold && this.spike(key.projectId, start, failures),
+      );
+      return;
+    }
+    if (f.count === this.threshold) this.spike(key.projectId, start, f);
   };
+
+  private spike(projectId: string, start: number, f: Failures): void {
+    this.emit({
+      projectId, type: "security.auth_failure_spike", key: iso(start),
+      data: { window_start: iso(start), window_end: iso(start + WINDOW_MS), failures: this.threshold, threshold: this.threshold, key_ids: [...f.keyIds] },
+    });
+  }
 
   /** Sends every window that has ended by now (a timer calls it; tests call it after moving the clock). */
   flush(now = this.clock.now()): number {
@@ -105,6 +120,10 @@ export class SecurityEvents {
   }
 
   private send(t: Tally): void {
+    if (this.shared) {
+      const names = t.type === "security.ip_blocked" ? [...t.keyIds] : [...t.kinds];
+      return this.shared.add({ type: t.type, projectId: t.projectId, start: t.start, count: t.count, requestIds: t.requestIds, names });
+    }
     const data: Record<string, unknown> = {
       window_start: iso(t.start), window_end: iso(t.start + WINDOW_MS), count: t.count, request_ids: t.requestIds,
     };
