@@ -20,6 +20,8 @@ import { sandboxProvider } from "./providers/sandbox/index.ts";
 import type { Provider } from "./providers/types.ts";
 import { buildCatalog, type Catalog } from "./routing/catalog.ts";
 import { FeedbackQuality } from "./routing/feedback-quality.ts";
+import { sharedInvoiceEventsJob } from "./billing/invoices.ts";
+import { postgresInvoiceLedger } from "./store/postgres/invoices.ts";
 import { modelKey, ProviderHealth } from "./routing/health.ts";
 import { SharedProviderHealth } from "./routing/health-shared.ts";
 import { SessionStore } from "./routing/sessions.ts";
@@ -202,6 +204,8 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   }, (err) => logger.error({ err }, "event sources pass failed"), (failures, window) => logger.warn({ failures, window }, "failed authentications with unknown keys"), securityWindows);
   // Multi-instance: the leader raises credits, budget, plan and security-window events from PostgreSQL and Redis, and prunes the webhook tables (docs/scale-out.md).
   options.shared?.leaderJobs.push(sharedBillingEventsJob(() => repos.projects.list(), events.emit), webhookRetentionJob(), ...(securityWindows ? [securityWindows.job(events.emit)] : []));
+  // Multi-instance: the leader sends invoice.created from PostgreSQL's ledger (docs/scale-out.md).
+  options.shared?.leaderJobs.push(sharedInvoiceEventsJob(postgresInvoiceLedger(options.shared.pg), () => repos.projects.list(), events.emit));
   const billing = new Billing(repos.ledger, (err, context) => logger.error({ err }, context), {
     // Written by the log worker's connection (docs/billing.md "The ledger").
     sink: (entries) => logSink.writeLedger(entries),
@@ -234,8 +238,9 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     health: options.shared ? sharedHealth(options.shared, catalog, clock, logger) : new ProviderHealth({ now: () => clock.now() }),
     // Multi-instance: a conversation's pin is Redis's, so any instance keeps it on its model.
     sessions: options.shared ? new SharedSessionStore(options.shared.fast.sessions, (err, context) => logger.error({ err }, context), () => clock.now()) : new SessionStore(() => clock.now()),
-    // Ratings survive a restart: the router's quality sums are rebuilt from the stored ones.
-    feedback: FeedbackQuality.from(repos.feedback.aggregates()),
+    // Ratings survive a restart: the router's quality sums are rebuilt from the stored ones
+    // (multi-instance: from PostgreSQL's, by the "feedback sums" service).
+    feedback: options.shared ? new FeedbackQuality() : FeedbackQuality.from(repos.feedback.aggregates()),
     billing,
     workflowBudgets: new WorkflowBudgets((projectId, workflowId) => repos.requests.workflowCost(projectId, workflowId),
       options.shared ? (projectId, workflowId) => options.shared!.logs.workflowCost(projectId, workflowId) : undefined, () => clock.now()),

@@ -1,10 +1,11 @@
 // Monthly invoices derived from the ledger (docs/billing.md "Invoices"): one per project and UTC
 // month, lines per model (requests, tokens, cost, markup, charge), credits, cached savings and
 // totals. Nothing is stored: the same ledger always gives the same invoice.
+import type { LeaderJob } from "../store/postgres/leader.ts";
 import type { LedgerRepo, MonthSums } from "../store/repos/ledger.ts";
 import type { Project } from "../store/repos/projects.ts";
 import { toUsd } from "./money.ts";
-import { monthKey, monthRange } from "./periods.ts";
+import { monthKey, monthRange, monthStart } from "./periods.ts";
 import { PLANS } from "./plans.ts";
 
 export interface InvoiceLine {
@@ -88,4 +89,39 @@ export async function sharedInvoicesFor(repo: SharedInvoiceLedger, project: Proj
     return invoiceOf(await repo.monthSums(project.id, range.start, range.end), project, m, range, now);
   }));
   return { object: "list", data };
+}
+
+/** invoice.created as the webhooks take it (docs/webhooks.md "Event types"); true when stored. */
+export type EmitInvoiceEvent = (e: { projectId: string; type: "invoice.created"; key: string; data: Record<string, unknown> }) => unknown;
+
+export const INVOICE_EVENTS_EVERY_MS = 60_000;
+
+/** The multi-instance mode's invoice.created (single-node: monitoring/events/invoice-events.ts): once
+ * a UTC month has closed, the leader sends one per project with credit, charge or cache rows in it
+ * in PostgreSQL's ledger, with the totals GET .../invoices gives; the month is the natural key, so
+ * a new leader sending it again stores nothing. */
+export function sharedInvoiceEventsJob(ledger: SharedInvoiceLedger, projects: () => Project[], emit: EmitInvoiceEvent, everyMs = INVOICE_EVENTS_EVERY_MS): LeaderJob {
+  let checked: string | null = null;
+  return {
+    name: "invoice events",
+    everyMs,
+    async run(_tx, now) {
+      const month = monthKey(monthStart(now) - 1);
+      const range = monthRange(month);
+      if (checked === month || !range) return;
+      for (const project of projects()) {
+        const sums = await ledger.monthSums(project.id, range.start, range.end);
+        if (sums.lines.length === 0 && sums.credits.count === 0 && sums.cached.count === 0) continue;
+        const invoice = invoiceOf(sums, project, month, range, now);
+        emit({
+          projectId: project.id, type: "invoice.created", key: month,
+          data: {
+            month, status: invoice.status, period_start: invoice.period_start, period_end: invoice.period_end, currency: invoice.currency,
+            plan: invoice.plan, billing_mode: invoice.billing_mode, totals: invoice.totals,
+          },
+        });
+      }
+      checked = month;
+    },
+  };
 }

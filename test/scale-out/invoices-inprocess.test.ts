@@ -6,7 +6,8 @@ import type { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { invoicesFor, sharedInvoicesFor } from "../../src/billing/invoices.ts";
+import { invoicesFor, sharedInvoiceEventsJob, sharedInvoicesFor } from "../../src/billing/invoices.ts";
+import { InvoiceEvents } from "../../src/monitoring/events/invoice-events.ts";
 import type { Postgres } from "../../src/store/postgres/connect.ts";
 import { postgresInvoiceLedger } from "../../src/store/postgres/invoices.ts";
 import { openDatabase } from "../../src/store/db.ts";
@@ -78,5 +79,33 @@ describe("invoices on PostgreSQL's ledger", () => {
     const listed = await sharedInvoicesFor(postgresInvoiceLedger(pg), p, undefined, now);
     expect(listed).toEqual(invoicesFor(ledgerRepo(db), p, undefined, now));
     expect(listed.data.map((i) => [i.month, i.lines.length, i.totals.charge])).toEqual([["2026-11", 0, 0]]);
+  });
+});
+
+describe("invoice.created from PostgreSQL's ledger (the leader's job)", () => {
+  test("once the month has closed: one event per project with activity in it, as single-node's InvoiceEvents sends from the same rows; once per month", async () => {
+    const busy = "prj_invoice_event_busy";
+    const quiet = "prj_invoice_event_quiet";
+    await both({ projectId: busy, kind: "charge", amount: 4_000_000, cost: 3_000_000, model: "openai/gpt-4o-mini", requestId: "req_e1", inputTokens: 10, outputTokens: 5, createdAt: at(2026, 10, 12) });
+    await both({ projectId: busy, kind: "credit", amount: 10_000_000_000, createdAt: at(2026, 10, 2) });
+    // Quiet in October (a November charge only): no event for October.
+    await both({ projectId: quiet, kind: "charge", amount: 1_000, cost: 1_000, model: "openai/gpt-4o-mini", requestId: "req_e2", createdAt: at(2026, 11, 3) });
+    const projects = () => [project(busy), project(quiet)];
+    const now = at(2026, 11, 26);
+
+    const sent: Array<{ projectId: string; type: string; key: string; data: Record<string, unknown> }> = [];
+    const job = sharedInvoiceEventsJob(postgresInvoiceLedger(pg), projects, (e) => sent.push(e));
+    await pg.sql.begin((tx) => job.run(tx, now));
+    const single: typeof sent = [];
+    new InvoiceEvents((e) => {
+      single.push({ projectId: e.projectId, type: e.type, key: e.key, data: e.data });
+      return null;
+    }, { ledger: ledgerRepo(db), projects, flushLedger: () => undefined }).check(now);
+    expect(sent).toEqual(single);
+    expect(sent.map((e) => [e.projectId, e.type, e.key])).toEqual([[busy, "invoice.created", "2026-10"]]);
+    expect(sent[0]!.data).toMatchObject({ month: "2026-10", status: "closed", totals: { requests: 1, charge: 0.004, credits: 10 } });
+    // The same month is not looked at again by this leader.
+    await pg.sql.begin((tx) => job.run(tx, now + 60_000));
+    expect(sent).toHaveLength(1);
   });
 });
