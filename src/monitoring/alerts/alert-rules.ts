@@ -26,6 +26,9 @@ export interface AlertPassStores {
   incidents: IncidentsStore;
   /** Built-in rules' state kept outside this process (several instances); in memory without it. */
   builtInStates?: BuiltInStateStore;
+  /** Runs one rule's work on stores of its own that a failure rolls back alone (a savepoint of the
+   * leader's transaction); without it a failure in a transaction ends the pass. */
+  each?: (work: (stores: AlertPassStores) => Promise<void>) => Promise<void>;
 }
 
 /** Scoped rules' totals: counted in memory from this instance's requests (one instance), or read
@@ -155,21 +158,25 @@ export class AlertRules {
     const now = at ?? this.o.clock.now();
     const stores: AlertPassStores = over ?? { rules: this.o.rules, incidents: this.o.incidents };
     this.backfillsLeft = BACKFILLS_PER_PASS;
+    // A failed statement fails the rest of a transaction: without `each` the leader's pass ends there.
+    const fatal = over !== undefined && over.each === undefined;
     for (const stored of await stores.rules.all()) {
       try {
         const rule = ruleOf(stored);
-        if (rule.enabled) await this.evaluateRule(stores, stored, rule, now);
+        if (!rule.enabled) continue;
+        if (stores.each) await stores.each((own) => this.evaluateRule(own, stored, rule, now));
+        else await this.evaluateRule(stores, stored, rule, now);
       } catch (err) {
-        // A transaction's failed statement fails the rest of it: the leader's pass ends here.
-        if (over) throw err;
+        if (fatal) throw err;
         this.o.onError(err, `alert rule ${stored.id} not evaluated`);
       }
     }
     for (const pass of this.o.extraPasses ?? []) {
       try {
-        await pass(now, stores);
+        if (stores.each) await stores.each((own) => pass(now, own));
+        else await pass(now, stores);
       } catch (err) {
-        if (over) throw err;
+        if (fatal) throw err;
         this.o.onError(err, "built-in alert rules not evaluated");
       }
     }

@@ -82,7 +82,13 @@ export function monitoringLeaderJobs(alerts: AlertRules, intervalMs: number): Le
     {
       name: "alert evaluation",
       everyMs: intervalMs,
-      run: (tx, now) => alerts.evaluate({ rules: postgresAlertRules({ tx }), incidents: postgresIncidents({ tx }), builtInStates: postgresBuiltInStates({ tx }) }, now),
+      run: (tx, now) => alerts.evaluate({
+        rules: postgresAlertRules({ tx }),
+        incidents: postgresIncidents({ tx }),
+        builtInStates: postgresBuiltInStates({ tx }),
+        // One rule (or the built-in pass) failing rolls back its own writes only; the rest commit.
+        each: async (work) => void (await tx.savepoint((sp) => work({ rules: postgresAlertRules({ tx: sp }), incidents: postgresIncidents({ tx: sp }), builtInStates: postgresBuiltInStates({ tx: sp }) }))),
+      }, now),
     },
   ];
 }

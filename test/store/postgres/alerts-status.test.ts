@@ -3,6 +3,9 @@
 import { describe, expect, test } from "bun:test";
 import type { Postgres } from "../../../src/store/postgres/connect.ts";
 import { percentile } from "../../../src/lib/histogram.ts";
+import { AlertRules } from "../../../src/monitoring/alerts/alert-rules.ts";
+import { monitoringLeaderJobs } from "../../../src/monitoring/alerts/build-alerts.ts";
+import { postgresLogStore } from "../../../src/store/postgres/request-log.ts";
 import { sortableId } from "../../../src/lib/ids.ts";
 import { postgresAlertRules, postgresIncidents, scopedTotalsIn } from "../../../src/store/postgres/alerts.ts";
 import { ensurePartitions } from "../../../src/store/postgres/partitions.ts";
@@ -99,5 +102,40 @@ describe("status rollups and scoped totals from the shared request log", () => {
     expect((await scopedTotalsIn(pg, p, { tag: "blue" }, from, now + 60_000)).requests).toBe(2);
     expect((await scopedTotalsIn(pg, p, { provider: "openai" }, from, now + 60_000)).requests).toBe(1);
     expect((await scopedTotalsIn(pg, p, { provider: "anthropic", tag: "blue" }, from, now + 60_000)).requests).toBe(1);
+  });
+});
+
+describe("the leader's alert evaluation job", () => {
+  test("one rule failing in the database rolls back its own writes only; the other's incident and state commit", async () => {
+    const now = Date.now();
+    const p = `prj_eval_${process.pid}`;
+    await pg.sql`INSERT INTO metrics_rollups (bucket_ms, start_ms, project_id, requests, failed) VALUES (60000, ${now - (now % 60_000)}, ${p}, 10, 10)`;
+    const errors: string[] = [];
+    const emitted: string[] = [];
+    const alerts = new AlertRules({
+      rules: postgresAlertRules({ pg }), incidents: postgresIncidents({ pg }), projectTotals: (id, from, to) => postgresLogStore(pg).totals(id, from, to),
+      budgetUse: () => null, emit: (e) => (emitted.push(`${e.type} ${e.key}`), null), clock: { now: () => now }, intervalMs: 1000,
+      scoped: { kind: "query", totals: (id, scope, from, to) => scopedTotalsIn(pg, id, scope, from, to) }, onError: (_err, context) => errors.push(context),
+    });
+    const base = { metric: "error_rate", op: "gt", threshold: 50, window: "5m", min_requests: 5 };
+    const good = await alerts.create(p, { ...base, name: "good" });
+    const bad = await alerts.create(p, { ...base, name: `bad_${process.pid}` });
+    // A real failure inside the transaction: the bad rule's incident insert is refused by a trigger.
+    await pg.sql.unsafe(`CREATE FUNCTION refuse_bad() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+      IF NEW.rule_name = 'bad_${process.pid}' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER refuse_bad BEFORE INSERT ON incidents FOR EACH ROW EXECUTE FUNCTION refuse_bad()`);
+    try {
+      const job = monitoringLeaderJobs(alerts, 1000).find((j) => j.name === "alert evaluation")!;
+      await pg.sql.begin((tx) => job.run(tx, now));
+    } finally {
+      await pg.sql.unsafe("DROP TRIGGER refuse_bad ON incidents; DROP FUNCTION refuse_bad()");
+    }
+    expect(errors).toEqual([`alert rule ${bad.id} not evaluated`]);
+    const incidents = postgresIncidents({ pg });
+    expect(emitted).toEqual([`incident.opened ${(await incidents.openOf(good.id))?.id}:opened`]);
+    expect(await incidents.openOf(good.id)).toMatchObject({ ruleName: "good", status: "opened", lastValue: 100 });
+    expect(await incidents.openOf(bad.id)).toBeNull();
+    expect((await alerts.get(good.id))?.state).toBe("firing");
+    expect((await alerts.get(bad.id))?.state).toBe("normal");
   });
 });
