@@ -2,7 +2,9 @@
 // contract, the sums the trigger keeps for rows written any way, and the follower that brings every
 // instance's ratings into another instance's quality sums.
 import { describe, expect, test } from "bun:test";
-import { openPostgres, type Postgres } from "../../../src/store/postgres/connect.ts";
+import { openPostgres, type Postgres, StoreUnavailable } from "../../../src/store/postgres/connect.ts";
+import { postgresInvoiceLedger } from "../../../src/store/postgres/invoices.ts";
+import { postgresSsoStore } from "../../../src/store/postgres/sso.ts";
 import { followFeedbackSums, postgresFeedbackStore } from "../../../src/store/postgres/feedback.ts";
 import { buildCatalog } from "../../../src/routing/catalog.ts";
 import { FeedbackQuality } from "../../../src/routing/feedback-quality.ts";
@@ -74,6 +76,23 @@ describe("postgres feedback sums", () => {
     } finally {
       follower.stop();
       await Promise.all(others.map((p) => p.close()));
+    }
+  });
+});
+
+describe("PostgreSQL out of reach", () => {
+  test("ratings, SSO clients and invoice sums fail as StoreUnavailable within the bound (the routes answer 503)", async () => {
+    // Nothing listens on port 1.
+    const gone = openPostgres("postgres://gw:secret@127.0.0.1:1/gw", { max: 1, timeoutMs: 500 });
+    try {
+      const calls: Array<Promise<unknown>> = [
+        postgresFeedbackStore(gone).rate(input("prj_gone", "req_gone", 3)),
+        postgresSsoStore(gone).findByDomain("example.com"),
+        postgresInvoiceLedger(gone).monthSums("prj_gone", 0, 1),
+      ];
+      for (const call of calls) expect(await call.then(() => null, (err: unknown) => err)).toBeInstanceOf(StoreUnavailable);
+    } finally {
+      await gone.close();
     }
   });
 });
