@@ -197,8 +197,8 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const pgWebhooks = options.shared ? postgresWebhookStores(options.shared.pg, options.shared.instanceId) : null;
   const events = new WebhookEmitter(pgWebhooks ? new SharedEventSink(pgWebhooks.events, (err, what) => logger.error({ err }, what)) : repos.webhookEvents,
     clock, (err, type) => logger.error({ err, type }, "webhook event not stored"));
-  // Billing, admin and security code raise their events through it (docs/webhooks.md "Event types").
   const securityWindows = options.shared ? new SharedSecurityWindows(options.shared.redis, (err, what) => logger.error({ err }, what)) : undefined;
+  // Billing, admin and security code raise their events through it (docs/webhooks.md "Event types").
   const eventSources = new EventSources(events.emit, clock, {
     ledger: repos.ledger, projects: () => repos.projects.list(), flushLedger: () => billing.writer.flush(),
   }, (err) => logger.error({ err }, "event sources pass failed"), (failures, window) => logger.warn({ failures, window }, "failed authentications with unknown keys"), securityWindows);

@@ -75,14 +75,15 @@ export const MAX_ENDPOINTS_PER_PROJECT = 20;
 /** What the service is built from besides its stores. */
 export type WebhooksOptions = Omit<DispatcherDeps, "emit" | "endpoints" | "deliveries" | "events"> & { emitter: WebhookEmitter };
 
-/** Deleted endpoints remembered so the audit entry of a DELETE still names their project. */
-const REMEMBER_REMOVED = 256;
+/** Owners remembered (endpoints and deliveries this service read, deleted endpoints included) so the
+ * audit entry of a call names its project without a read of its own (multi-instance: an await). */
+const REMEMBER_OWNERS = 1024;
 
 export class Webhooks {
   private readonly d: DispatcherDeps;
   private readonly dispatcher: Dispatcher;
   private timer: ReturnType<typeof setInterval> | null = null;
-  private readonly removed = new Map<string, string>();
+  private readonly owners = new Map<string, string>();
   private wakePending = false;
   private readonly emitter: WebhookEmitter;
   private readonly projectOfNow: WebhookStores["projectOfNow"];
@@ -108,18 +109,26 @@ export class Webhooks {
    * read at once from SQLite (multi-instance: deleted endpoints only, see ownerOf). */
   projectOf(ids: { webhookId?: string; deliveryId?: string }): string | null {
     const found = this.projectOfNow?.(ids) ?? null;
-    return found ?? (ids.webhookId ? (this.removed.get(ids.webhookId) ?? null) : null);
+    const id = ids.webhookId ?? ids.deliveryId;
+    return found ?? (id ? (this.owners.get(id) ?? null) : null);
   }
 
   /** projectOf read from the stores (either mode). */
   async ownerOf(ids: { webhookId?: string; deliveryId?: string }): Promise<string | null> {
-    if (ids.webhookId) return (await this.d.endpoints.get(ids.webhookId))?.projectId ?? this.removed.get(ids.webhookId) ?? null;
+    if (ids.webhookId) return (await this.d.endpoints.get(ids.webhookId))?.projectId ?? this.owners.get(ids.webhookId) ?? null;
     if (ids.deliveryId) return (await this.delivery(ids.deliveryId))?.project_id ?? null;
     return null;
   }
 
+  private remember(id: string, projectId: string): void {
+    this.owners.delete(id);
+    this.owners.set(id, projectId);
+    if (this.owners.size > REMEMBER_OWNERS) this.owners.delete(this.owners.keys().next().value ?? "");
+  }
+
   private async endpointOr404(id: string): Promise<StoredEndpoint> {
     const endpoint = await this.d.endpoints.get(id);
+    if (endpoint) this.remember(id, endpoint.projectId);
     if (!endpoint) throw new GwError("not_found", `No webhook endpoint '${id}'.`, { param: "webhook_id" });
     return endpoint;
   }
@@ -143,6 +152,7 @@ export class Webhooks {
       disabledReason: null, createdAt: now, updatedAt: now,
     };
     await this.d.endpoints.insert(endpoint);
+    this.remember(endpoint.id, projectId);
     return { ...endpointView(endpoint), secret };
   }
 
@@ -152,6 +162,7 @@ export class Webhooks {
 
   async get(id: string): Promise<WebhookEndpointView | null> {
     const endpoint = await this.d.endpoints.get(id);
+    if (endpoint) this.remember(id, endpoint.projectId);
     return endpoint ? endpointView(endpoint) : null;
   }
 
@@ -166,8 +177,7 @@ export class Webhooks {
   async remove(id: string): Promise<{ object: "webhook_endpoint"; id: string; deleted: true }> {
     const endpoint = await this.endpointOr404(id);
     await this.d.endpoints.remove(id);
-    this.removed.set(id, endpoint.projectId);
-    if (this.removed.size > REMEMBER_REMOVED) this.removed.delete(this.removed.keys().next().value ?? "");
+    this.remember(id, endpoint.projectId);
     return { object: "webhook_endpoint", id, deleted: true };
   }
 
@@ -211,6 +221,7 @@ export class Webhooks {
   async delivery(id: string): Promise<(WebhookDeliveryView & { endpoint_id: string; project_id: string }) | null> {
     const d = await this.d.deliveries.get(id);
     const event = d ? await this.d.events.get(d.eventId) : null;
+    if (event) this.remember(id, event.projectId);
     return d && event ? { ...deliveryView(d), endpoint_id: d.endpointId, project_id: event.projectId } : null;
   }
 
@@ -218,7 +229,7 @@ export class Webhooks {
   async replay(deliveryId: string): Promise<WebhookDeliveryView> {
     const d = await this.d.deliveries.get(deliveryId);
     if (!d) throw new GwError("not_found", `No webhook delivery '${deliveryId}'.`, { param: "delivery_id" });
-    await this.enabledOr409(d.endpointId);
+    this.remember(deliveryId, (await this.enabledOr409(d.endpointId)).projectId);
     const row = { eventId: d.eventId, endpointId: d.endpointId, attempt: 1, nextAttemptAt: this.d.clock.now() };
     const delivery = await this.dispatcher.attemptAlone(row, () => this.d.events.enqueueOne(d.eventId, d.endpointId, this.d.clock.now()));
     if (delivery === undefined) throw new GwError("conflict", `An attempt of this delivery's event is in flight on another instance; try again.`, { param: "delivery_id" });
