@@ -1,7 +1,6 @@
-// Single sign-on across three gw processes on one PostgreSQL and one Redis (docs/scale-out.md): a
-// client saved on instance 0 is used by the others, a sign-in started on instance 1 is finished by
-// a callback on instance 2 (the pending state is Redis's, used once), and the session it opens is
-// valid on instance 0 until the client is removed, on any instance.
+// SSO across three gw processes on one PostgreSQL and one Redis (docs/scale-out.md): a client saved on
+// instance 0 is used by the others, a sign-in started on 1 is finished on 2 (the pending state is
+// Redis's, used once), and its session is valid on 0 until the client is removed on any instance.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startMultiGw, type GwInstance, type MultiGw } from "../helpers/multi-gw.ts";
 import { startScriptedOidc, type ScriptedOidc } from "../helpers/scripted-oidc.ts";

@@ -1,7 +1,6 @@
--- Ratings across instances (docs/scale-out.md): the router's quality
--- sums per (project, pool, model, task) kept beside the feedback rows by a trigger (so rows copied
--- by `gw migrate-to-postgres` count too), each change numbered and timed so instances re-read only
--- what changed; and a rating as one call that says which rating it replaced.
+-- Ratings across instances (docs/scale-out.md): quality sums per (project, pool, model, task) kept by a
+-- trigger on feedback (rows `gw migrate-to-postgres` copies count too), each change numbered and timed
+-- so instances re-read only what changed; a rating is one call that says which rating it replaced.
 CREATE SEQUENCE feedback_sums_seq;
 
 CREATE TABLE feedback_sums (
