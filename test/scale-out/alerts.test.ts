@@ -112,4 +112,11 @@ test("a rule made on one instance; failures through the two others open one inci
   expect(await json<Json>(await m.admin("DELETE", `/alert-rules/${ruleId}`, undefined, others[1]), 200)).toEqual({ object: "alert_rule", id: ruleId, deleted: true });
   expect((await json<{ data: Json[] }>(await m.admin("GET", `/projects/${project.id}/alert-rules`, undefined, others[0]), 200)).data).toEqual([]);
   expect(await incidentRows(ruleId)).toEqual([{ id: opened!.id, status: "resolved" }]);
+  // Each transition raised one webhook event, whichever instance raised it (stored by natural key).
+  const events = async () => (await sql`SELECT type, natural_key FROM webhook_events WHERE project_id = ${project.id} AND type LIKE 'incident.%' ORDER BY type`) as Array<{ type: string; natural_key: string }>;
+  await waitFor(async () => (await events()).length >= 2, { what: "the incident events", timeoutMs: 15_000 });
+  expect(await events()).toEqual([
+    { type: "incident.opened", natural_key: `${opened!.id}:opened` },
+    { type: "incident.resolved", natural_key: `${opened!.id}:resolved` },
+  ]);
 }, 180_000);
