@@ -74,6 +74,7 @@ import { sharedBillingEventsJob } from "./monitoring/events/shared-billing-event
 import { SharedSecurityWindows } from "./monitoring/events/security-shared.ts";
 import { buildAlertRules, buildSharedAlertRules, monitoringLeaderJobs } from "./monitoring/alerts/build-alerts.ts";
 import { rollupHourJobs } from "./store/postgres/rollup-hours.ts";
+import { RedisWorkflowReservations } from "./store/redis/workflow-reservations.ts";
 import { stopServices } from "./lib/service.ts";
 import { storageServices, type Unwritten } from "./services.ts";
 import type { SharedState } from "./store/shared.ts";
@@ -243,7 +244,8 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
     feedback: options.shared ? new FeedbackQuality() : FeedbackQuality.from(repos.feedback.aggregates()),
     billing,
     workflowBudgets: new WorkflowBudgets((projectId, workflowId) => repos.requests.workflowCost(projectId, workflowId),
-      options.shared ? (projectId, workflowId) => options.shared!.logs.workflowCost(projectId, workflowId) : undefined, () => clock.now()),
+      options.shared ? (projectId, workflowId) => options.shared!.logs.workflowCost(projectId, workflowId) : undefined, () => clock.now(),
+      options.shared ? { store: new RedisWorkflowReservations(options.shared.redis), ttlMs: config.requestTimeoutMs + 60_000, onError: (err) => logger.error({ err }, "workflow budget reservations unavailable in Redis: each instance reserves alone") } : undefined),
     secrets,
     sandbox: sandboxProvider(),
     logWriter,

@@ -17,6 +17,7 @@ import { need, type Candidate, type RequestState } from "../state.ts";
 import { exclusion, explainExclusion, needsOf, OVER_PROJECT_BUDGET, OVER_WORKFLOW_BUDGET, type Needs } from "../eligibility.ts";
 import { downgradeRefused, downgradeRoom } from "../../billing/holds.ts";
 import { exclusionSummary } from "../../store/trace-reasons.ts";
+import { holdWorkflowBudget } from "./route-workflow.ts";
 
 
 /** Scores every chat model of the catalog that can serve the request (routing/score.ts); the
@@ -144,9 +145,16 @@ export function route(deps: Deps, state: RequestState): void | Promise<void> {
   const sessions = deps.sessions;
   if (deps.shared !== null && state.sessionId && sessions instanceof SharedSessionStore) {
     const fetched = sessions.prefetch(state.auth.project.id, state.sessionId);
-    if (fetched) return fetched.then(() => routeNow(deps, state));
+    if (fetched) return fetched.then(() => routed(deps, state));
   }
+  return routed(deps, state);
+}
+
+/** Multi-instance: the first attempt's worst case is then held against the workflow's budget across
+ * instances (route-workflow.ts); single-node reserves it in the call stage. */
+function routed(deps: Deps, state: RequestState): void | Promise<void> {
   routeNow(deps, state);
+  if (deps.shared !== null) return holdWorkflowBudget(deps, state, () => routeNow(deps, state));
 }
 
 function routeNow(deps: Deps, state: RequestState): void {
