@@ -179,6 +179,27 @@ describe("billing events across three instances", () => {
     const [refused] = await sql`SELECT status FROM requests WHERE project_id = ${p} AND id = ${exceeded?.data.request_id ?? ""}`;
     expect(refused?.status).toBe(402);
   });
+
+  test("prepaid credit covering two: a credit made on instance 1 raises credits.added, the refusal on another raises credits.depleted once", async () => {
+    const p = await project("credits-out");
+    await json(await m.admin("PATCH", `/projects/${p}`, { billing: { mode: "prepaid" } }), 200);
+    const r = receiver();
+    const hook = await endpoint(p, r, 2, ["credits.added", "credits.depleted"]);
+    const { key } = await json<{ key: string }>(await m.admin("POST", `/projects/${p}/keys`, { scopes: ["chat"], mode: "live" }, 0), 201);
+    for (const i of [0, 1, 2]) {
+      await waitFor(async () => JSON.stringify(await (await m.admin("GET", `/projects/${p}`, undefined, i)).json()).includes('"prepaid"'), { what: `prepaid on instance ${i}` });
+    }
+    await json(await m.admin("POST", `/projects/${p}/credits`, { amount: toUsd(Math.round(2.5 * worst)) }, 1), 200);
+    expect(await requests(key, 5)).toEqual([200, 200, 402, 402, 402]);
+    await r.waitFor(2, 30_000);
+    await settled(hook.id, 2);
+    const got = r.received.map((q) => JSON.parse(q.body) as { type: string; data: { reason?: string; request_id?: string } });
+    expect(got.map((e) => e.type).sort()).toEqual(["credits.added", "credits.depleted"]);
+    const depleted = got.find((e) => e.type === "credits.depleted");
+    expect(depleted?.data.reason).toBe("request_refused");
+    const [refused] = await sql`SELECT error_code FROM requests WHERE project_id = ${p} AND id = ${depleted?.data.request_id ?? ""}`;
+    expect(refused?.error_code).toBe("insufficient_credits");
+  });
 });
 
 // Last: it kills every instance.

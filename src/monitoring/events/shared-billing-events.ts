@@ -43,12 +43,16 @@ export function sharedBillingEventsJob(projects: () => Project[], emit: EmitEven
     creditSeq ??= 0;
   }
 
-  async function balances(tx: TransactionSQL, watched: Map<string, Terms>): Promise<void> {
+  /** Where refusals in the request log are looked for from: since the last pass, or a new leader's lookback. */
+  const refusedSince = (now: number): number => (lastPass === null ? now - LOOKBACK_MS : lastPass - LATE_MS);
+
+  async function balances(tx: TransactionSQL, watched: Map<string, Terms>, now: number): Promise<void> {
     const ids = [...watched].filter(([, t]) => t.credit !== null).map(([id]) => id);
     if (ids.length === 0) return;
     const rows: Row[] = await tx`SELECT a.project_id, a.balance, t.seq, t.amount FROM accounts a
       LEFT JOIN LATERAL (SELECT seq, amount FROM ledger WHERE project_id = a.project_id AND kind = 'credit' ORDER BY created_at DESC, seq DESC LIMIT 1) t ON true
       WHERE a.project_id = ANY(${tx.array(ids, "TEXT")}::text[])`;
+    const tops = new Map<string, { seq: number; amount: number } | null>();
     for (const r of rows) {
       const projectId = String(r.project_id);
       const terms = watched.get(projectId);
@@ -56,6 +60,7 @@ export function sharedBillingEventsJob(projects: () => Project[], emit: EmitEven
       const balance = Number(r.balance);
       const seq = r.seq === null || r.seq === undefined ? null : Number(r.seq);
       const topUp = seq === null ? null : { seq, amount: Number(r.amount) };
+      tops.set(projectId, topUp);
       const threshold = topUp ? Math.round(topUp.amount * LOW_CREDIT_SHARE) : 0;
       if (terms.credit === "prepaid" && topUp && balance > 0 && balance < threshold) {
         send(projectId, "credits.low", `topup:${topUp.seq}`, {
@@ -68,6 +73,19 @@ export function sharedBillingEventsJob(projects: () => Project[], emit: EmitEven
           reason: "balance_zero", balance: toUsd(balance), credit_limit: terms.credit === "limit" ? toUsd(terms.creditLimit) : null, request_id: null,
         });
       }
+    }
+    // A request the credit could not cover (its 402 is in the request log): depleted for this top-up.
+    const refused: Row[] = await tx`SELECT DISTINCT ON (r.project_id) r.project_id, r.id, coalesce(a.balance, 0) AS balance FROM requests r
+        LEFT JOIN accounts a ON a.project_id = r.project_id
+      WHERE r.project_id = ANY(${tx.array(ids, "TEXT")}::text[]) AND r.status = 402 AND r.error_code = 'insufficient_credits' AND r.created_at >= ${refusedSince(now)}
+      ORDER BY r.project_id, r.created_at`;
+    for (const r of refused) {
+      const projectId = String(r.project_id);
+      const terms = watched.get(projectId);
+      if (!terms) continue;
+      send(projectId, "credits.depleted", `topup:${tops.get(projectId)?.seq ?? 0}`, {
+        reason: "request_refused", balance: toUsd(Number(r.balance)), credit_limit: terms.credit === "limit" ? toUsd(terms.creditLimit) : null, request_id: String(r.id),
+      });
     }
   }
 
@@ -118,7 +136,7 @@ export function sharedBillingEventsJob(projects: () => Project[], emit: EmitEven
     // period is named by its message, billing/account.ts budgetMessage).
     const blocking = ids.filter((id) => watched.get(id)?.action !== "warn");
     if (blocking.length === 0) return;
-    const since = lastPass === null ? now - LOOKBACK_MS : lastPass - LATE_MS;
+    const since = refusedSince(now);
     const refused: Row[] = await tx`SELECT DISTINCT ON (project_id, monthly) project_id, id, monthly FROM (
         SELECT project_id, id, created_at, error_message LIKE 'The project''s monthly%' AS monthly FROM requests
         WHERE project_id = ANY(${tx.array(blocking, "TEXT")}::text[]) AND status = 402 AND error_code = 'budget_exceeded' AND created_at >= ${since}) r
@@ -143,7 +161,7 @@ export function sharedBillingEventsJob(projects: () => Project[], emit: EmitEven
         if (terms) watched.set(p.id, terms);
       }
       await credits(tx, now);
-      await balances(tx, watched);
+      await balances(tx, watched, now);
       await counters(tx, watched, now);
       lastPass = now;
     },
