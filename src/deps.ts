@@ -75,6 +75,7 @@ import { SharedSecurityWindows } from "./monitoring/events/security-shared.ts";
 import { buildAlertRules, buildSharedAlertRules, monitoringLeaderJobs } from "./monitoring/alerts/build-alerts.ts";
 import { rollupHourJobs } from "./store/postgres/rollup-hours.ts";
 import { RedisWorkflowReservations } from "./store/redis/workflow-reservations.ts";
+import { MODEL_ROLLUP_EVERY_MS, modelRollupJob } from "./store/postgres/model-rollups.ts";
 import { stopServices } from "./lib/service.ts";
 import { storageServices, type Unwritten } from "./services.ts";
 import type { SharedState } from "./store/shared.ts";
@@ -224,6 +225,7 @@ export function buildDeps(config: Config, options: { logger?: Logger; clock?: Cl
   const alerts = options.shared ? buildSharedAlertRules(options.shared, alertInputs) : buildAlertRules(db, alertInputs);
   options.shared?.leaderJobs.push(...monitoringLeaderJobs(alerts, config.monitorIntervalMs));
   options.shared?.leaderJobs.push(...rollupHourJobs((detail) => logger.info({ job: "rollup hours", ...detail }, "leader job done")));
+  options.shared?.leaderJobs.push(modelRollupJob(MODEL_ROLLUP_EVERY_MS));
   const statusPage = new StatusPage({ ...statusSources(db, options.shared ?? null), clock, providers: () => providers.enabled(), builtInIncidents: (since) => alerts.builtInIncidents(since), page: { name: "gw", url: statusPageUrl(config.host, config.port, config.publicUrl) } });
   return {
     config,

@@ -7,11 +7,16 @@ import { invalidRequest } from "../errors/gw-error.ts";
 import { cacheSeries } from "../observability/dashboard-series.ts";
 import { invalidateAnswers } from "../pipeline/cache-store.ts";
 import type { Deps } from "../pipeline/deps.ts";
-import { notShared } from "./not-shared.ts";
 import { parseCacheInvalidate, type Invalidation } from "../schema/cache-invalidate.ts";
 import { parseMetricsQuery } from "../schema/metrics.ts";
 import { readBodyText } from "../schema/validate.ts";
 import { READ_DRAIN_LIMIT_MS } from "../store/log-writer.ts";
+import { missReasons } from "../store/postgres/dashboard-reads.ts";
+import { modelRows } from "../store/postgres/model-rollups.ts";
+import { redisCacheFootprint } from "../store/redis/cache-stats.ts";
+import { RedisFailure } from "../store/redis/redis-call.ts";
+import { metricsWindow } from "../observability/metrics.ts";
+import { cacheSeriesOf } from "./model-views.ts";
 import { modelRollupsRepo } from "../store/repos/model-rollups.ts";
 import { viewReads } from "../store/repos/view-reads.ts";
 import type { Viewer } from "./viewer.ts";
@@ -42,8 +47,6 @@ export const cacheRoutes = (deps: Deps, prefix: string) => {
     .get(
       "/cache",
       async ({ query, projectId }) => {
-        // Multi-instance: footprint, hit series and miss reasons are one instance's SQLite; not yet shared.
-        if (deps.shared) throw notShared("The dashboard's cache statistics");
         const period = parseMetricsQuery(query);
         if (deps.logWriter.pending > 0) await deps.logWriter.drainWithin(READ_DRAIN_LIMIT_MS);
         // Entries still queued for SQLite are written first, so the counts include them.
@@ -52,10 +55,25 @@ export const cacheRoutes = (deps: Deps, prefix: string) => {
         const policy = deps.repos.projects.get(projectId)?.policy ?? {};
         const enabled = policy.cache !== false;
         const semantic = enabled && policy.semantic_cache === true && deps.semantic !== undefined;
+        const head = { object: "dashboard.cache", enabled, mode: enabled ? (semantic ? "exact+semantic" : "exact") : null };
+        if (deps.shared) {
+          // Multi-instance: entries in Redis (bounded SCAN), hits from the shared rollups, traces of every instance.
+          const { from, to } = metricsWindow(period, now);
+          const [footprint, rows, reasons] = await Promise.all([
+            redisCacheFootprint(deps.shared.redis, projectId).catch((err: unknown) => {
+              if (!(err instanceof RedisFailure)) throw err;
+              deps.logger.warn({ err }, "cache footprint: Redis did not answer");
+              return { entries: 0, bytes: 0, exact: false };
+            }),
+            modelRows(deps.shared.pg, projectId, from, to), missReasons(deps.shared.pg, projectId, MISS_REASON_TRACES),
+          ]);
+          return {
+            ...head, entries: footprint.entries, bytes: footprint.bytes, footprint_exact: footprint.exact,
+            ...cacheSeriesOf(rows, period, now), miss_reasons: reasons,
+          };
+        }
         return {
-          object: "dashboard.cache",
-          enabled,
-          mode: enabled ? (semantic ? "exact+semantic" : "exact") : null,
+          ...head,
           ...reads.cacheFootprint(projectId, now),
           ...cacheSeries({ models }, projectId, period, now),
           miss_reasons: reads.missReasons(projectId, MISS_REASON_TRACES),

@@ -5,6 +5,7 @@ import { overview, SERIES_BUCKET_MS } from "../observability/dashboard-series.ts
 import { metricsObject, metricsWindow } from "../observability/metrics.ts";
 import type { MetricsPeriod } from "../schema/metrics.ts";
 import { minutePoints } from "../store/postgres/dashboard-reads.ts";
+import { modelRows } from "../store/postgres/model-rollups.ts";
 import type { SharedState } from "../store/shared.ts";
 import type { Deps } from "../pipeline/deps.ts";
 import { parseMetricsQuery } from "../schema/metrics.ts";
@@ -12,6 +13,7 @@ import { READ_DRAIN_LIMIT_MS } from "../store/log-writer.ts";
 import { metricsRepo } from "../store/repos/metrics.ts";
 import { modelRollupsRepo } from "../store/repos/model-rollups.ts";
 import { viewReads } from "../store/repos/view-reads.ts";
+import { overviewModels } from "./model-views.ts";
 import { dashboardSession } from "./session-plugin.ts";
 
 export const overviewRoutes = (deps: Deps, prefix: string) => {
@@ -32,14 +34,15 @@ export const overviewRoutes = (deps: Deps, prefix: string) => {
 };
 
 const usd = (x: number): number => Math.round(x * 1e10) / 1e10;
-const percent = (part: number, whole: number): number => (whole === 0 ? 0 : Math.round((part / whole) * 100_000) / 1000);
 
-/** Multi-instance: GET /metrics' object and the series from every instance's rollups in PostgreSQL.
- * Per-model rollups are not kept there yet: by_model is empty and the cache split counts all hits as
- * one figure, the exact/semantic split 0 (docs/scale-out.md "Dashboard and audit log"). */
+/** Multi-instance: GET /metrics' object and the series from every instance's rollups in PostgreSQL;
+ * the cache split and by_model from the per-model rollups the leader rebuilds every few seconds
+ * (docs/scale-out.md "Dashboard and audit log"). */
 async function sharedOverview(shared: SharedState, projectId: string, period: MetricsPeriod, now: number) {
   const { from, to } = metricsWindow(period, now);
-  const [totals, minutes] = await Promise.all([shared.logs.totals(projectId, from, to), minutePoints(shared.pg, projectId, from, to)]);
+  const [totals, minutes, models] = await Promise.all([
+    shared.logs.totals(projectId, from, to), minutePoints(shared.pg, projectId, from, to), modelRows(shared.pg, projectId, from, to),
+  ]);
   const bucketMs = SERIES_BUCKET_MS[period];
   const first = from - (from % bucketMs);
   const points = Array.from({ length: Math.ceil((to - first) / bucketMs) }, (_, i) => ({
@@ -54,13 +57,14 @@ async function sharedOverview(shared: SharedState, projectId: string, period: Me
     for (const [c, n] of Object.entries(m.errors)) p.errors[c] = (p.errors[c] ?? 0) + Number(n);
   }
   for (const p of points) (p.cost = usd(p.cost)), (p.saved = usd(p.saved));
+  const { cache, by_model } = overviewModels(models, points, bucketMs);
   return {
     object: "dashboard.overview" as const,
     period,
     metrics: metricsObject(period, totals),
-    cache: { hits: totals.cacheHits, exact: 0, semantic: 0, hit_rate: percent(totals.cacheHits, totals.requests), exact_rate: 0, semantic_rate: 0 },
+    cache,
     tokens: { input: totals.inputTokens, output: totals.outputTokens },
     series: { bucket_ms: bucketMs, start: new Date(from).toISOString(), points },
-    by_model: [],
+    by_model,
   };
 }

@@ -1,12 +1,14 @@
 // GET /dashboard/api/recommendations (docs/dashboard.md "Recommendations"): the rule in one sentence
 // and what it recommends for the project, from its feedback and per-model rollups.
 import { Elysia } from "elysia";
-import { recommend, RULE_TEXT } from "../monitoring/recommendations.ts";
+import { cheaperModels, recommend, RULE, RULE_TEXT, semanticCacheAdvice, type TaskModelUsage } from "../monitoring/recommendations.ts";
 import type { Deps } from "../pipeline/deps.ts";
 import { READ_DRAIN_LIMIT_MS } from "../store/log-writer.ts";
+import { ratingStats } from "../store/postgres/dashboard-reads.ts";
+import { modelRows } from "../store/postgres/model-rollups.ts";
+import type { SharedState } from "../store/shared.ts";
 import { modelRollupsRepo } from "../store/repos/model-rollups.ts";
 import { viewReads } from "../store/repos/view-reads.ts";
-import { notShared } from "./not-shared.ts";
 import { dashboardSession } from "./session-plugin.ts";
 
 export const recommendationsRoutes = (deps: Deps, prefix: string) => {
@@ -16,13 +18,39 @@ export const recommendationsRoutes = (deps: Deps, prefix: string) => {
     .get(
       "/recommendations",
       async ({ projectId }) => {
-        // Multi-instance: feedback sums and per-model rollups are not read from PostgreSQL yet.
-        if (deps.shared) throw notShared("Recommendations");
         if (deps.logWriter.pending > 0) await deps.logWriter.drainWithin(READ_DRAIN_LIMIT_MS);
         const policy = deps.repos.projects.get(projectId)?.policy ?? {};
+        if (deps.shared) {
+          const data = await sharedRecommendations(deps.shared, projectId, { cacheOn: policy.cache !== false, semanticOn: policy.semantic_cache === true }, deps.clock.now());
+          return { object: "list", rule: RULE_TEXT, data };
+        }
         const data = recommend(sources, projectId, { cacheOn: policy.cache !== false, semanticOn: policy.semantic_cache === true }, deps.clock.now());
         return { object: "list", rule: RULE_TEXT, data };
       },
       { dash: { scope: "requests" } },
     );
 };
+
+/** Multi-instance: `recommend`'s rule over every instance's per-model rollups and ratings in PostgreSQL
+ * (the rows read ahead, then summed as `recommend` sums them). */
+async function sharedRecommendations(shared: SharedState, projectId: string, policy: { cacheOn: boolean; semanticOn: boolean }, now: number) {
+  const to = now - (now % 60_000) + 60_000;
+  const from = to - RULE.windowDays * 86_400_000;
+  const [rows, ratings] = await Promise.all([modelRows(shared.pg, projectId, from, to), ratingStats(shared.pg, projectId, from)]);
+  const usage = new Map<string, TaskModelUsage>();
+  const totals = { requests: 0, exactHits: 0, cost: 0 };
+  for (const r of rows) {
+    if (r.test === 1) continue;
+    totals.requests += r.requests;
+    totals.exactHits += r.cache_exact;
+    totals.cost += r.cost;
+    const key = `${r.task}\u0000${r.model}`;
+    const u = usage.get(key) ?? { task: r.task, model: r.model, requests: 0, cacheHits: 0, cost: 0 };
+    u.requests += r.requests;
+    u.cacheHits += r.cache_exact + r.cache_semantic;
+    u.cost += r.cost;
+    usage.set(key, u);
+  }
+  const advice = semanticCacheAdvice(policy, totals);
+  return [...cheaperModels([...usage.values()], ratings), ...(advice ? [advice] : [])];
+}

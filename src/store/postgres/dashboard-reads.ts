@@ -1,5 +1,8 @@
-// The dashboard overview's series in the multi-instance mode (docs/scale-out.md "Dashboard and audit
-// log"): the project's per-minute rollup rows that every instance adds into, cost and saved in USD.
+// The dashboard's reads in the multi-instance mode (docs/scale-out.md "Dashboard and audit log"): the
+// overview's minute rows, spend counters, ratings and miss reasons, from every instance's rows.
+import { isObject, parseStored } from "../../lib/json.ts";
+import type { RatingStats } from "../repos/view-reads.ts";
+import { decodeTrace } from "../trace-codec.ts";
 import { bounded, type Postgres } from "./connect.ts";
 
 export interface MinutePoint {
@@ -35,4 +38,28 @@ export async function spendFigures(pg: Postgres, projectId: string, day: string,
     WHERE project_id = ${projectId} AND ((period = 'daily' AND period_key = ${day}) OR (period = 'monthly' AND period_key = ${month}))`);
   const of = (period: string) => rows.find((r) => r.period === period);
   return { daySpent: Number(of("daily")?.spent ?? 0), monthSpent: Number(of("monthly")?.spent ?? 0), monthRequests: Number(of("monthly")?.requests ?? 0) };
+}
+
+/** Live, counted ratings updated since `since`, per (model, task), as view-reads.ts `ratingStats` (every instance's). */
+export async function ratingStats(pg: Postgres, projectId: string, since: number): Promise<RatingStats[]> {
+  const rows: Array<{ model_id: string; task: string; n: string; s: string; ss: string }> = await bounded(pg, "rating stats", () => pg.sql`
+    SELECT model_id, task, count(*) AS n, sum(rating) AS s, sum(rating * rating) AS ss FROM feedback
+    WHERE project_id = ${projectId} AND counted AND NOT test AND model_id IS NOT NULL AND task IS NOT NULL AND updated_at >= ${since}
+    GROUP BY model_id, task`);
+  return rows.map((r) => ({ model: r.model_id, task: r.task, count: Number(r.n), sum: Number(r.s), sumSquares: Number(r.ss) }));
+}
+
+/** `trace.cache.miss_reason` over the project's newest `limit` traces of every instance, as view-reads.ts
+ * `missReasons` counts them (`->>` gives the cache part as SQLite's json_extract does). */
+export async function missReasons(pg: Postgres, projectId: string, limit: number): Promise<Array<{ reason: string; count: number }>> {
+  const rows: Array<{ ch: string | null }> = await bounded(pg, "miss reasons", () => pg.sql`
+    SELECT coalesce(data::json ->> 'ch', data::json ->> 'cache') AS ch FROM traces WHERE project_id = ${projectId} ORDER BY request_id DESC LIMIT ${limit}`);
+  const counts = new Map<string, number>();
+  for (const { ch } of rows) {
+    if (ch === null) continue;
+    const cache = decodeTrace({ "~": 1, ch: parseStored<unknown>(ch, null) })?.cache;
+    const reason = isObject(cache) ? cache.miss_reason : null;
+    if (typeof reason === "string") counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  return [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
 }
