@@ -31,6 +31,10 @@ const GROUPS_SQL = `SELECT created_at - created_at % ${MINUTE_MS} AS m, project_
   coalesce(sum(output_tokens) FILTER (WHERE cache IN ('exact', 'semantic')), 0) AS hit_out
 FROM requests WHERE created_at >= $1 AND created_at < $2 GROUP BY 1, 2, 3, 4, 5, 6`;
 
+const MINUTE_ROWS_DAYS = 32;
+/** Bounded per run: a backlog goes over several runs. */
+const PRUNE = `DELETE FROM model_rollups WHERE ctid IN (SELECT ctid FROM model_rollups WHERE bucket_ms = ${MINUTE_MS} AND start_ms < $1 LIMIT 5000)`;
+
 interface Group {
   m: string; project_id: string; model: string; task: string; test: boolean; lat: number; n: string; failed: string; cost: string;
   saved: string; exact: string; semantic: string; hit_saved: string; hit_in: string; hit_out: string;
@@ -107,6 +111,8 @@ export async function rebuildModelRollups(tx: TransactionSQL, now: number): Prom
     addModelRow(keyed(hours, row.start_ms - (row.start_ms % HOUR_MS), r.project_id, r.model, r.task, r.test), row);
   }
   await replace(tx, HOUR_MS, hours.values());
+  // Minute rows past 32 days are never read (a 30-day window reads whole hours from hour rows), as single-node prunes them.
+  await tx.unsafe(PRUNE, [to - MINUTE_ROWS_DAYS * 86_400_000]);
   await tx`INSERT INTO metrics_meta (name, value) VALUES (${MARK}, ${to - MODEL_LOOKBACK_MS})
     ON CONFLICT (name) DO UPDATE SET value = greatest(metrics_meta.value, excluded.value)`;
   return { minutes: minutes.size, hours: hours.size };

@@ -73,8 +73,14 @@ describe("model rollups rebuilt by the leader", () => {
     const inHour = expected.filter((r) => r.start_ms >= hour).reduce((s, r) => s + r.requests, 0);
     expect(Number(hours[0]!.n)).toBe(inHour);
 
+    // A minute row past 32 days goes (its hour row stays); a re-run changes nothing else.
+    const old = minute - 33 * 86_400_000;
+    await pg.sql`INSERT INTO model_rollups (bucket_ms, start_ms, project_id, model, task, test) VALUES (60000, ${old}, ${p}, 'm', '', false),
+      (3600000, ${old - (old % 3_600_000)}, ${p}, 'm', '', false)`;
     await runAt(now + 1000);
     expect(await read()).toEqual(expected);
+    const left = await pg.sql`SELECT bucket_ms::int AS b FROM model_rollups WHERE project_id = ${p} AND start_ms < ${minute - 32 * 86_400_000}`;
+    expect(left.map((r: { b: number }) => r.b)).toEqual([3_600_000]);
 
     // A row committed late into a minute already rebuilt (a long stream): counted once, on the next run.
     await log(p, [{ at: minute - 60_000 + 9, latency: 900, cost: 0.001 }]);
