@@ -2,12 +2,13 @@
 // status.ts) on a real throwaway cluster; and the leader's status rollup job over logged requests.
 import { describe, expect, test } from "bun:test";
 import type { Postgres } from "../../../src/store/postgres/connect.ts";
-import { percentile } from "../../../src/lib/histogram.ts";
+import { bucketOf, emptyHistogram, encodeHistogram, percentile } from "../../../src/lib/histogram.ts";
 import { AlertRules } from "../../../src/monitoring/alerts/alert-rules.ts";
 import { monitoringLeaderJobs } from "../../../src/monitoring/alerts/build-alerts.ts";
+import { BuiltInRules } from "../../../src/monitoring/alerts/built-in.ts";
 import { postgresLogStore } from "../../../src/store/postgres/request-log.ts";
 import { sortableId } from "../../../src/lib/ids.ts";
-import { postgresAlertRules, postgresIncidents, scopedTotalsIn } from "../../../src/store/postgres/alerts.ts";
+import { postgresAlertRules, postgresBuiltInStates, postgresIncidents, scopedTotalsIn } from "../../../src/store/postgres/alerts.ts";
 import { ensurePartitions } from "../../../src/store/postgres/partitions.ts";
 import { postgresStatusPosts, postgresStatusRollups, statusRollupJob } from "../../../src/store/postgres/status.ts";
 import { migratedPostgresForFile } from "../../helpers/migrated-postgres.ts";
@@ -137,5 +138,36 @@ describe("the leader's alert evaluation job", () => {
     expect(await incidents.openOf(bad.id)).toBeNull();
     expect((await alerts.get(good.id))?.state).toBe("firing");
     expect((await alerts.get(bad.id))?.state).toBe("normal");
+  });
+});
+
+describe("built-in provider rules across leaders", () => {
+  test("leaders taking turns keep one latency episode: a new leader fires it once, 10 minutes after it began", async () => {
+    const MIN = 60_000;
+    const t0 = Date.now() - (Date.now() % MIN) - 30 * MIN;
+    const provider = `slow${process.pid}`;
+    const component = `provider:${provider}`;
+    const histogram = (ms: number, n: number) => {
+      const h = emptyHistogram();
+      h[bucketOf(ms)] = n;
+      return encodeHistogram(h);
+    };
+    // A day-old baseline at 100 ms, then 500 ms in every minute from 5 minutes before t0 on.
+    await pg.sql`INSERT INTO status_rollups (bucket_ms, start_ms, component, requests, ok, latency) VALUES (60000, ${t0 - 86_400_000}, ${component}, 100000, 100000, ${histogram(100, 100_000)})`;
+    for (let m = -5; m <= 11; m++) {
+      await pg.sql`INSERT INTO status_rollups (bucket_ms, start_ms, component, requests, ok, latency) VALUES (60000, ${t0 + m * MIN}, ${component}, 50, 50, ${histogram(500, 50)})`;
+    }
+    const rollups = postgresStatusRollups({ pg });
+    // Two leaders take turns; from minute 10 a third that never saw the episode leads.
+    const leaders = [0, 1, 2].map(() => new BuiltInRules((c, from, to) => rollups.totals(c, from, to), () => [provider]));
+    const ruleId = `builtin:provider-${provider}:latency`;
+    for (let m = 0; m <= 11; m++) {
+      await pg.sql.begin((tx) => leaders[m >= 10 ? 2 : m % 2]!.evaluate(t0 + m * MIN, { incidents: postgresIncidents({ tx }), builtInStates: postgresBuiltInStates({ tx }) }));
+      const open = await postgresIncidents({ pg }).openOf(ruleId);
+      if (m < 10) expect(open).toBeNull();
+      else expect(open).toMatchObject({ openedAt: t0 + 10 * MIN, component: `provider-${provider}`, metric: "latency_p95" });
+    }
+    const [count] = await pg.sql`SELECT count(*)::int AS n FROM incidents WHERE rule_id = ${ruleId}`;
+    expect(count?.n).toBe(1);
   });
 });
