@@ -103,6 +103,18 @@ describe("dashboard figures from the shared rollups", () => {
     for (const n of [1, 2]) expect(figures(await read(n))).toEqual(figures(first));
   });
 
+  test("past the SCAN's cap the footprint says so: the put counter (an upper bound) and the sampled mean size", async () => {
+    const full = await redisCacheFootprint(at(0).shared.redis, projectId);
+    expect(full).toMatchObject({ entries: 90, exact: true });
+    // One SCAN call of 10 names cannot cover the keyspace (each entry also has its id name).
+    const capped = await redisCacheFootprint(at(1).shared.redis, projectId, { maxRounds: 1, count: 10 });
+    expect(capped).toMatchObject({ entries: 90, exact: false });
+    const sampled = await redisCacheFootprint(at(2).shared.redis, projectId, { maxSized: 9 });
+    expect(sampled).toMatchObject({ entries: 90, exact: false });
+    // Nine sized entries times 90: near the whole sum (the entries differ only in a few bytes).
+    expect(Math.abs(sampled.bytes - full.bytes) / full.bytes).toBeLessThan(0.05);
+  });
+
   test("recommendations: the semantic cache at 10% exact repeats of 100 requests, the same on every instance", async () => {
     await waitFor(async () => (await json<{ data: unknown[] }>(await dash(0, "/recommendations"), 200)).data.length > 0, { what: "a recommendation", timeoutMs: 30_000 });
     const first = await json<{ object: string; rule: string; data: Array<Record<string, unknown>> }>(await dash(0, "/recommendations"), 200);
