@@ -45,6 +45,9 @@ async function startSide(name: string, upstreamUrl: string, env: Record<string, 
   return { name, url: base, key };
 }
 
+/** The machine's load average (1, 5, 15 min): figures on a shared machine mean little without it. */
+const load = async (): Promise<string> => (await Bun.file("/proc/loadavg").text().catch(() => "? ? ?")).split(" ").slice(0, 3).join(" ");
+
 const prompt = "Summarise the following note for a colleague. ".repeat(20).slice(0, 900);
 let serial = 0;
 
@@ -77,6 +80,7 @@ try {
       await startSide("single-node", upstream.url, {}),
       await startSide("multi-instance", upstream.url, { GW_DATABASE_URL: pg.url, GW_REDIS_URL: redis.url }),
     ];
+    console.log(`load average at start: ${await load()}`);
     for (const cache of [false, true]) {
       const p50s = new Map<string, number[]>(sides.map((s) => [s.name, []]));
       for (const s of sides) await run(s, 100, cache); // warm-up
@@ -89,7 +93,7 @@ try {
         }
       }
       const [a, b] = sides.map((s) => median(p50s.get(s.name)!)) as [number, number];
-      console.log(`${cache ? "exact-cache hits" : "answered upstream (cache miss)"}: p50 single-node ${fmt(a, 3)} ms, multi-instance ${fmt(b, 3)} ms, added ${fmt(b - a, 3)} ms (median of ${ROUNDS} rounds x ${REQUESTS} requests, ${CONCURRENCY} loops)`);
+      console.log(`${cache ? "exact-cache hits" : "answered upstream (cache miss)"}: p50 single-node ${fmt(a, 3)} ms, multi-instance ${fmt(b, 3)} ms, added ${fmt(b - a, 3)} ms (median of ${ROUNDS} rounds x ${REQUESTS} requests, ${CONCURRENCY} loops; load average ${await load()})`);
     }
   } finally {
     await stopAll();
