@@ -35,7 +35,10 @@ export interface AlertPassStores {
  * from the shared request log (several). */
 export type ScopedSource =
   | { kind: "listeners"; requestListeners: Array<(row: RequestRecord) => void>; recent: (projectId: string, from: number, limit: number) => SqlValue[][] }
-  | { kind: "query"; totals: (projectId: string, scope: AlertRule["scope"], from: number, to: number) => Promise<RollupTotals> };
+  | { kind: "query"; totals: (rule: ScopedRuleRef, from: number, to: number, now: number) => Promise<RollupTotals> };
+
+/** A scoped rule as its shared totals are read: `version` changes whenever the rule does. */
+export interface ScopedRuleRef { id: string; version: string; projectId: string; scope: AlertRule["scope"] }
 
 export interface AlertRulesOptions {
   rules: AlertRulesStore;
@@ -236,7 +239,8 @@ export class AlertRules {
     const { from, to } = windowRange(now, ALERT_WINDOWS[rule.window]);
     if (!hasScope(rule)) return this.o.projectTotals(stored.projectId, from, to);
     if (this.scoped) return this.scoped.totals(stored.id, now);
-    return this.o.scoped.kind === "query" ? this.o.scoped.totals(stored.projectId, rule.scope, from, to) : emptyTotals();
+    if (this.o.scoped.kind !== "query") return emptyTotals();
+    return this.o.scoped.totals({ id: stored.id, version: String(stored.updatedAt), projectId: stored.projectId, scope: rule.scope }, from, to, now);
   }
 
   private async resolveOpen(stored: StoredAlertRule, now: number): Promise<void> {

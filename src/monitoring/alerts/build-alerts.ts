@@ -9,7 +9,7 @@ import { incidentsRepo, sqliteIncidentsStore } from "../../store/repos/incidents
 import { metricsRepo } from "../../store/repos/metrics.ts";
 import { statusRollupsRepo } from "../../store/repos/status-rollups.ts";
 import type { Project } from "../../store/repos/projects.ts";
-import { postgresAlertRules, postgresBuiltInStates, postgresIncidents, scopedTotalsIn } from "../../store/postgres/alerts.ts";
+import { postgresAlertRules, postgresBuiltInStates, postgresIncidents, scopedMinutesIn } from "../../store/postgres/alerts.ts";
 import type { LeaderJob } from "../../store/postgres/leader.ts";
 import { postgresStatusRollups, statusRollupJob } from "../../store/postgres/status.ts";
 import type { SharedState } from "../../store/shared.ts";
@@ -17,6 +17,7 @@ import type { EmitEvent } from "../webhooks/emitter.ts";
 import { AlertRules } from "./alert-rules.ts";
 import { budgetUseOf, sharedBudgetUseOf } from "./budget-use.ts";
 import { BuiltInRules } from "./built-in.ts";
+import { ScopedMinuteCache } from "./scoped-minutes.ts";
 
 export interface AlertInputs {
   billing: Billing;
@@ -57,6 +58,7 @@ export function buildSharedAlertRules(shared: SharedState, i: AlertInputs): Aler
   const pool = { pg: shared.pg };
   const status = postgresStatusRollups(pool);
   const builtIn = new BuiltInRules((component, from, to) => status.totals(component, from, to), i.providers);
+  const scoped = new ScopedMinuteCache((projectId, scope, from, to) => scopedMinutesIn(shared.pg, projectId, scope, from, to));
   return new AlertRules({
     rules: postgresAlertRules(pool),
     incidents: postgresIncidents(pool),
@@ -66,7 +68,7 @@ export function buildSharedAlertRules(shared: SharedState, i: AlertInputs): Aler
     emit: i.emit,
     clock: i.clock,
     intervalMs: i.intervalMs,
-    scoped: { kind: "query", totals: (projectId, scope, from, to) => scopedTotalsIn(shared.pg, projectId, scope, from, to) },
+    scoped: { kind: "query", totals: (rule, from, to, now) => scoped.totals(rule, from, to, now) },
     onError: i.onError,
   });
 }

@@ -3,7 +3,7 @@
 import type { SQL, TransactionSQL } from "bun";
 import { bucketOf } from "../../lib/histogram.ts";
 import { requestIdAt } from "../../lib/ids.ts";
-import { CALLER_SIDE_CATEGORIES, emptyTotals, type RollupTotals } from "../metrics-rollup.ts";
+import { addTotals, CALLER_SIDE_CATEGORIES, emptyTotals, type RollupTotals } from "../metrics-rollup.ts";
 import type { AlertRulesStore, StoredAlertRule } from "../repos/alert-rules.ts";
 import type { IncidentRow, IncidentsStore } from "../repos/incidents.ts";
 import { bounded, type Postgres } from "./connect.ts";
@@ -136,20 +136,25 @@ export function postgresBuiltInStates(target: PgTarget): BuiltInStateStore {
 /** What a scoped rule names (docs/monitoring.md "Scoped rules"): model (asked for or answering), provider, task, tag. */
 export interface RuleScope { model?: string; provider?: string; task?: string; tag?: string }
 
-/** A scoped rule's totals over [from, to) read from every instance's request log: one pass over the
- * project's rows of the window (its primary key, ids sorting by time), grouped by what the totals need. */
-export async function scopedTotalsIn(pg: Postgres, projectId: string, scope: RuleScope, from: number, to: number): Promise<RollupTotals> {
-  const rows: Array<{ cat: string | null; fb: boolean; hit: boolean; lat: number; ttft: number | null; n: string; input: string; output: string; cost: string; saved: string }> =
-    await bounded(pg, "scoped alert totals", () => pg.sql`SELECT error_category AS cat, fallbacks > 0 AS fb, cache IS NOT NULL AS hit,
-      latency_ms AS lat, ttft_ms AS ttft, count(*) AS n, sum(input_tokens) AS input, sum(output_tokens) AS output, sum(cost) AS cost, sum(saved) AS saved
+/** A scoped rule's totals per minute of [from, to) read from every instance's request log: one pass
+ * over the project's rows of the range (its primary key, ids sorting by time), grouped by what the
+ * totals need. */
+export async function scopedMinutesIn(pg: Postgres, projectId: string, scope: RuleScope, from: number, to: number): Promise<Map<number, RollupTotals>> {
+  const rows: Array<{ m: string; cat: string | null; fb: boolean; hit: boolean; lat: number; ttft: number | null; n: string; input: string; output: string; cost: string; saved: string }> =
+    await bounded(pg, "scoped alert totals", () => pg.sql`SELECT created_at - created_at % 60000 AS m, error_category AS cat, fallbacks > 0 AS fb,
+      cache IS NOT NULL AS hit, latency_ms AS lat, ttft_ms AS ttft, count(*) AS n, sum(input_tokens) AS input, sum(output_tokens) AS output,
+      sum(cost) AS cost, sum(saved) AS saved
       FROM requests WHERE project_id = ${projectId} AND id >= ${requestIdAt(from)} AND created_at >= ${from} AND created_at < ${to}
         AND (${scope.model ?? null}::text IS NULL OR requested_model = ${scope.model ?? null} OR selected_model = ${scope.model ?? null})
         AND (${scope.provider ?? null}::text IS NULL OR provider = ${scope.provider ?? null})
         AND (${scope.task ?? null}::text IS NULL OR task = ${scope.task ?? null})
         AND (${scope.tag ?? null}::text IS NULL OR ${scope.tag ?? ""} = ANY(tags))
-      GROUP BY 1, 2, 3, 4, 5`);
-  const t = emptyTotals();
+      GROUP BY 1, 2, 3, 4, 5, 6`);
+  const minutes = new Map<number, RollupTotals>();
   for (const r of rows) {
+    const minute = Number(r.m);
+    let t = minutes.get(minute);
+    if (!t) minutes.set(minute, (t = emptyTotals()));
     const n = Number(r.n);
     const callerSide = r.cat !== null && CALLER_SIDE_CATEGORIES.has(r.cat);
     t.requests += n;
@@ -167,5 +172,12 @@ export async function scopedTotalsIn(pg: Postgres, projectId: string, scope: Rul
     if (!callerSide) t.latency[bucketOf(r.lat)]! += n;
     if (r.ttft !== null) t.ttft[bucketOf(r.ttft)]! += n;
   }
+  return minutes;
+}
+
+/** The same summed over [from, to). */
+export async function scopedTotalsIn(pg: Postgres, projectId: string, scope: RuleScope, from: number, to: number): Promise<RollupTotals> {
+  const t = emptyTotals();
+  for (const minute of (await scopedMinutesIn(pg, projectId, scope, from, to)).values()) addTotals(t, minute);
   return t;
 }

@@ -6,9 +6,10 @@ import { bucketOf, emptyHistogram, encodeHistogram, percentile } from "../../../
 import { AlertRules } from "../../../src/monitoring/alerts/alert-rules.ts";
 import { monitoringLeaderJobs } from "../../../src/monitoring/alerts/build-alerts.ts";
 import { BuiltInRules } from "../../../src/monitoring/alerts/built-in.ts";
+import { SCOPED_SETTLE_MS, ScopedMinuteCache } from "../../../src/monitoring/alerts/scoped-minutes.ts";
 import { postgresLogStore } from "../../../src/store/postgres/request-log.ts";
 import { sortableId } from "../../../src/lib/ids.ts";
-import { postgresAlertRules, postgresBuiltInStates, postgresIncidents, scopedTotalsIn } from "../../../src/store/postgres/alerts.ts";
+import { postgresAlertRules, postgresBuiltInStates, postgresIncidents, scopedMinutesIn, scopedTotalsIn } from "../../../src/store/postgres/alerts.ts";
 import { ensurePartitions } from "../../../src/store/postgres/partitions.ts";
 import { postgresStatusPosts, postgresStatusRollups, statusRollupJob } from "../../../src/store/postgres/status.ts";
 import { migratedPostgresForFile } from "../../helpers/migrated-postgres.ts";
@@ -116,7 +117,7 @@ describe("the leader's alert evaluation job", () => {
     const alerts = new AlertRules({
       rules: postgresAlertRules({ pg }), incidents: postgresIncidents({ pg }), projectTotals: (id, from, to) => postgresLogStore(pg).totals(id, from, to),
       budgetUse: () => null, emit: (e) => (emitted.push(`${e.type} ${e.key}`), null), clock: { now: () => now }, intervalMs: 1000,
-      scoped: { kind: "query", totals: (id, scope, from, to) => scopedTotalsIn(pg, id, scope, from, to) }, onError: (_err, context) => errors.push(context),
+      scoped: { kind: "query", totals: (rule, from, to) => scopedTotalsIn(pg, rule.projectId, rule.scope, from, to) }, onError: (_err, context) => errors.push(context),
     });
     const base = { metric: "error_rate", op: "gt", threshold: 50, window: "5m", min_requests: 5 };
     const good = await alerts.create(p, { ...base, name: "good" });
@@ -169,5 +170,33 @@ describe("built-in provider rules across leaders", () => {
     }
     const [count] = await pg.sql`SELECT count(*)::int AS n FROM incidents WHERE rule_id = ${ruleId}`;
     expect(count?.n).toBe(1);
+  });
+});
+
+describe("scoped rules' minutes across passes", () => {
+  test("settled minutes are read once; later passes read only the unsettled ones; a changed rule reads its window again", async () => {
+    const now = Date.now();
+    await ensurePartitions(pg.sql, now - 86_400_000, 2);
+    const p = `prj_minutes_${process.pid}`;
+    const model = "openai/gpt-4o-mini";
+    await log([
+      ...[1, 2, 3, 4, 5].map((n) => ({ project: p, at: now - 20 * 60_000 - n, latency: 100 })),
+      ...[1, 2, 3].map((n) => ({ project: p, at: now - 10 * 60_000 - n, latency: 100, category: "TIMEOUT" })),
+      { project: p, at: now - 1, latency: 100, model: "anthropic/claude", provider: "anthropic" },
+    ]);
+    const reads: number[] = [];
+    const cache = new ScopedMinuteCache(async (projectId, scope, from, to) => (reads.push(from), scopedMinutesIn(pg, projectId, scope, from, to)));
+    const rule = { id: `alr_minutes_${process.pid}`, version: "1", projectId: p, scope: { model } };
+    const from = now - (now % 60_000) - 3_600_000;
+    const to = now - (now % 60_000) + 60_000;
+    const first = await cache.totals(rule, from, to, now);
+    expect({ requests: first.requests, failed: first.failed }).toEqual({ requests: 8, failed: 3 });
+    await log([{ project: p, at: now, latency: 100 }]);
+    const second = await cache.totals(rule, from, to, now + 1);
+    expect({ requests: second.requests, failed: second.failed }).toEqual({ requests: 9, failed: 3 });
+    const settled = now - (now % 60_000) - SCOPED_SETTLE_MS;
+    expect(reads).toEqual([from, settled]);
+    await cache.totals({ ...rule, version: "2" }, from, to, now + 2);
+    expect(reads).toEqual([from, settled, from]);
   });
 });
