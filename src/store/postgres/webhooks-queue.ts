@@ -99,6 +99,7 @@ export function postgresWebhookEvents(pg: Postgres, owner: string, claimMs = WEB
 export function postgresWebhookDeliveries(pg: Postgres, owner: string, claimMs = WEBHOOK_CLAIM_MS): WebhookDeliveryStore {
   const { sql } = pg;
   return {
+    claims: true,
     async due(now, limit) {
       const rows: Row[] = await bounded(pg, "webhook claims", () => sql`
         UPDATE webhook_queue q SET claimed_by = ${owner}, claimed_until = ${now + claimMs}

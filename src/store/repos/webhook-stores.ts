@@ -38,6 +38,8 @@ export interface WebhookDeliveryStore {
   /** Queue rows due at `now`, the longest-waiting first; in the multi-instance mode each is claimed
    * for this instance (no other takes it until its claim expires). */
   due(now: number, limit: number): Promise<QueueRow[]>;
+  /** due() claims: rows this instance has in flight are not answered again, so none is asked for them. */
+  readonly claims?: true;
   queued(eventId: string, endpointId: string): Promise<QueueRow | null>;
   reschedule(eventId: string, endpointId: string, attempt: number, at: number): Promise<void>;
   dequeue(eventId: string, endpointId: string): Promise<void>;

@@ -71,4 +71,34 @@ describe("the webhook service on PostgreSQL", () => {
     expect(await a.webhooks.get(created.id)).toBeNull();
     expect(b.webhooks.projectOf({ webhookId: created.id })).toBe(p);
   });
+
+  test("a pass claims only what it starts: with 10 attempts in flight and 60 rows due, 54 are claimed and 6 left for the next pass", async () => {
+    const a = instance("gw_svc_e");
+    const r = startWebhookReceiver();
+    // Every attempt stays in flight long enough for the second pass to be looked at.
+    r.respond = () => ({ status: 200, delayMs: 8_000 });
+    try {
+      const p = `prj_room_${process.pid}`;
+      const created = await a.webhooks.create(p, { url: r.url });
+      const store = (n: number, from: number) => a.stores.events.storeMany(Array.from({ length: n }, (_, i) => ({
+        event: { id: `evt_room_${process.pid}_${from + i}`, projectId: p, type: "credits.low", naturalKey: `k${from + i}`, body: "{}", createdAt: Date.now() },
+        exceptEndpoint: null,
+      })));
+      await store(10, 0);
+      const first = a.webhooks.runDue();
+      await r.waitFor(10, 15_000);
+      await store(60, 10);
+      const second = a.webhooks.runDue();
+      await r.waitFor(64, 15_000);
+      const [row] = await pg.sql`SELECT count(*) FILTER (WHERE claimed_by IS NULL)::int AS free, count(*)::int AS queued FROM webhook_queue WHERE endpoint_id = ${created.id}`;
+      expect(row).toEqual({ free: 6, queued: 70 });
+      await Promise.all([first, second]);
+      r.respond = null;
+      await a.webhooks.runDue();
+      expect(r.received).toHaveLength(70);
+      expect(new Set(r.received.map((q) => q.headers["webhook-id"])).size).toBe(70);
+    } finally {
+      await r.stop();
+    }
+  });
 });
