@@ -18,6 +18,7 @@ import { exclusion, explainExclusion, needsOf, OVER_PROJECT_BUDGET, OVER_WORKFLO
 import { downgradeRefused, downgradeRoom } from "../../billing/holds.ts";
 import { exclusionSummary } from "../../store/trace-reasons.ts";
 import { holdWorkflowBudget } from "./route-workflow.ts";
+import { sharedDowngradeRoom } from "../../billing/budget-room-shared.ts";
 
 
 /** Scores every chat model of the catalog that can serve the request (routing/score.ts); the
@@ -141,6 +142,20 @@ export function route(deps: Deps, state: RequestState): void | Promise<void> {
   const spent = deps.shared !== null && state.workflowId && state.options.gw?.workflow_budget !== undefined
     ? deps.workflowBudgets.prepare(state.auth.project.id, state.workflowId) : null;
   if (spent) return spent.then(() => route(deps, state));
+  // Multi-instance: a downgrade budget's room is PostgreSQL's spend counters, read once (no read for
+  // other projects); single-node's is read from memory in routeNow.
+  const room = deps.shared !== null && !state.auth.test
+    ? sharedDowngradeRoom(deps.shared.pg, state.auth.project.id, state.auth.rules.terms, deps.clock.now()) : null;
+  if (room) {
+    return room.then((r) => {
+      state.budgetRoom = r;
+      return pinned(deps, state);
+    });
+  }
+  return pinned(deps, state);
+}
+
+function pinned(deps: Deps, state: RequestState): void | Promise<void> {
   // Multi-instance: the session's pin is Redis's, brought in first (routing/sessions-shared.ts).
   const sessions = deps.sessions;
   if (deps.shared !== null && state.sessionId && sessions instanceof SharedSessionStore) {
@@ -163,9 +178,8 @@ function routeNow(deps: Deps, state: RequestState): void {
   const model = deps.catalog.routed(req.model);
   const needs = needsOf(state);
   state.outputBound = needs.outputBound;
-  // Test keys are never charged, so no budget narrows their models; nor does one in the
-  // multi-instance mode, where budgets are PostgreSQL's and `downgrade` stops at reserve as `block`.
-  state.budgetRoom = state.auth.test || deps.shared ? undefined : downgradeRoom(deps.billing, state.auth.project.id, state.auth.rules.terms, deps.clock.now());
+  // Test keys are never charged, so no budget narrows their models. Multi-instance: set by route().
+  if (deps.shared === null) state.budgetRoom = state.auth.test ? undefined : downgradeRoom(deps.billing, state.auth.project.id, state.auth.rules.terms, deps.clock.now());
   const budget = state.options.gw?.workflow_budget;
   if (budget !== undefined) {
     const remaining = state.workflowId ? deps.workflowBudgets.remaining(state.auth.project.id, state.workflowId, budget) : budget;
@@ -181,7 +195,7 @@ function routeNow(deps: Deps, state: RequestState): void {
     const why = exclusion(deps, state, m, needs);
     state.candidates.push({ model: m.id, provider: m.provider, rank: why ? null : 0, ...(why ? { excluded: why } : {}) });
     if (!why) state.ranked.push(m);
-    if (why?.startsWith(OVER_PROJECT_BUDGET)) downgradeRefused(deps.billing, state.auth.project.id, state.requestId, state.auth.rules.terms, state.budgetRoom);
+    if (why?.startsWith(OVER_PROJECT_BUDGET)) downgradeRefused(deps.billing, state.auth.project.id, state.requestId, state.auth.rules.terms, deps.shared === null ? state.budgetRoom : undefined);
     if (why?.startsWith(OVER_WORKFLOW_BUDGET) || why?.startsWith(OVER_PROJECT_BUDGET)) throw new GwError("budget_exceeded", `The model '${m.id}' ${why}.`, { param: "model" });
     if (why) throw new GwError("no_model_available", `The model '${m.id}' cannot serve this request: ${explainExclusion(why, m.provider)}.`, { param: "model" });
     state.reason = "model requested explicitly";
@@ -191,7 +205,7 @@ function routeNow(deps: Deps, state: RequestState): void {
     throw new GwError("budget_exceeded", `The workflow's remaining budget ($${state.workflowBudget?.remaining}) cannot cover any model for this request.`);
   }
   if (state.ranked.length === 0 && state.candidates.some((c) => c.excluded?.startsWith(OVER_PROJECT_BUDGET))) {
-    downgradeRefused(deps.billing, state.auth.project.id, state.requestId, state.auth.rules.terms, state.budgetRoom);
+    downgradeRefused(deps.billing, state.auth.project.id, state.requestId, state.auth.rules.terms, deps.shared === null ? state.budgetRoom : undefined);
     throw new GwError("budget_exceeded", `The project's ${state.budgetRoom?.period} budget cannot cover any model for this request (budget_action downgrade); the trace lists every model and why.`);
   }
   if (state.ranked.length === 0) {
