@@ -26,7 +26,6 @@ export const DASHBOARD_API_PREFIX = "/dashboard/api";
  * (docs/scale-out.md). One line per group: its owner deletes it once the group reads shared stores. */
 const NOT_SHARED_YET: Readonly<Record<string, { feature: string; paths: readonly string[] }>> = {
   monitoring: { feature: "The monitoring page", paths: [`${DASHBOARD_API_PREFIX}/monitoring`] },
-  webhooks: { feature: "Webhooks", paths: [`${DASHBOARD_API_PREFIX}/monitoring/webhooks`, `${DASHBOARD_API_PREFIX}/monitoring/webhooks/*`, `${DASHBOARD_API_PREFIX}/monitoring/webhook-deliveries/*`] },
 };
 
 /** The group itself, or in the multi-instance mode its 503s while its line is in NOT_SHARED_YET. */
