@@ -155,8 +155,7 @@ describe("features not shared yet", () => {
   test("answer 503 service_unavailable naming docs/scale-out.md; health and the shared routes still answer", async () => {
     const i = instances[1]!;
     const refused: Array<[string, Promise<Response>]> = [
-      ["status page", fetch(`${i.origin}/status`)],
-      ["status json", fetch(`${i.origin}/status.json`)],
+      ["dashboard monitoring", fetch(`${i.origin}/dashboard/api/monitoring`)],
     ];
     for (const [what, pending] of refused) {
       const res = await pending;
@@ -164,7 +163,9 @@ describe("features not shared yet", () => {
       expect({ what, status: res.status, code: body.error.code }).toEqual({ what, status: 503, code: "service_unavailable" });
       expect(body.error.message).toContain("docs/scale-out.md");
     }
-    // The admin token is still checked first; the shared admin routes and health still answer.
+    // The status page reads PostgreSQL: served. The admin token is still checked first; the shared
+    // admin routes and health still answer.
+    expect((await fetch(`${i.origin}/status.json`)).status).toBe(200);
     expect((await admin(i, "GET", "/audit-log", null)).status).toBe(401);
     expect((await admin(i, "GET", `/projects/${projectId}`)).status).toBe(200);
     expect((await fetch(`${i.origin}/healthz`)).status).toBe(200);

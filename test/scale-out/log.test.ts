@@ -67,13 +67,14 @@ test("unshared features answer 503 service_unavailable naming docs/scale-out.md;
   const { project, key } = await projectWithKey("gated");
   const i = m.instances[2]!;
   const refused = [
-    await fetch(`${i.origin}/status.json`),
+    await fetch(`${i.origin}/dashboard/api/monitoring`),
   ];
   for (const res of refused) {
     const body = await json<{ error: { code: string; message: string } }>(res, 503);
     expect(body.error.code).toBe("service_unavailable");
     expect(body.error.message).toContain("docs/scale-out.md");
   }
+  expect((await fetch(`${i.origin}/status.json`)).status).toBe(200);
   expect((await fetch(`${i.origin}/healthz`)).status).toBe(200);
   expect((await fetch(`${i.origin}/readyz`)).status).toBe(200);
 });
