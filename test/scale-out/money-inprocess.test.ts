@@ -114,14 +114,15 @@ describe("money on PostgreSQL, one instance", () => {
     expect(await shared.money.figures(p.id)).toEqual({ balance: -50 * worst, reserved: 0 });
   });
 
-  test("budget_action downgrade stops at reserve like block (no narrowing in this mode); warn serves past the budget", async () => {
+  test("budget_action downgrade leaves out a model that could pass the budget, as single-node does (402 when none is left); warn serves past the budget", async () => {
     const small = toUsd(worst / 2);
     const down = await project({ policy: { budgets: { daily: small }, budget_action: "downgrade" } });
     const refused = await chat(down.key);
     expect(refused.status).toBe(402);
     const body = (await refused.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("budget_exceeded");
-    expect(body.error.message).toStartWith(`The project's daily budget (${formatUsd(worst / 2)}) cannot cover this request: $0 spent and $0 reserved by requests in flight, and this one could cost up to `);
+    // Routing narrows by the room left (test/scale-out/downgrade.test.ts): the one model asked for is left out.
+    expect(body.error.message).toBe(`The model '${MODEL}' could cost more than the project's budget allows (daily, remaining ${formatUsd(worst / 2)}).`);
     const warn = await project({ policy: { budgets: { daily: small }, budget_action: "warn" } });
     upstream.script({ body: answerWith(boundMessageTokens(messages), MAX_TOKENS) }, 1);
     expect((await chat(warn.key)).status).toBe(200);
