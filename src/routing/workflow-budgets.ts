@@ -15,6 +15,7 @@ export interface Reservation {
 
 /** A shared reservation: held by the route stage (holder null) until an attempt takes it. */
 interface Token {
+  /** Its field in Redis; "" for a hold made on this instance alone while Redis fails. */
   field: string;
   amount: number;
   holder: Reservation | null;
@@ -98,18 +99,24 @@ export class WorkflowBudgets {
 
   /** Multi-instance, the route stage: holds `amount` (the first attempt's worst case) in Redis if
    * every instance's reservations leave room for it within `budget` - the log's cost, in one script
-   * call. "refused": no room (the shared total is updated, so routing again sees what is left);
-   * null: Redis not answering, the attempt reserves on this instance alone, as single-node does. */
+   * call. "refused": no room (the shared total is updated, so routing again sees what is left).
+   * Redis not answering: the same check and hold on this instance's own reservations (each
+   * instance then keeps single-node's rule alone); null without shared reservations. */
   async hold(projectId: string, workflowId: string, budget: number, amount: number): Promise<Reservation | "refused" | null> {
+    if (!this.shared) return null;
     const t = this.totalsOf(projectId, workflowId);
     const key = keyOf(projectId, workflowId);
     const token: Token = { field: randomUUID(), amount, holder: null };
     const now = this.now();
-    const ttl = this.shared?.ttlMs ?? 0;
+    const ttl = this.shared.ttlMs;
     const res = await this.sharedCall((store) => store.reserve(key, token.field, amount, budget - t.logged, now, t.readStartedAt - SETTLE_MARGIN_MS, ttl));
-    if (res === null) return null;
-    t.shared = res.total;
-    if (!res.ok) return "refused";
+    if (res === null) {
+      if (amount > budget - t.spent - t.reserved + 1e-12) return "refused";
+      token.field = "";
+    } else {
+      t.shared = res.total;
+      if (!res.ok) return "refused";
+    }
     t.reserved += amount;
     t.pending.push(token);
     return { key, amount, open: true, token };
@@ -131,6 +138,7 @@ export class WorkflowBudgets {
     token.holder = r;
     if (token.amount !== amount) {
       token.amount = amount;
+      if (held?.field === "") return r;
       const now = this.now();
       void this.sharedCall((store) => store.reserve(key, token.field, amount, null, now, t.readStartedAt - SETTLE_MARGIN_MS, this.shared?.ttlMs ?? 0));
     }
@@ -139,7 +147,7 @@ export class WorkflowBudgets {
 
   /** The attempt answered: its reservation becomes its actual cost. */
   settle(r: Reservation, actualCost: number): void {
-    const token = r.token?.holder === r ? r.token : undefined;
+    const token = r.token?.holder === r && r.token.field !== "" ? r.token : undefined;
     const t = this.release(r, token === undefined);
     if (!t) return;
     t.spent += actualCost;
@@ -165,7 +173,7 @@ export class WorkflowBudgets {
       amount = token?.amount ?? 0;
     }
     if (t) t.reserved = Math.max(0, t.reserved - amount);
-    if (token && shared && t) {
+    if (token && token.field !== "" && shared && t) {
       const field = token.field;
       void this.sharedCall((store) => store.release(r.key, field));
       if (t.shared !== null) t.shared = Math.max(0, t.shared - amount);
