@@ -33,6 +33,8 @@ const rowKey = (eventId: string, endpointId: string): string => `${eventId} ${en
 
 export class Dispatcher {
   private readonly inFlight = new Map<string, Promise<StoredDelivery | null>>();
+  /** An unreadable queue is said once per streak (each pass, every second, would say it again). */
+  private queueFailing = false;
 
   constructor(private readonly d: DispatcherDeps) {}
 
@@ -46,8 +48,10 @@ export class Dispatcher {
       try {
         // A claiming store answers none of the rows in flight here: a claimed row not started would wait out its claim.
         rows = await this.d.deliveries.due(this.d.clock.now(), this.d.deliveries.claims ? room : room + this.inFlight.size);
+        this.queueFailing = false;
       } catch (err) {
-        this.d.onError(err, "webhook queue not read");
+        if (!this.queueFailing) this.d.onError(err, "webhook queue not read (said once until it is)");
+        this.queueFailing = true;
       }
       for (const row of rows) {
         if (started >= room) break;

@@ -22,6 +22,8 @@ export class SharedEventSink implements EventSink {
   private running: Promise<void> | null = null;
   private readonly listeners: Array<() => void> = [];
   private closing = false;
+  /** A failure is said once per streak (PostgreSQL away would otherwise log every retry). */
+  private failing = false;
 
   constructor(
     private readonly batches: EventBatchStore,
@@ -57,9 +59,11 @@ export class SharedEventSink implements EventSink {
       const batch = this.queue.splice(0, BATCH);
       try {
         const stored = await this.batches.storeMany(batch);
+        this.failing = false;
         if (stored.size > 0) for (const listener of this.listeners) listener();
       } catch (err) {
-        this.onError(err, "webhook events not stored; will retry");
+        if (!this.failing) this.onError(err, `webhook events not stored; retrying every ${this.retryMs} ms (said once until they are)`);
+        this.failing = true;
         this.queue.unshift(...batch);
         if (this.closing) return;
         await Bun.sleep(this.retryMs);

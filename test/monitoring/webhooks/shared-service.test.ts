@@ -9,7 +9,7 @@ import { secretBox } from "../../../src/lib/secret-box.ts";
 import { WebhookEmitter } from "../../../src/monitoring/webhooks/emitter.ts";
 import { SharedEventSink } from "../../../src/monitoring/webhooks/shared-emit.ts";
 import { Webhooks } from "../../../src/monitoring/webhooks/webhooks.ts";
-import type { Postgres } from "../../../src/store/postgres/connect.ts";
+import { openPostgres, type Postgres } from "../../../src/store/postgres/connect.ts";
 import { postgresWebhookStores } from "../../../src/store/postgres/webhooks-queue.ts";
 import { migratedPostgresForFile } from "../../helpers/migrated-postgres.ts";
 import { waitFor } from "../../helpers/wait-for.ts";
@@ -100,5 +100,28 @@ describe("the webhook service on PostgreSQL", () => {
     } finally {
       await r.stop();
     }
+  });
+
+  test("PostgreSQL out of reach: emitting still returns at once, the failure is said once, and the events are stored once it answers; an unreadable queue is said once", async () => {
+    const real = postgresWebhookStores(pg, "gw_svc_f");
+    const away = openPostgres("postgres://gw@127.0.0.1:1/none", { max: 1, timeoutMs: 200 });
+    const unreachable = postgresWebhookStores(away, "gw_svc_f");
+    let target = unreachable.events;
+    let tries = 0;
+    const errors: string[] = [];
+    // The sink's store: PostgreSQL out of reach for the first three batches, then the real one.
+    const sink = new SharedEventSink({ storeMany: (batch) => (++tries > 3 ? (target = real.events) : target).storeMany(batch) }, (_, what) => errors.push(what), 10);
+    const emitter = new WebhookEmitter(sink, systemClock, (_, type) => errors.push(type));
+    const p = `prj_away_${process.pid}`;
+    for (let n = 0; n < 5; n++) expect(emitter.emit({ projectId: p, type: "credits.added", key: String(n), data: { n } })).not.toBeNull();
+    await waitFor(async () => (await pg.sql`SELECT count(*)::int AS n FROM webhook_events WHERE project_id = ${p}`)[0].n === 5, { what: "the five events stored" });
+    expect(tries).toBe(4);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toStartWith("webhook events not stored; retrying");
+    // The dispatcher's passes on the unreachable queue: said once.
+    const webhooks = new Webhooks(unreachable, { emitter, secrets: box, clock: systemClock, allowLoopback: true, onError: (_, what) => errors.push(what) });
+    for (let n = 0; n < 3; n++) expect(await webhooks.runDue()).toBe(0);
+    expect(errors.slice(1)).toEqual(["webhook queue not read (said once until it is)"]);
+    await away.close();
   });
 });
