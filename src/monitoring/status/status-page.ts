@@ -75,7 +75,15 @@ export class StatusPage {
     const ttl = this.o.cacheMs ?? 5000;
     const c = this.cached;
     if (c !== null && now - c.at < ttl && now >= c.at) return c;
-    this.building ??= this.build(now).then((input) => (this.cached = { at: now, input, json: null, html: null })).finally(() => (this.building = null));
+    // Its store out of reach (several instances: PostgreSQL), the page last built is served rather
+    // than an error: a status page is read most when something is down.
+    this.building ??= this.build(now)
+      .then((input) => (this.cached = { at: now, input, json: null, html: null }))
+      .catch((err: unknown) => {
+        if (c === null) throw err;
+        return c;
+      })
+      .finally(() => (this.building = null));
     return this.building;
   }
 
