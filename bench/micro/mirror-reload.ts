@@ -23,7 +23,7 @@ interface Blocked { maxGapMs: number; maxGapCpuMs: number; wallMs: number; seenM
 
 /** Runs `op` while a setImmediate ticker records the widest gap between its turns, in wall time and
  * in the process's CPU time (on a loaded machine a wall gap may be another process's turn). */
-async function blocked(op: () => Promise<unknown>, seen: () => boolean = () => true): Promise<Blocked> {
+async function blocked(op: () => Promise<unknown>, seen?: () => boolean): Promise<Blocked> {
   let last = performance.now();
   let lastCpu = process.cpuUsage();
   let maxGapMs = 0;
@@ -32,7 +32,7 @@ async function blocked(op: () => Promise<unknown>, seen: () => boolean = () => t
   let seenMs = Number.NaN;
   const t = performance.now();
   const tick = () => {
-    if (Number.isNaN(seenMs) && seen()) seenMs = performance.now() - t;
+    if (seen && Number.isNaN(seenMs) && seen()) seenMs = performance.now() - t;
     const now = performance.now();
     const cpu = process.cpuUsage(lastCpu);
     maxGapMs = Math.max(maxGapMs, now - last);
