@@ -1,6 +1,7 @@
 // The dashboard's webhook pages in the multi-instance mode, two instances in one process on one
 // PostgreSQL and one Redis (docs/scale-out.md): an endpoint made through one instance's dashboard is
-// listed, edited and tested through the other's, and each write's audit entry names its project.
+// listed, edited and tested through the other's, and each write's audit entry names its project
+// (the admin API's too, when its path names only the endpoint).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json } from "../helpers/expect-json.ts";
 import { startPostgres, startRedis, type PostgresService, type Service } from "../helpers/services.ts";
@@ -62,5 +63,13 @@ describe("dashboard webhooks across instances", () => {
     expect(page.data.map((d) => d.event_type)).toEqual(["test.ping"]);
     const audit = await json<{ data: Array<{ action: string }> }>(await admin(0, "GET", `/audit-log?project_id=${projectId}&limit=50`), 200);
     expect(audit.data.map((e) => e.action).filter((a) => a.startsWith("webhook."))).toEqual(["webhook.test", "webhook.update", "webhook.create"]);
+  });
+
+  test("an admin API write naming only the endpoint (PATCH /admin/webhooks/:id) through the other instance is audited under its project", async () => {
+    const made = await json<{ id: string }>(await admin(0, "POST", `/projects/${projectId}/webhooks`, { url: receiver.url }), 201);
+    await json(await admin(1, "GET", `/projects/${projectId}/webhooks`), 200);
+    await json(await admin(1, "PATCH", `/webhooks/${made.id}`, { description: "pager" }), 200);
+    const audit = await json<{ data: Array<{ action: string; target: string | null }> }>(await admin(0, "GET", `/audit-log?project_id=${projectId}&limit=50`), 200);
+    expect(audit.data.filter((e) => e.target === made.id).map((e) => e.action)).toEqual(["webhook.update", "webhook.create"]);
   });
 });
