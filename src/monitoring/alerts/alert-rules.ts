@@ -14,7 +14,7 @@ import type { EmitEvent } from "../webhooks/emitter.ts";
 import { metricValue, type BudgetUse } from "./metric-value.ts";
 import { ALERT_WINDOWS, parseAlertRule, patchAlertRule, ruleCheck, type AlertRule } from "./rule.ts";
 import { BACKFILLS_PER_PASS, ScopedTotals, windowRange } from "./scoped-totals.ts";
-import { initialAlertState, step, type AlertSample, type AlertState } from "./state-machine.ts";
+import { step, type AlertSample, type AlertState } from "./state-machine.ts";
 import {
   alertRuleView, builtInIncident, incidentEventData, incidentView, ruleOf, stateOf,
   type AlertRuleView, type BuiltInIncident, type IncidentView,
@@ -121,12 +121,11 @@ export class AlertRules {
     const stored = await this.stored(id);
     const rule = patchAlertRule(ruleOf(stored), body);
     const now = this.o.clock.now();
-    let state: AlertState | null = stateOf(stored);
-    if (!rule.enabled) {
-      await this.resolveOpen(stored, now);
-      state = null;
-    }
+    const state: AlertState | null = rule.enabled ? stateOf(stored) : null;
+    // The rule changes first: an evaluation under way then writes neither its state nor an incident
+    // (its write is guarded by updated_at), or it committed first and its incident is resolved below.
     await this.o.rules.update(id, JSON.stringify(rule), state && JSON.stringify(state), now);
+    if (!rule.enabled) await this.resolveOpen(stored, now);
     if (hasScope(rule)) this.scoped?.watch(id, stored.projectId, rule, ALERT_WINDOWS[rule.window], now);
     else this.scoped?.unwatch(id);
     return this.view(id);
@@ -136,8 +135,8 @@ export class AlertRules {
   async remove(id: string): Promise<{ object: "alert_rule"; id: string; deleted: true }> {
     const stored = await this.stored(id);
     const now = this.o.clock.now();
-    await this.resolveOpen(stored, now);
     await this.o.rules.remove(id, now);
+    await this.resolveOpen(stored, now);
     this.scoped?.unwatch(id);
     return { object: "alert_rule", id, deleted: true };
   }
@@ -207,8 +206,9 @@ export class AlertRules {
     }
     const sample = await this.sample(stored, rule, now);
     const { state, transition } = step(stateOf(stored), sample, ruleCheck(rule), now);
-    // Only while the rule is as read: a PATCH meanwhile (another instance's) wins.
-    await stores.rules.setState(stored.id, JSON.stringify(state), stored.updatedAt);
+    // Only while the rule is as read: a PATCH or DELETE meanwhile (another instance's) wins, and
+    // this pass then opens or resolves nothing for it.
+    if (!(await stores.rules.setState(stored.id, JSON.stringify(state), stored.updatedAt))) return;
     const values = { peak: state.peak_value, last: state.last_value };
     if (transition === "opened") {
       const opened = await stores.incidents.open({
@@ -243,11 +243,11 @@ export class AlertRules {
     return this.o.scoped.totals({ id: stored.id, version: String(stored.updatedAt), projectId: stored.projectId, scope: rule.scope }, from, to, now);
   }
 
+  /** After a rule is disabled or deleted: its open incident resolves (receivers see it end). */
   private async resolveOpen(stored: StoredAlertRule, now: number): Promise<void> {
     const state = stateOf(stored);
     const resolved = await this.o.incidents.resolve(stored.id, now, { peak: state.peak_value, last: state.last_value });
     if (resolved) this.emit(stored.projectId, "incident.resolved", resolved, state.last_value);
-    await this.o.rules.setState(stored.id, JSON.stringify(initialAlertState()));
   }
 
   private emit(projectId: string, type: "incident.opened" | "incident.resolved", i: IncidentRow, value: number | null): void {

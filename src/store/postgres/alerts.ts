@@ -52,8 +52,10 @@ export function postgresAlertRules(target: PgTarget): AlertRulesStore {
       return res.count > 0;
     }),
     setState: (id, state, updatedAt) => run("alert rules", async (q) => {
-      if (updatedAt === undefined) await q`UPDATE alert_rules SET state = ${state} WHERE id = ${id} AND deleted_at IS NULL`;
-      else await q`UPDATE alert_rules SET state = ${state} WHERE id = ${id} AND updated_at = ${updatedAt} AND deleted_at IS NULL`;
+      const res = updatedAt === undefined
+        ? await q`UPDATE alert_rules SET state = ${state} WHERE id = ${id} AND deleted_at IS NULL`
+        : await q`UPDATE alert_rules SET state = ${state} WHERE id = ${id} AND updated_at = ${updatedAt} AND deleted_at IS NULL`;
+      return res.count > 0;
     }),
     remove: (id, now) => run("alert rules", async (q) => {
       const res = await q`UPDATE alert_rules SET deleted_at = ${now} WHERE id = ${id} AND deleted_at IS NULL`;

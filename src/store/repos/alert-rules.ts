@@ -63,8 +63,8 @@ export function alertRulesRepo(db: Database) {
     update: (id: string, rule: string, state: string | null, now: number): boolean => setRule.run(rule, state, now, id).changes > 0,
     /** With `updatedAt`, only while the rule is unchanged since it was read (an evaluation's state
      * never overwrites a PATCH made meanwhile). */
-    setState: (id: string, state: string, updatedAt?: number): void =>
-      void (updatedAt === undefined ? setState.run(state, id) : setStateIf.run(state, id, updatedAt)),
+    setState: (id: string, state: string, updatedAt?: number): boolean =>
+      (updatedAt === undefined ? setState.run(state, id) : setStateIf.run(state, id, updatedAt)).changes > 0,
     remove: (id: string, now: number): boolean => remove.run(now, id).changes > 0,
     /** A project's newest request-log rows created from `from` on, as insert values (COLUMNS
      * order): what a scoped rule's totals are backfilled from. */
@@ -84,7 +84,8 @@ export interface AlertRulesStore {
   all(): Promise<StoredAlertRule[]>;
   projectOf(id: string): Promise<string | null>;
   update(id: string, rule: string, state: string | null, now: number): Promise<boolean>;
-  setState(id: string, state: string, updatedAt?: number): Promise<void>;
+  /** Whether it was written (false: deleted, or changed since `updatedAt`). */
+  setState(id: string, state: string, updatedAt?: number): Promise<boolean>;
   remove(id: string, now: number): Promise<boolean>;
 }
 

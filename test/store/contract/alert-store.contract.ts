@@ -24,16 +24,17 @@ export function alertStoreContract(name: string, make: MakeAlertStores): void {
       expect(await rules.get(a)).toEqual({ id: a, projectId: project, rule: '{"name":"a"}', state: null, createdAt: 1000, updatedAt: 1000 });
       expect((await rules.all()).filter((r) => r.projectId === project).map((r) => r.id).sort()).toEqual([a, b].sort());
 
-      await rules.setState(a, '{"status":"pending"}', 1000);
+      expect(await rules.setState(a, '{"status":"pending"}', 1000)).toBe(true);
       expect((await rules.get(a))?.state).toBe('{"status":"pending"}');
       expect(await rules.update(a, '{"name":"a2"}', null, 3000)).toBe(true);
       // An evaluation that read the rule before the PATCH does not overwrite it.
-      await rules.setState(a, '{"status":"firing"}', 1000);
+      expect(await rules.setState(a, '{"status":"firing"}', 1000)).toBe(false);
       expect(await rules.get(a)).toMatchObject({ rule: '{"name":"a2"}', state: null, updatedAt: 3000 });
       await rules.setState(a, '{"status":"normal"}');
       expect((await rules.get(a))?.state).toBe('{"status":"normal"}');
 
       expect(await rules.remove(a, 4000)).toBe(true);
+      expect(await rules.setState(a, '{"status":"firing"}')).toBe(false);
       expect(await rules.remove(a, 5000)).toBe(false);
       expect(await rules.get(a)).toBeNull();
       expect(await rules.update(a, "{}", null, 5000)).toBe(false);

@@ -2,6 +2,7 @@
 // status.ts) on a real throwaway cluster; and the leader's status rollup job over logged requests.
 import { describe, expect, test } from "bun:test";
 import type { Postgres } from "../../../src/store/postgres/connect.ts";
+import { ManualClock } from "../../../src/lib/clock.ts";
 import { bucketOf, emptyHistogram, encodeHistogram, percentile } from "../../../src/lib/histogram.ts";
 import { AlertRules } from "../../../src/monitoring/alerts/alert-rules.ts";
 import { monitoringLeaderJobs } from "../../../src/monitoring/alerts/build-alerts.ts";
@@ -139,6 +140,36 @@ describe("the leader's alert evaluation job", () => {
     expect(await incidents.openOf(bad.id)).toBeNull();
     expect((await alerts.get(good.id))?.state).toBe("firing");
     expect((await alerts.get(bad.id))?.state).toBe("normal");
+  });
+});
+
+describe("a rule changed while the leader evaluates it", () => {
+  test("the PATCH wins: that pass writes neither the state nor an incident; the next pass evaluates the new rule", async () => {
+    const now = Date.now();
+    const p = `prj_race_${process.pid}`;
+    await pg.sql`INSERT INTO metrics_rollups (bucket_ms, start_ms, project_id, requests, failed) VALUES (60000, ${now - (now % 60_000)}, ${p}, 10, 10)`;
+    let during: (() => Promise<unknown>) | null = null;
+    const clock = new ManualClock(now);
+    const alerts = new AlertRules({
+      rules: postgresAlertRules({ pg }), incidents: postgresIncidents({ pg }),
+      // The PATCH lands between the pass's read of the rules and its write (on another connection).
+      projectTotals: async (id, from, to) => {
+        const change = during;
+        during = null;
+        if (change) await change();
+        return postgresLogStore(pg).totals(id, from, to);
+      },
+      budgetUse: () => null, emit: () => null, clock, intervalMs: 1000,
+      scoped: { kind: "query", totals: (rule, from, to) => scopedTotalsIn(pg, rule.projectId, rule.scope, from, to) }, onError: () => undefined,
+    });
+    const rule = await alerts.create(p, { name: "race", metric: "error_rate", op: "gt", threshold: 50, window: "5m", min_requests: 5 });
+    during = () => (clock.advance(1000), alerts.update(rule.id, { threshold: 60 }));
+    const job = monitoringLeaderJobs(alerts, 1000).find((j) => j.name === "alert evaluation")!;
+    await pg.sql.begin((tx) => job.run(tx, now));
+    expect(await postgresIncidents({ pg }).openOf(rule.id)).toBeNull();
+    expect(await alerts.get(rule.id)).toMatchObject({ threshold: 60, state: "normal" });
+    await pg.sql.begin((tx) => job.run(tx, now + 2000));
+    expect(await postgresIncidents({ pg }).openOf(rule.id)).toMatchObject({ threshold: 60, status: "opened" });
   });
 });
 
