@@ -148,8 +148,8 @@ export function gwServices(deps: Deps, lifecycle: Lifecycle, flushMs: () => numb
     }),
     timed("idle gc", () => startIdleGc(lifecycle, () => deps.logSink.collect())),
   );
-  // Multi-instance: alerts keep their state in this instance's SQLite, so they are off (their
-  // routes answer 503; docs/scale-out.md).
+  // Multi-instance: the leader evaluates alert rules in PostgreSQL (one of shared.leaderJobs), so no
+  // instance runs this timer (docs/scale-out.md).
   if (!deps.shared) services.push({ name: "alert rules", start: () => deps.alerts.start(), stop: () => deps.alerts.stop() });
   // Multi-instance: every instance dispatches, claiming due rows in PostgreSQL (docs/scale-out.md).
   services.push(
