@@ -72,7 +72,8 @@ END $$;
 -- gw_settle (006) with the same arguments, answers and locks, in fewer steps: no exception block
 -- (a subtransaction on every call; a replay is found by the closing row's unique index before anything
 -- else changed), and its counters changed in name order straight from the hold and the periods instead
--- of through a JSON list.
+-- of through a JSON list. Nothing moved is not written: a cache answer without a hold (0 charged, 0 held)
+-- changes no account or counter row (a missing row reads as zeros everywhere), only its ledger row.
 CREATE OR REPLACE FUNCTION gw_settle(p_project TEXT, p_request TEXT, p_charge BIGINT, p_allowance BIGINT, p_cache_saved BIGINT,
     p_model TEXT, p_input BIGINT, p_output BIGINT, p_cost BIGINT, p_byok BOOLEAN, p_periods JSONB, p_now BIGINT)
     RETURNS BIGINT LANGUAGE plpgsql AS $$
@@ -106,8 +107,10 @@ BEGIN
     END IF;
     RETURN NULL;
   END IF;
-  INSERT INTO accounts AS a (project_id, balance, reserved) VALUES (p_project, -v_charge, 0)
-    ON CONFLICT (project_id) DO UPDATE SET balance = a.balance - v_charge, reserved = a.reserved - v_held;
+  IF v_charge <> 0 OR v_held <> 0 THEN
+    INSERT INTO accounts AS a (project_id, balance, reserved) VALUES (p_project, -v_charge, 0)
+      ON CONFLICT (project_id) DO UPDATE SET balance = a.balance - v_charge, reserved = a.reserved - v_held;
+  END IF;
   -- The hold's budget rows and plan place given back, the charge added to the periods: per counter, in name order.
   FOR c IN
     SELECT period, key, sum(reserved) AS reserved, sum(inflight) AS inflight, sum(spent) AS spent, sum(requests) AS requests
@@ -122,6 +125,7 @@ BEGIN
     ) AS each_change
     GROUP BY period, key ORDER BY (period || '/' || key) COLLATE "C"
   LOOP
+    CONTINUE WHEN c.reserved = 0 AND c.inflight = 0 AND c.spent = 0 AND c.requests = 0;
     UPDATE spend_counters SET reserved = reserved + c.reserved, inflight = inflight + c.inflight,
         spent = spent + c.spent, requests = requests + c.requests
       WHERE project_id = p_project AND period = c.period AND period_key = c.key;
