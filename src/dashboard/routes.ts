@@ -25,7 +25,6 @@ export const DASHBOARD_API_PREFIX = "/dashboard/api";
 /** Multi-instance: groups whose state is not shared between instances yet answer 503 on their paths
  * (docs/scale-out.md). One line per group: its owner deletes it once the group reads shared stores. */
 const NOT_SHARED_YET: Readonly<Record<string, { feature: string; paths: readonly string[] }>> = {
-  monitoring: { feature: "The monitoring page", paths: [`${DASHBOARD_API_PREFIX}/monitoring`] },
 };
 
 /** The group itself, or in the multi-instance mode its 503s while its line is in NOT_SHARED_YET. */
