@@ -54,11 +54,13 @@ export async function migratePostgres(sql: SQL): Promise<number[]> {
     await conn`SELECT pg_advisory_lock(${MIGRATION_LOCK})`;
     try {
       await conn`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`;
-      const [row] = await conn`SELECT coalesce(max(version), 0)::int AS v FROM schema_migrations`;
-      const newest = Number(row?.v ?? 0);
+      const applied = new Set((await conn`SELECT version FROM schema_migrations`).map((r: { version: number }) => Number(r.version)));
+      const newest = Math.max(0, ...applied);
       if (newest > PG_SCHEMA_VERSION) throw new PgSchemaTooNew(newest);
+      // Every version not recorded, in order: a database that got a later version first (numbers
+      // reserved while their work was under way) still gets the earlier ones.
       for (const m of PG_MIGRATIONS) {
-        if (m.version <= newest) continue;
+        if (applied.has(m.version)) continue;
         await conn.begin(async (tx) => {
           await tx.unsafe(m.sql);
           await tx`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${m.version}, ${m.name}, ${Date.now()})`;
