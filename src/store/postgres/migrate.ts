@@ -54,7 +54,7 @@ export async function migratePostgres(sql: SQL): Promise<number[]> {
     await conn`SELECT pg_advisory_lock(${MIGRATION_LOCK})`;
     try {
       await conn`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`;
-      const applied = new Set((await conn`SELECT version FROM schema_migrations`).map((r: { version: number }) => Number(r.version)));
+      const applied = new Set<number>((await conn`SELECT version FROM schema_migrations`).map((r: { version: number }) => Number(r.version)));
       const newest = Math.max(0, ...applied);
       if (newest > PG_SCHEMA_VERSION) throw new PgSchemaTooNew(newest);
       // Every version not recorded, in order: a database that got a later version first (numbers
