@@ -15,7 +15,6 @@ import type { Deps } from "../../pipeline/deps.ts";
 import type { AdminGate } from "./admin-gate.ts";
 import { projectOfTarget } from "./audit-project.ts";
 import { alertRoutes } from "./alert-routes.ts";
-import { adminNotShared } from "./not-shared.ts";
 import { webhookRoutes } from "./webhook-routes.ts";
 import { statusAdminRoutes } from "./status-routes.ts";
 import { adminAuditOf } from "../../audit/admin-actions.ts";
@@ -74,13 +73,6 @@ export const adminRoutes = (deps: Deps, gate: AdminGate) =>
       auditSources.set(request, sourceOf(gate, request, server));
     })
     .onBeforeHandle(({ request, server }) => gate.check(request, server))
-    // Multi-instance: routes whose state is not shared yet answer 503 after the token check
-    // (docs/scale-out.md); single-node never asks.
-    .onBeforeHandle(({ route }) => {
-      if (!deps.shared) return;
-      const refusal = adminNotShared(route);
-      if (refusal) throw refusal;
-    })
     .onBeforeHandle(async ({ request, route }) => {
       if (!AUDITED_BODIES.has(`${request.method} ${route.replace(/^.*?\/admin(?=\/)/, "")}`)) return;
       try {
