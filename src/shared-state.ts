@@ -58,7 +58,8 @@ export async function openSharedState(config: Config, options: SharedStateOption
     tenants: tenantStores,
     mirror: new TenantMirror(instanceId, tenantStores, tenantRows, redisTenantBus(redis, redisSubscriber), tenants, (err, context) => logger.error({ err }, context)),
     money: postgresMoneyStore(pg),
-    logs: postgresLogStore(pg),
+    // A carried charge the ledger cut or found settled: the ledger's amount stands, the trace shows the amount asked.
+    logs: postgresLogStore(pg, { onSettleDiffers: (odd) => logger.warn({ settles: odd }, "carried charges cut or settled before") }),
     fast: redisStores(redis, { limitHeaders, now, onError: (err, context) => logger.error({ err }, context) }),
     leaderJobs: [],
     close: async () => {
