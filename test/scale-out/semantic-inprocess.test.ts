@@ -135,11 +135,17 @@ describe("Redis lost and back", () => {
     // newest answer's entry (its vector in PostgreSQL names it) is in b's index.
     const shared = b.deps.semantic as SharedSemanticCache;
     let n = 0;
+    const sql = a.deps.shared!.pg.sql;
+    const stored = async (): Promise<number[]> =>
+      (await sql`SELECT id::int AS id FROM semantic_vectors WHERE project_id = ${project} ORDER BY id`).map((r: { id: number }) => r.id);
     await waitFor(async () => {
+      const before = (await stored()).length;
       await ask(a, key, `Where are the audit logs of workspace ${String.fromCharCode(65 + n++)} kept?`);
-      const [newest] = await a.deps.shared!.pg.sql`SELECT id::int AS id FROM semantic_vectors WHERE project_id = ${project} ORDER BY id DESC LIMIT 1`;
-      return newest !== undefined && await waitFor(() => shared.holds(newest.id), { timeoutMs: 2_000, what: "b indexed it" }).catch(() => false);
-    }, { timeoutMs: 15_000, what: "a's answers indexed on b again" });
+      // This answer's own entry (stored after the answer, when Redis took it), then b indexing it.
+      const landed = await waitFor(async () => (await stored()).length > before, { timeoutMs: 2_000, what: "its vector" }).catch(() => false);
+      const newest = (await stored()).at(-1);
+      return landed && newest !== undefined && await waitFor(() => shared.holds(newest), { timeoutMs: 2_000, what: "b indexed it" }).catch(() => false);
+    }, { timeoutMs: 30_000, what: "a's answers indexed on b again" });
     const last = String.fromCharCode(65 + n - 1);
     expect((await ask(b, key, `Where are the audit logs of workspace ${last} stored?`)).gw.cache).toBe("semantic");
   });
