@@ -1,7 +1,7 @@
 // GET /dashboard/api/recommendations (docs/dashboard.md "Recommendations"): the rule in one sentence
 // and what it recommends for the project, from its feedback and per-model rollups.
 import { Elysia } from "elysia";
-import { cheaperModels, recommend, RULE, RULE_TEXT, semanticCacheAdvice, type TaskModelUsage } from "../monitoring/recommendations.ts";
+import { recommend, recommendationWindow, recommendFrom, RULE, RULE_TEXT } from "../monitoring/recommendations.ts";
 import type { Deps } from "../pipeline/deps.ts";
 import { READ_DRAIN_LIMIT_MS } from "../store/log-writer.ts";
 import { ratingStats } from "../store/postgres/dashboard-reads.ts";
@@ -34,23 +34,7 @@ export const recommendationsRoutes = (deps: Deps, prefix: string) => {
 /** Multi-instance: `recommend`'s rule over every instance's per-model rollups and ratings in PostgreSQL
  * (the rows read ahead, then summed as `recommend` sums them). */
 async function sharedRecommendations(shared: SharedState, projectId: string, policy: { cacheOn: boolean; semanticOn: boolean }, now: number) {
-  const to = now - (now % 60_000) + 60_000;
-  const from = to - RULE.windowDays * 86_400_000;
+  const { from, to } = recommendationWindow(now);
   const [rows, ratings] = await Promise.all([modelRows(shared.pg, projectId, from, to), ratingStats(shared.pg, projectId, from)]);
-  const usage = new Map<string, TaskModelUsage>();
-  const totals = { requests: 0, exactHits: 0, cost: 0 };
-  for (const r of rows) {
-    if (r.test === 1) continue;
-    totals.requests += r.requests;
-    totals.exactHits += r.cache_exact;
-    totals.cost += r.cost;
-    const key = `${r.task}\u0000${r.model}`;
-    const u = usage.get(key) ?? { task: r.task, model: r.model, requests: 0, cacheHits: 0, cost: 0 };
-    u.requests += r.requests;
-    u.cacheHits += r.cache_exact + r.cache_semantic;
-    u.cost += r.cost;
-    usage.set(key, u);
-  }
-  const advice = semanticCacheAdvice(policy, totals);
-  return [...cheaperModels([...usage.values()], ratings), ...(advice ? [advice] : [])];
+  return recommendFrom(rows, ratings, policy);
 }

@@ -1,7 +1,7 @@
 // Recommendations (docs/dashboard.md "Recommendations"): a cheaper model per task kind only with
 // enough ratings, and the semantic cache where exact repeats are frequent. The rule is pure functions
 // over 30 days of live ratings (feedback) and per-model rollups; `recommend` reads both.
-import type { ModelRollupsRepo } from "../store/repos/model-rollups.ts";
+import type { ModelRollupRow, ModelRollupsRepo } from "../store/repos/model-rollups.ts";
 import type { RatingStats, ViewReads } from "../store/repos/view-reads.ts";
 
 export const RULE = {
@@ -102,16 +102,20 @@ export function semanticCacheAdvice(
   };
 }
 
-/** The project's recommendations from its last 30 days (live requests and live, counted ratings). */
-export function recommend(
-  src: { models: ModelRollupsRepo; reads: ViewReads }, projectId: string, policy: { cacheOn: boolean; semanticOn: boolean }, now: number,
-): Array<CheaperModel | EnableSemanticCache> {
+/** The minutes the recommendations read: the last 30 days up to the end of the current minute. */
+export function recommendationWindow(now: number): { from: number; to: number } {
   const minute = 60_000;
   const to = now - (now % minute) + minute;
-  const from = to - RULE.windowDays * 86_400_000;
+  return { from: to - RULE.windowDays * 86_400_000, to };
+}
+
+/** The recommendations from the window's per-model rollup rows and ratings, however they were read
+ * (SQLite here, PostgreSQL in the multi-instance mode). Test traffic never counts. */
+export function recommendFrom(rows: Iterable<Pick<ModelRollupRow, "test" | "task" | "model" | "requests" | "cache_exact" | "cache_semantic" | "cost">>,
+  ratings: readonly RatingStats[], policy: { cacheOn: boolean; semanticOn: boolean }): Array<CheaperModel | EnableSemanticCache> {
   const usage = new Map<string, TaskModelUsage>();
   const totals = { requests: 0, exactHits: 0, cost: 0 };
-  for (const r of src.models.rows(projectId, from, to)) {
+  for (const r of rows) {
     if (r.test === 1) continue;
     totals.requests += r.requests;
     totals.exactHits += r.cache_exact;
@@ -124,5 +128,13 @@ export function recommend(
     usage.set(key, u);
   }
   const advice = semanticCacheAdvice(policy, totals);
-  return [...cheaperModels([...usage.values()], src.reads.ratingStats(projectId, from)), ...(advice ? [advice] : [])];
+  return [...cheaperModels([...usage.values()], ratings), ...(advice ? [advice] : [])];
+}
+
+/** The project's recommendations from its last 30 days (live requests and live, counted ratings). */
+export function recommend(
+  src: { models: ModelRollupsRepo; reads: ViewReads }, projectId: string, policy: { cacheOn: boolean; semanticOn: boolean }, now: number,
+): Array<CheaperModel | EnableSemanticCache> {
+  const { from, to } = recommendationWindow(now);
+  return recommendFrom(src.models.rows(projectId, from, to), src.reads.ratingStats(projectId, from), policy);
 }
