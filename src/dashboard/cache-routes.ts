@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import { recordAudit } from "../audit/audit-log.ts";
 import { invalidRequest } from "../errors/gw-error.ts";
-import { cacheSeries } from "../observability/dashboard-series.ts";
+import { cacheSeries, cacheSeriesOf } from "../observability/dashboard-series.ts";
 import { invalidateAnswers } from "../pipeline/cache-store.ts";
 import type { Deps } from "../pipeline/deps.ts";
 import { parseCacheInvalidate, type Invalidation } from "../schema/cache-invalidate.ts";
@@ -16,7 +16,6 @@ import { modelRows } from "../store/postgres/model-rollups.ts";
 import { redisCacheFootprint } from "../store/redis/cache-stats.ts";
 import { RedisFailure } from "../store/redis/redis-call.ts";
 import { metricsWindow } from "../observability/metrics.ts";
-import { cacheSeriesOf } from "./model-views.ts";
 import { modelRollupsRepo } from "../store/repos/model-rollups.ts";
 import { viewReads } from "../store/repos/view-reads.ts";
 import type { Viewer } from "./viewer.ts";

@@ -1,7 +1,7 @@
 // GET /dashboard/api/overview (docs/dashboard.md "Overview API"): GET /metrics' own object for the
 // project and period, plus the series, the per-model charts and the cache split, all from rollups.
 import { Elysia } from "elysia";
-import { overview, SERIES_BUCKET_MS } from "../observability/dashboard-series.ts";
+import { overview, overviewModels, SERIES_BUCKET_MS } from "../observability/dashboard-series.ts";
 import { metricsObject, metricsWindow } from "../observability/metrics.ts";
 import type { MetricsPeriod } from "../schema/metrics.ts";
 import { minutePoints } from "../store/postgres/dashboard-reads.ts";
@@ -13,7 +13,6 @@ import { READ_DRAIN_LIMIT_MS } from "../store/log-writer.ts";
 import { metricsRepo } from "../store/repos/metrics.ts";
 import { modelRollupsRepo } from "../store/repos/model-rollups.ts";
 import { viewReads } from "../store/repos/view-reads.ts";
-import { overviewModels } from "./model-views.ts";
 import { dashboardSession } from "./session-plugin.ts";
 
 export const overviewRoutes = (deps: Deps, prefix: string) => {

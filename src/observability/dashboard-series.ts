@@ -5,7 +5,7 @@ import { emptyHistogram, percentile } from "../lib/histogram.ts";
 import type { MetricsPeriod } from "../schema/metrics.ts";
 import { addStored, emptyTotals } from "../store/metrics-rollup.ts";
 import { HOUR_MS, MINUTE_MS, type MetricsRepo } from "../store/repos/metrics.ts";
-import { addModelRow, emptyModelTotals, type ModelRollupsRepo, type ModelTotals } from "../store/repos/model-rollups.ts";
+import { addModelRow, emptyModelTotals, type ModelRollupRow, type ModelRollupsRepo, type ModelTotals } from "../store/repos/model-rollups.ts";
 import type { ViewReads } from "../store/repos/view-reads.ts";
 import { metricsWindow, projectMetrics } from "./metrics.ts";
 
@@ -45,32 +45,47 @@ export function overview(src: SeriesSources, projectId: string, period: MetricsP
     if (r.errors !== "{}") for (const [c, n] of Object.entries(JSON.parse(r.errors) as Record<string, number>)) p.errors[c] = (p.errors[c] ?? 0) + n;
   }
 
+  const models = overviewModels(src.models.rows(projectId, from, to), points, bucketMs);
+  for (const p of points) (p.cost = usd(p.cost)), (p.saved = usd(p.saved));
+
+  return {
+    object: "dashboard.overview" as const,
+    period,
+    metrics,
+    cache: models.cache,
+    tokens: { input: totals.inputTokens, output: totals.outputTokens },
+    series: { bucket_ms: bucketMs, start: new Date(from).toISOString(), points },
+    by_model: models.by_model,
+  };
+}
+
+const EMPTY = emptyHistogram();
+
+/** The rows' hits added into `points` (the series' buckets) and the cache split and per-model charts;
+ * the rows however they were read (SQLite here, PostgreSQL in the multi-instance mode). */
+export function overviewModels(rows: Iterable<ModelRollupRow>, points: Array<{ t: number; cache_exact: number; cache_semantic: number }>, bucketMs: number) {
+  const first = points[0]?.t ?? 0;
   const all = emptyModelTotals();
   const byModel = new Map<string, { total: ModelTotals; points: ModelTotals[] }>();
-  for (const r of src.models.rows(projectId, from, to)) {
+  for (const r of rows) {
+    const i = Math.floor((r.start_ms - first) / bucketMs);
+    const p = points[i];
+    if (!p) continue;
     addModelRow(all, r);
-    const i = at(r.start_ms);
-    points[i]!.cache_exact += r.cache_exact;
-    points[i]!.cache_semantic += r.cache_semantic;
+    p.cache_exact += r.cache_exact;
+    p.cache_semantic += r.cache_semantic;
     const name = r.model === "" ? "(none)" : r.model;
     let m = byModel.get(name);
     if (!m) byModel.set(name, (m = { total: emptyModelTotals(), points: [] }));
     addModelRow(m.total, r);
     addModelRow((m.points[i] ??= emptyModelTotals()), r);
   }
-  for (const p of points) (p.cost = usd(p.cost)), (p.saved = usd(p.saved));
-
   const hits = all.cacheExact + all.cacheSemantic;
   return {
-    object: "dashboard.overview" as const,
-    period,
-    metrics,
     cache: {
       hits, exact: all.cacheExact, semantic: all.cacheSemantic, hit_rate: percent(hits, all.requests),
       exact_rate: percent(all.cacheExact, all.requests), semantic_rate: percent(all.cacheSemantic, all.requests),
     },
-    tokens: { input: totals.inputTokens, output: totals.outputTokens },
-    series: { bucket_ms: bucketMs, start: new Date(from).toISOString(), points },
     by_model: [...byModel]
       .sort(([a, x], [b, y]) => y.total.cost - x.total.cost || y.total.requests - x.total.requests || a.localeCompare(b))
       .map(([model, m]) => ({
@@ -80,18 +95,23 @@ export function overview(src: SeriesSources, projectId: string, period: MetricsP
   };
 }
 
-const EMPTY = emptyHistogram();
-
 /** Hits over time and what the cache saved, for the cache page (same window and buckets). */
 export function cacheSeries(src: Pick<SeriesSources, "models">, projectId: string, period: MetricsPeriod, now: number) {
+  const { from, to } = metricsWindow(period, now);
+  return cacheSeriesOf(src.models.rows(projectId, from, to), period, now);
+}
+
+/** The cache page's hits, savings and series from the window's rows, however they were read. */
+export function cacheSeriesOf(rows: Iterable<ModelRollupRow>, period: MetricsPeriod, now: number) {
   const { from, to } = metricsWindow(period, now);
   const bucketMs = SERIES_BUCKET_MS[period];
   const { first, count } = buckets(from, to, bucketMs);
   const points = Array.from({ length: count }, (_, i) => ({ t: first + i * bucketMs, exact: 0, semantic: 0, requests: 0 }));
   const all = emptyModelTotals();
-  for (const r of src.models.rows(projectId, from, to)) {
+  for (const r of rows) {
+    const p = points[Math.floor((r.start_ms - first) / bucketMs)];
+    if (!p) continue;
     addModelRow(all, r);
-    const p = points[Math.floor((r.start_ms - first) / bucketMs)]!;
     p.exact += r.cache_exact;
     p.semantic += r.cache_semantic;
     p.requests += r.requests;
