@@ -115,14 +115,24 @@ function authorized(deps: Deps, sessions: DashboardSessions, session: StoredSess
   return { viewer, projectId, session };
 }
 
-/** `{ dash: {} }`, `{ dash: { scope: "cache" } }`, `{ dash: { operator: true } }` on a route. */
+/** One seed per Deps: several apps in one process (the tests' in-process instances) each keep
+ * their own plugin; Elysia keeps one per name and seed. */
+const seeds = new WeakMap<Deps, number>();
+let seeded = 0;
+
+/** `{ dash: {} }`, `{ dash: { scope: "cache" } }`, `{ dash: { operator: true } }` on a route. The
+ * macro reads this app's deps and sessions from the context, never from its closure: Elysia may
+ * reuse one app's macro for another app's routes in the same process. */
 export const dashboardSession = (deps: Deps) => {
-  const sessions = dashboardSessions(deps);
-  return new Elysia({ name: "gw-dashboard-session" }).macro({
-    dash: (options: DashOptions | true) => ({
-      resolve({ request, server }) {
-        return andThen(authorize(deps, sessions, request, server, options === true ? {} : options), ({ viewer, projectId }) => ({ viewer, projectId }));
-      },
-    }),
-  });
+  if (!seeds.has(deps)) seeds.set(deps, ++seeded);
+  return new Elysia({ name: "gw-dashboard-session", seed: seeds.get(deps) })
+    .decorate("dashboardAuth", { deps, sessions: dashboardSessions(deps) })
+    .macro({
+      dash: (options: DashOptions | true) => ({
+        resolve({ request, server, dashboardAuth }) {
+          return andThen(authorize(dashboardAuth.deps, dashboardAuth.sessions, request, server, options === true ? {} : options),
+            ({ viewer, projectId }) => ({ viewer, projectId }));
+        },
+      }),
+    });
 };
