@@ -43,3 +43,19 @@ export async function startSharedInstance(pg: Service, redis: Service, env: Reco
     })()),
   };
 }
+
+/** A /v1/admin call on `instance` with the tests' admin token. */
+export const sharedAdmin = (instance: SharedInstance, method: string, path: string, body?: unknown): Promise<Response> =>
+  fetch(`${instance.server.url}/admin${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+/** A dashboard sign-in on `instance` with `token`: the answer, its session cookie and CSRF token
+ * (the caller checks the status). */
+export async function dashboardSignIn(instance: SharedInstance, token: string): Promise<{ res: Response; cookie: string; csrf: string }> {
+  const res = await fetch(`${instance.origin}/dashboard/api/session`, { method: "POST", body: JSON.stringify({ token }) });
+  const body = (await res.clone().json().catch(() => ({}))) as { csrf_token?: string };
+  return { res, cookie: (res.headers.get("set-cookie") ?? "").split(";")[0]!, csrf: body.csrf_token ?? "" };
+}

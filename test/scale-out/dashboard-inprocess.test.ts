@@ -11,7 +11,7 @@ import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripte
 import { startPostgres, startRedis, type PostgresService, type Service } from "../helpers/services.ts";
 import { upstreamEnv } from "../helpers/start-gw.ts";
 import { ADMIN_TOKEN, post } from "../helpers/test-gw.ts";
-import { startSharedInstance, type SharedInstance } from "../helpers/shared-gw.ts";
+import { dashboardSignIn, sharedAdmin, startSharedInstance, type SharedInstance } from "../helpers/shared-gw.ts";
 import { json } from "../helpers/expect-json.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
@@ -23,20 +23,15 @@ let projectId: string;
 let key: string;
 
 const at = (n: number): SharedInstance => instances[n]!;
-const admin = (n: number, method: string, path: string, body?: unknown) => fetch(`${at(n).server.url}/admin${path}`, {
-  method,
-  headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-  body: body === undefined ? undefined : JSON.stringify(body),
-});
+const admin = (n: number, method: string, path: string, body?: unknown) => sharedAdmin(at(n), method, path, body);
 
 interface Session { cookie: string; csrf: string }
 
 async function signIn(n: number, token: string): Promise<Session> {
-  const res = await fetch(`${at(n).origin}/dashboard/api/session`, { method: "POST", body: JSON.stringify({ token }) });
-  const body = await json<{ csrf_token: string }>(res, 200);
-  const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0]!;
+  const { res, cookie, csrf } = await dashboardSignIn(at(n), token);
+  await json(res, 200);
   expect(cookie).toStartWith("gw_session=");
-  return { cookie, csrf: body.csrf_token };
+  return { cookie, csrf };
 }
 
 const dash = (n: number, s: Session, path: string, init: RequestInit = {}) =>

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json } from "../helpers/expect-json.ts";
 import { startPostgres, startRedis, type PostgresService, type Service } from "../helpers/services.ts";
-import { startSharedInstance, type SharedInstance } from "../helpers/shared-gw.ts";
+import { dashboardSignIn, sharedAdmin, startSharedInstance, type SharedInstance } from "../helpers/shared-gw.ts";
 import { ADMIN_TOKEN } from "../helpers/test-gw.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
@@ -17,18 +17,14 @@ const instances: SharedInstance[] = [];
 let projectId: string;
 
 const at = (n: number): SharedInstance => instances[n]!;
-const admin = (n: number, method: string, path: string, body?: unknown) => fetch(`${at(n).server.url}/admin${path}`, {
-  method,
-  headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-  body: body === undefined ? undefined : JSON.stringify(body),
-});
+const admin = (n: number, method: string, path: string, body?: unknown) => sharedAdmin(at(n), method, path, body);
 
 interface Session { cookie: string; csrf: string }
 
 async function signIn(n: number): Promise<Session> {
-  const res = await fetch(`${at(n).origin}/dashboard/api/session`, { method: "POST", body: JSON.stringify({ token: ADMIN_TOKEN }) });
-  const body = await json<{ csrf_token: string }>(res, 200);
-  return { cookie: (res.headers.get("set-cookie") ?? "").split(";")[0]!, csrf: body.csrf_token };
+  const { res, cookie, csrf } = await dashboardSignIn(at(n), ADMIN_TOKEN);
+  await json(res, 200);
+  return { cookie, csrf };
 }
 
 const dash = (n: number, s: Session, method: string, path: string, body?: unknown) => fetch(`${at(n).origin}/dashboard/api${path}`, {
