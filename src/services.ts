@@ -86,6 +86,7 @@ export function storageServices(deps: Deps, flushMs: () => number, left: Unwritt
           rejected: (ids) => logger.error({ rows: ids.length, ids }, "request log rows rejected at shutdown"),
           strayLedger: (entries) => logger.error({ entries }, "ledger entries not written: in the multi-instance mode charges are PostgreSQL's"),
           lost: (err, rows) => logger.error({ err, rows }, "request log rows not written at shutdown"),
+          tracesLeft: () => logger.error("traces not all written at shutdown (their rows are stored)"),
         });
       } : async () => {
         await logWriter.drainWithin(flushMs());

@@ -59,7 +59,13 @@ export async function openSharedState(config: Config, options: SharedStateOption
     mirror: new TenantMirror(instanceId, tenantStores, tenantRows, redisTenantBus(redis, redisSubscriber), tenants, (err, context) => logger.error({ err }, context)),
     money: postgresMoneyStore(pg),
     // A carried charge the ledger cut or found settled: the ledger's amount stands, the trace shows the amount asked.
-    logs: postgresLogStore(pg, { onSettleDiffers: (odd) => logger.warn({ settles: odd }, "carried charges cut or settled before") }),
+    logs: postgresLogStore(pg, {
+      onSettleDiffers: (odd) => logger.warn({ settles: odd }, "carried charges cut or settled before"),
+      traces: {
+        onError: (err, traces) => logger.error({ err, traces }, "trace batch not written; will retry"),
+        onDrop: (dropped) => logger.error({ dropped }, "trace queue at its bound: a trace was dropped (its row is stored)"),
+      },
+    }),
     fast: redisStores(redis, { limitHeaders, now, onError: (err, context) => logger.error({ err }, context) }),
     leaderJobs: [],
     close: async () => {

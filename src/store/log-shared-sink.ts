@@ -55,7 +55,17 @@ export function sharedLogSink(store: RequestLogStore, cache: ThreadFallback["cac
 /** A stop's drain in the multi-instance mode: everything queued is written within `ms` (a failed
  * batch is retried meanwhile), then what is left gets one last bounded try. Returns the rows not
  * known to be written: those lost, and any batch still in flight when the time ran out. */
-export async function drainToShared(writer: LogWriter, store: RequestLogStore, ms: number, events: SharedSinkEvents & { lost(err: unknown, rows: number): void }): Promise<number> {
+export async function drainToShared(writer: LogWriter, store: RequestLogStore, ms: number,
+  events: SharedSinkEvents & { lost(err: unknown, rows: number): void; tracesLeft(): void }): Promise<number> {
+  const start = performance.now();
+  const lost = await drainRows(writer, store, ms, events);
+  // Traces follow their rows (postgres/trace-writer.ts): given what is left of the same bound.
+  const rest = Math.max(0, ms - (performance.now() - start));
+  if (store.flushTraces && !(await store.flushTraces(rest))) events.tracesLeft();
+  return lost;
+}
+
+async function drainRows(writer: LogWriter, store: RequestLogStore, ms: number, events: SharedSinkEvents & { lost(err: unknown, rows: number): void }): Promise<number> {
   if (await writer.drainWithin(ms)) return 0;
   const rest = writer.takeQueued();
   let lost = 0;

@@ -34,6 +34,9 @@ export interface RequestLogStore {
   workflowCost(projectId: string, workflowId: string): Promise<number>;
   /** Trace size a project may store (0: no budget): past it, rows are written without traces. */
   setTraceBudget(bytes: number): void;
+  /** PostgreSQL writes traces after their rows: true once those queued are written, false when
+   * `ms` pass first. Absent where a trace commits with its row. */
+  flushTraces?(ms: number): Promise<boolean>;
 }
 
 /** The single-node store: the requests repo as the log worker uses it, its rollups and ledger

@@ -52,8 +52,10 @@ describe("request log on PostgreSQL", () => {
   test("rows written through either instance are listed, with their traces, by both; none in their own SQLite", async () => {
     const [a, b] = instances as [Instance, Instance];
     for (let n = 0; n < 6; n++) expect((await chat(instances[n % 2]!, `question ${n}`)).status).toBe(200);
-    // Each instance's writer commits its own rows (reads drain only the reading instance's queue).
+    // Each instance's writer commits its own rows, then its traces follow (trace-writer.ts); reads
+    // wait only for the reading instance's queue.
     await Promise.all([a.server.deps.logWriter.drain(), b.server.deps.logWriter.drain()]);
+    expect(await Promise.all(instances.map((i) => i.shared.logs.flushTraces!(20_000)))).toEqual([true, true]);
     const lists = await Promise.all(instances.map(async (i) => {
       const res = await get(`${i.server.url}/requests?limit=100`, key);
       expect(res.status).toBe(200);

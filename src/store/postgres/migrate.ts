@@ -14,6 +14,7 @@ import m010 from "./migrations/010_alerts_status.sql" with { type: "text" };
 import m011 from "./migrations/011_feedback_sums.sql" with { type: "text" };
 import m013 from "./migrations/013_rollup_hours.sql" with { type: "text" };
 import m014 from "./migrations/014_semantic_vectors.sql" with { type: "text" };
+import m015 from "./migrations/015_deferred_traces.sql" with { type: "text" };
 import type { SQL } from "bun";
 
 /** Append only: a migration, once released, never changes. */
@@ -31,6 +32,7 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
   { version: 11, name: "011_feedback_sums", sql: m011 },
   { version: 13, name: "013_rollup_hours", sql: m013 },
   { version: 14, name: "014_semantic_vectors", sql: m014 },
+  { version: 15, name: "015_deferred_traces", sql: m015 },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.at(-1)?.version ?? 0;

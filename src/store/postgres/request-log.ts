@@ -1,6 +1,7 @@
 // The request log on PostgreSQL (docs/scale-out.md "Request log and metrics"): a batch is one call of
 // gw_write_log (migration 007), or with the charges its rows carry gw_write_log_settled (008): one round
-// trip and one transaction, skipping rows a retry already wrote, with their traces and rollups.
+// trip and one transaction, skipping rows a retry already wrote, with their rollups. Their traces
+// follow in the trace writer's next batch (trace-writer.ts), so an answer waits for its row only.
 import { parseStored, type JsonObject } from "../../lib/json.ts";
 import { COLUMNS, type PreparedRow, type SqlValue } from "../log-batch-codec.ts";
 import type { LogQuery, RequestLogStore } from "../log-store.ts";
@@ -11,6 +12,7 @@ import { decodeTrace } from "../trace-codec.ts";
 import { bounded, type Postgres } from "./connect.ts";
 import { minuteDeltas, rollupTotals, rowDeltas } from "./metrics-rollups.ts";
 import { ensurePartitions } from "./partitions.ts";
+import { TraceWriter, type QueuedTrace, type TraceWriterOptions } from "./trace-writer.ts";
 
 const DAY_MS = 86_400_000;
 /** Log amounts are USD floats; PostgreSQL keeps integer nano-USD. */
@@ -51,7 +53,11 @@ export interface SettleDiffers {
 export interface PostgresLogOptions {
   /** Told of carried charges that were cut or found settled (rare: the caller predicts the amount). */
   onSettleDiffers?: (odd: SettleDiffers[]) => void;
+  traces?: TraceWriterOptions;
 }
+
+/** A read waits at most this long for traces still queued on this instance (read-your-writes). */
+const TRACE_READ_WAIT_MS = 2_000;
 
 const settleArg = (e: CarriedSettle) => ({
   project_id: e.projectId, request_id: e.requestId, charge: e.amount, allowance: e.allowance,
@@ -136,14 +142,15 @@ export function postgresLogStore(pg: Postgres, options: PostgresLogOptions = {})
   // Per-project trace budget (docs/observability.md "Trace storage"): over it, rows are still
   // written but their traces are not; gw_write_log checks it with the usage rows locked.
   let traceBudget = 0;
+  const traceWriter = new TraceWriter(pg, () => traceBudget, options.traces);
 
-  /** One call: the rows not yet stored, their traces and trace bytes, their rollups. Each row's own
-   * rollup counts are sent only when the call says some rows were stored already (a retry). */
+  /** One call: the rows not yet stored and their rollups; once it commits, their traces are queued.
+   * Each row's own rollup counts are sent only when the call says some rows were stored already (a retry). */
   async function writeAll(rows: PreparedRow[], settles: CarriedSettle[]): Promise<void> {
     const stored = rows.map((r) => storedRow(r.values));
-    const traces: Array<{ n: number; project_id: string; request_id: string; created_at: SqlValue | undefined; data: string; bytes: number }> = [];
+    const traces: QueuedTrace[] = [];
     for (const r of rows) {
-      if (r.trace !== null) traces.push({ n: traces.length, project_id: r.projectId, request_id: r.id, created_at: r.values[CREATED], data: r.trace, bytes: Buffer.byteLength(r.trace) });
+      if (r.trace !== null) traces.push({ project_id: r.projectId, request_id: r.id, created_at: r.values[CREATED], data: r.trace, bytes: Buffer.byteLength(r.trace) });
     }
     const values = rows.map((r, i) => {
       const v = [...r.values];
@@ -151,7 +158,7 @@ export function postgresLogStore(pg: Postgres, options: PostgresLogOptions = {})
       v[SAVED] = stored[i]!.saved as number;
       return v;
     });
-    const args = [JSON.stringify(stored), JSON.stringify(traces), JSON.stringify(minuteDeltas(values)), null, Math.max(0, Math.floor(traceBudget))];
+    const args = [JSON.stringify(stored), "[]", JSON.stringify(minuteDeltas(values)), null, 0];
     if (settles.length > 0) args.push(JSON.stringify(settles.map(settleArg)));
     const write = async (): Promise<void> => {
       if (settles.length === 0) return void (await pg.sql.unsafe(WRITE, args));
@@ -159,12 +166,14 @@ export function postgresLogStore(pg: Postgres, options: PostgresLogOptions = {})
       if (row?.odd && row.odd.length > 0) options.onSettleDiffers?.(row.odd);
     };
     try {
-      return await write();
+      await write();
     } catch (err) {
       if (errnoOf(err) !== NEEDS_ROW_DELTAS) throw err;
+      args[3] = JSON.stringify(rowDeltas(rows.map((r, i) => ({ id: r.id, values: values[i]! }))));
+      await write();
     }
-    args[3] = JSON.stringify(rowDeltas(rows.map((r, i) => ({ id: r.id, values: values[i]! }))));
-    await write();
+    // A retried row's trace may be stored already: gw_write_traces skips it.
+    traceWriter.add(traces);
   }
 
   /** Writes the rows; when one breaks a constraint, each half alone, down to that row, which is
@@ -237,6 +246,7 @@ export function postgresLogStore(pg: Postgres, options: PostgresLogOptions = {})
   }
 
   async function get(projectId: string, id: string): Promise<RequestRecord | null> {
+    if (traceWriter.pending > 0) await traceWriter.drain(TRACE_READ_WAIT_MS);
     return bounded(pg, "request log row", async () => {
       const [row]: ReadRow[] = await pg.sql.unsafe(`SELECT ${READ_COLUMNS} FROM requests WHERE project_id = $1 AND id = $2`, [projectId, id]);
       if (!row) return null;
@@ -250,6 +260,7 @@ export function postgresLogStore(pg: Postgres, options: PostgresLogOptions = {})
     writeBatch, list, get,
     totals: (projectId, from, to) => rollupTotals(pg, projectId, from, to),
     setTraceBudget: (bytes) => void (traceBudget = bytes),
+    flushTraces: (ms) => traceWriter.drain(ms),
     async workflowCost(projectId, workflowId) {
       const [row]: Array<{ total: number | null }> = await bounded(pg, "workflow cost", () => pg.sql`SELECT sum(cost)::float8 AS total
         FROM requests WHERE project_id = ${projectId} AND workflow_id = ${workflowId}`);

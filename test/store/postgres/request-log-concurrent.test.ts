@@ -38,11 +38,14 @@ describe("gw_write_log", () => {
       const p = project("budget_race");
       // The project's usage row exists (its first trace): a row not there yet cannot be locked.
       await stores[0]!.writeBatch([prepareRow(record(p, T0 - 1, { trace: TRACE }))]);
+      expect(await stores[0]!.flushTraces!(20_000)).toBe(true);
       const batches = Array.from({ length: 30 }, (_, b) => Array.from({ length: 3 }, (_, i) => record(p, T0 + b * 3 + i, { trace: TRACE })));
       await Promise.all([0, 1, 2].map(async (w) => {
         for (let b = w; b < batches.length; b += 3) await stores[w]!.writeBatch(batches[b]!.map(prepareRow));
       }));
       await Promise.all(batches.map((batch, b) => stores[(b + 1) % 3]!.writeBatch(batch.map(prepareRow))));
+      // Traces follow their rows (trace-writer.ts): each instance's queue written out.
+      expect(await Promise.all(stores.map((s) => s.flushTraces!(20_000)))).toEqual([true, true, true]);
       // One writer at a time checks the budget: a trace is kept while the bytes before it are under
       // 500, so exactly ceil(500 / 46) = 11 of them (the first included), whatever the interleaving.
       expect(await tracesOf(p)).toBe(11);
@@ -61,6 +64,7 @@ describe("gw_write_log", () => {
     const fresh = [2, 3, 4].map((i) => record(p, T0 + i, { trace: i === 3 ? null : TRACE, latencyMs: 20, errorCategory: i === 4 ? "PROVIDER_ERROR" : null, status: i === 4 ? 502 : 200 }));
     expect(await store.writeBatch(first.map(prepareRow))).toEqual([]);
     expect(await store.writeBatch([fresh[0]!, first[1]!, fresh[1]!, first[0]!, fresh[2]!].map(prepareRow))).toEqual([]);
+    expect(await store.flushTraces!(20_000)).toBe(true);
     expect(await tracesOf(p)).toBe(4);
     expect(await usage(p)).toBe(4 * BYTES);
     const t = await store.totals(p, T0 - (T0 % 60_000), T0 + 60_000);

@@ -49,7 +49,9 @@ describe("postgres request log", () => {
     const p = project("partitions");
     const later = T0 + 3 * DAY;
     const rows = [record(p, T0), record(p, T0 + 1), record(p, later)];
-    await postgresLogStore(pg).writeBatch(rows.map(prepareRow));
+    const store = postgresLogStore(pg);
+    await store.writeBatch(rows.map(prepareRow));
+    expect(await store.flushTraces!(20_000)).toBe(true);
     const placed = await pg.sql`SELECT tableoid::regclass::text AS part, count(*)::int AS n FROM requests
       WHERE project_id = ${p} GROUP BY 1 ORDER BY 1`;
     expect(placed).toEqual([{ part: "requests_p20261126", n: 2 }, { part: "requests_p20261129", n: 1 }]);
