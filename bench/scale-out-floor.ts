@@ -52,6 +52,7 @@ try {
     const carried = (requestId: string, kind: "charge" | "cache"): CarriedSettle => ({
       projectId: p, kind, amount: kind === "charge" ? 800 : 0, requestId, model: "openai/gpt-4o-mini", inputTokens: 200, outputTokens: 50,
       cost: 800, saved: kind === "cache" ? 800 : 0, byok: false, createdAt: Date.now(), allowance: kind === "charge" ? 0 : null, periods: periods(),
+      held: kind === "charge",
     });
 
     const steps = { redis: [] as number[], hold: [] as number[], log: [] as number[] };

@@ -82,18 +82,18 @@ export function settleShared(money: MoneyStore, projectId: string, state: Billin
   if (charge === 0 || ask.allowance === null || (hold !== undefined && charge <= hold.amount)) {
     if (hold) hold.open = false;
     state.charge = charge;
-    carried.set(state, carriedCharge(money, ask, onError));
+    carried.set(state, carriedCharge(money, ask, hold !== undefined, onError));
     return;
   }
   return settleNow(money, state, ask);
 }
 
 /** The settle as a ledger entry of the log row: the row's call settles it (request-log.ts). */
-function carriedCharge(money: MoneyStore, ask: SettleAsk, onError: (err: unknown) => void): QueuedCharge {
+function carriedCharge(money: MoneyStore, ask: SettleAsk, held: boolean, onError: (err: unknown) => void): QueuedCharge {
   const entry: CarriedSettle = {
     projectId: ask.projectId, kind: ask.cacheSaved === undefined ? "charge" : "cache", amount: ask.charge, requestId: ask.requestId,
     model: ask.model, inputTokens: ask.inputTokens, outputTokens: ask.outputTokens, cost: ask.cost, saved: ask.cacheSaved ?? 0,
-    byok: ask.byok, createdAt: ask.now, allowance: ask.allowance, periods: ask.periods ?? [],
+    byok: ask.byok, createdAt: ask.now, allowance: ask.allowance, periods: ask.periods ?? [], held,
   };
   return {
     entries: [entry],

@@ -37,6 +37,9 @@ export interface CarriedSettle extends LedgerEntry {
   allowance: number | null;
   /** The budget periods the charge counts in. */
   periods: PeriodKey[];
+  /** Whether the request holds money (a reservation to close). A cache answer known to hold none
+   * writes only its ledger row (migration 015); absent: settled in full. */
+  held?: boolean;
 }
 
 export const isCarriedSettle = (e: LedgerEntry): e is CarriedSettle =>
@@ -63,6 +66,7 @@ const settleArg = (e: CarriedSettle) => ({
   project_id: e.projectId, request_id: e.requestId, charge: e.amount, allowance: e.allowance,
   cache_saved: e.kind === "cache" ? (e.saved ?? 0) : null, model: e.model ?? null, input_tokens: e.inputTokens ?? 0,
   output_tokens: e.outputTokens ?? 0, cost: e.cost ?? 0, byok: e.byok ?? false, periods: e.periods, now: e.createdAt,
+  held: e.held ?? null,
 });
 
 /** The carried charges of the rows; any other ledger entry (or an empty list) is a wiring error:

@@ -109,6 +109,34 @@ describe("postgres: charges carried by their log rows", () => {
     expect(await logged(p)).toBe(1);
   });
 
+  test("cache answers: one that held nothing writes its ledger row only, once; one marked held is settled in full", async () => {
+    const p = project("cached");
+    const money = postgresMoneyStore(pg);
+    await money.credit(p, 10_000, "test", T0);
+    const odd: SettleDiffers[] = [];
+    const store = postgresLogStore(pg, { onSettleDiffers: (o) => odd.push(...o) });
+    const hit = (row: PreparedRow, held: boolean): PreparedRow =>
+      ({ ...row, ledger: [{ ...charge(p, row.id, 0, null), kind: "cache", saved: 300, held }] });
+    const plain = hit(prepareRow(record(p, T0)), false);
+    // A hold on a cache answer cannot happen on the request path; were one open, it is closed as gw_settle closes it.
+    const holding = hit(await held(p, 0, 1_000), true);
+    expect(await store.writeBatch([plain, holding])).toEqual([]);
+    const rows: Array<{ kind: string; request_id: string; amount: string; saved: string }> =
+      await pg.sql`SELECT kind, request_id, amount, saved FROM ledger WHERE project_id = ${p} AND kind = 'cache' ORDER BY request_id`;
+    const byId = (a: unknown[], b: unknown[]) => (String(a[0]) < String(b[0]) ? -1 : 1);
+    expect(rows.map((r) => [r.request_id, Number(r.amount), Number(r.saved)])).toEqual([[plain.id, 0, 300], [holding.id, 0, 300]].sort(byId));
+    expect(await money.figures(p)).toEqual({ balance: 10_000, reserved: 0 });
+    const [day] = await pg.sql`SELECT count(*)::int AS n, coalesce(sum(spent), 0)::int AS spent, coalesce(sum(requests), 0)::int AS requests,
+      coalesce(sum(reserved), 0)::int AS reserved FROM spend_counters WHERE project_id = ${p}`;
+    expect([Number(day?.spent), Number(day?.requests), Number(day?.reserved)]).toEqual([0, 0, 0]);
+    expect(odd).toEqual([]);
+    // Written again (a retried batch): nothing changes, and the settle is told as gw_settle tells it.
+    expect(await store.writeBatch([plain])).toEqual([]);
+    expect(odd).toEqual([{ request_id: plain.id, charge: 0, charged: null }]);
+    const [n] = await pg.sql`SELECT count(*)::int AS n FROM ledger WHERE project_id = ${p} AND kind = 'cache'`;
+    expect(n?.n).toBe(2);
+  });
+
   test("a row that breaks a constraint is rejected; its charge and the other rows' are still written", async () => {
     const p = project("rejected");
     const money = postgresMoneyStore(pg);
