@@ -115,8 +115,10 @@ describe("postgres: charges carried by their log rows", () => {
     await money.credit(p, 10_000, "test", T0);
     const odd: SettleDiffers[] = [];
     const store = postgresLogStore(pg, { onSettleDiffers: (o) => odd.push(...o) });
-    const hit = (row: PreparedRow, held: boolean): PreparedRow =>
-      ({ ...row, ledger: [{ ...charge(p, row.id, 0, null), kind: "cache", saved: 300, held }] });
+    const hit = (row: PreparedRow, held: boolean): PreparedRow => {
+      const entry: CarriedSettle = { ...charge(p, row.id, 0, null), kind: "cache", saved: 300, held };
+      return { ...row, ledger: [entry] };
+    };
     const plain = hit(prepareRow(record(p, T0)), false);
     // A hold on a cache answer cannot happen on the request path; were one open, it is closed as gw_settle closes it.
     const holding = hit(await held(p, 0, 1_000), true);
