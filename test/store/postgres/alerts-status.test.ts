@@ -91,6 +91,8 @@ describe("status rollups and scoped totals from the shared request log", () => {
 
   test("a scoped rule's totals: only its model, provider, task or tag, within the window", async () => {
     const now = Date.now();
+    // The oldest row is 10 minutes back: just after midnight, yesterday's partition.
+    await ensurePartitions(pg.sql, now - 10 * 60_000, 1);
     await ensurePartitions(pg.sql, now, 1);
     const p = `prj_scoped_${process.pid}`;
     await log([
