@@ -88,7 +88,12 @@ export function holdCharge(billing: Billing, state: BillingState, ask: HoldAsk):
   state.reserved = amount;
   if (!ask.room) return null;
   if (ask.narrowed) billing.signals?.downgraded(projectId, requestId, ask.room, billing.account(projectId).spentIn(ask.room.period).key);
-  const line = `budget_action downgrade: only models within the ${ask.room.period} budget's remaining ${formatUsd(ask.room.remaining)}`;
+  return downgradeNote(state, ask.room);
+}
+
+/** The billing trace's note on a downgrade room (both modes), returned for the routing reasons. */
+export function downgradeNote(state: BillingState, room: BudgetRoom): string {
+  const line = `budget_action downgrade: only models within the ${room.period} budget's remaining ${formatUsd(room.remaining)}`;
   (state.notes ??= []).push(line);
   return line;
 }

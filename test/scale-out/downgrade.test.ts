@@ -8,6 +8,7 @@ import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripte
 import { startPostgres, startRedis, type PostgresService, type Service } from "../helpers/services.ts";
 import { upstreamEnv } from "../helpers/start-gw.ts";
 import { ADMIN_TOKEN, post } from "../helpers/test-gw.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 import { startSharedInstance, type SharedInstance } from "../helpers/shared-gw.ts";
 
 let pg: PostgresService;
@@ -52,15 +53,28 @@ test("a downgrade budget leaves out the models that could pass it, read from Pos
   const worst = worstChargeNano(messages, 1_000, dearest.model);
 
   // Half the unconstrained choice's worst case: it no longer fits.
-  const { key } = await project({ budgets: { daily: usd(worst / 2) }, budget_action: "downgrade" });
+  const { id, key } = await project({ budgets: { daily: usd(worst / 2) }, budget_action: "downgrade" });
   const res = await chat(key, body);
   expect(res.status).toBe(200);
   const answer = (await res.json()) as { model: string; gw: { request_id: string } };
   expect(answer.model).not.toBe(dearest.model);
   expect(worstChargeNano(messages, 1_000, answer.model)).toBeLessThanOrEqual(worst / 2);
   const { body: detail } = await requestDetail(instance.server.url, key, answer.gw.request_id);
-  const trace = detail.trace as unknown as { candidates: Array<{ model: string; excluded?: string }> };
+  const trace = detail.trace as unknown as { candidates: Array<{ model: string; excluded?: string }>; reasons: string[]; billing: { notes?: string[] } };
   expect(trace.candidates.find((c) => c.model === dearest.model)?.excluded).toMatch(/^could cost more than the project's budget allows \(daily, remaining \$/);
+  // As single-node: the note in the reasons and the billing trace, and budget.downgraded once for the day.
+  const note = /^budget_action downgrade: only models within the daily budget's remaining \$/;
+  expect(trace.reasons.some((r) => note.test(r))).toBe(true);
+  expect(trace.billing.notes?.some((n) => note.test(n))).toBe(true);
+  expect((await chat(key, body)).status).toBe(200);
+  const day = new Date().toISOString().slice(0, 10);
+  let events: Array<{ natural_key: string; body: string }> = [];
+  await waitFor(async () => {
+    events = await instance.shared.pg.sql`SELECT natural_key, body FROM webhook_events WHERE project_id = ${id} AND type = 'budget.downgraded'`;
+    return events.length > 0;
+  }, { timeoutMs: 20_000, what: "budget.downgraded in PostgreSQL" });
+  expect(events.map((e) => e.natural_key)).toEqual([`daily:${day}`]);
+  expect(JSON.parse(events[0]!.body).data).toMatchObject({ period: "daily", period_key: day, request_id: answer.gw.request_id });
 });
 
 test("what every instance spent counts: the room is PostgreSQL's budget minus its spend counters", async () => {

@@ -2,7 +2,8 @@
 // refuses with 402 (docs/billing.md, docs/api.md "Errors"); the money is billing/holds.ts: meter
 // settles the hold, record releases one left open. Reads ranked; writes billing.
 import { countMessageTokens } from "../../analysis/tokens.ts";
-import { holdCharge, newBillingState, type HoldAsk } from "../../billing/holds.ts";
+import { downgradeNote, holdCharge, newBillingState, type HoldAsk } from "../../billing/holds.ts";
+import { dayKey, monthKey } from "../../billing/periods.ts";
 import { holdShared } from "../../billing/shared-holds.ts";
 import { servedByok, worstCharge, worstEmbedCharge } from "../../billing/worst-charge.ts";
 import { outputAskOf } from "../../routing/cost.ts";
@@ -21,11 +22,21 @@ function hold(deps: Deps, state: RequestState, amount: number, smaller: HoldAsk[
   const terms = state.auth.rules.terms;
   if (!terms) return;
   const billing = (state.billing = newBillingState(state.auth.project.billingMode));
-  if (deps.shared) return holdShared(deps.shared.money, billing, { amount, smaller, projectId: state.auth.project.id, requestId: state.requestId, terms }, deps.clock.now());
   const room = state.budgetRoom;
   // `narrowed` is read only with a downgrade room: the candidates are not scanned without one.
   const narrowed = room !== undefined && state.candidates.some((c) => c.excluded?.startsWith(OVER_PROJECT_BUDGET));
-  const note = holdCharge(deps.billing, billing, { amount, smaller, projectId: state.auth.project.id, requestId: state.requestId, terms, room, narrowed });
+  const projectId = state.auth.project.id;
+  if (deps.shared) {
+    const now = deps.clock.now();
+    const held = holdShared(deps.shared.money, billing, { amount, smaller, projectId, requestId: state.requestId, terms }, now);
+    if (!room) return held;
+    // As holdCharge: once held, budget.downgraded (stored once per period across instances) and the note.
+    return held.then(() => {
+      if (narrowed) deps.eventSources.billing.downgraded(projectId, state.requestId, room, room.period === "daily" ? dayKey(now) : monthKey(now));
+      (state.reasons ??= []).push(downgradeNote(billing, room));
+    });
+  }
+  const note = holdCharge(deps.billing, billing, { amount, smaller, projectId, requestId: state.requestId, terms, room, narrowed });
   if (note) (state.reasons ??= []).push(note);
 }
 
