@@ -50,6 +50,8 @@ const sorted = (rows: Iterable<ModelRollupRow>) => [...rows].map(round).sort((a,
 describe("model rollups rebuilt by the leader", () => {
   test("the same rows as single-node's for the same requests; a re-run changes nothing; a late row counts next run", async () => {
     const now = Date.now();
+    // The oldest row is 2 minutes back: just after midnight, yesterday's partition.
+    await ensurePartitions(pg.sql, now - 180_000, 1);
     await ensurePartitions(pg.sql, now, 1);
     const minute = now - (now % 60_000);
     const p = `prj_models_${process.pid}`;
