@@ -144,7 +144,7 @@ export function postgresLogStore(pg: Postgres, options: PostgresLogOptions = {})
   }
 
   // Per-project trace budget (docs/observability.md "Trace storage"): over it, rows are still
-  // written but their traces are not; gw_write_log checks it with the usage rows locked.
+  // written but their traces are not; gw_write_traces checks it with the usage rows locked.
   let traceBudget = 0;
   const traceWriter = new TraceWriter(pg, () => traceBudget, options.traces);
 

@@ -1,12 +1,14 @@
 // Traces on PostgreSQL, written after their rows (docs/scale-out.md "Request log on the request path"):
 // an answer waits for its row and charge only; its trace follows in the next trace batch, one call of
 // gw_write_traces (migration 015). Traces queued while a batch is in flight go together in the next.
+import type { SqlValue } from "../log-batch-codec.ts";
 import { bounded, type Postgres } from "./connect.ts";
 
 export interface QueuedTrace {
   project_id: string;
   request_id: string;
-  created_at: unknown;
+  /** The row's created_at (the traces' day partition). */
+  created_at: SqlValue | undefined;
   /** The encoded trace (trace-codec.ts). */
   data: string;
   bytes: number;
